@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AuthError, ScopeError } from "../../auth/errors";
+
+/** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(JSON.stringify(body));
+    this.name = "ApiError";
+  }
+}
+
+export const notFound = (what = "Not found") => new ApiError(404, { message: `404 ${what}` });
+export const forbidden = () => new ApiError(403, { message: "403 Forbidden" });
+export const badRequest = (message: string | Record<string, unknown>) => new ApiError(400, { message });
+/** GitLab's form for a parameter that failed validation. */
+export const invalidParam = (name: string, why: "is invalid" | "is missing" | string = "is invalid") =>
+  new ApiError(400, { error: `${name} ${why}` });
+export const conflict = (message: string | Record<string, unknown>) => new ApiError(409, { message });
+export const unprocessable = (message: string | Record<string, unknown>) => new ApiError(422, { message });
+
+const AUTH_DESCRIPTIONS: Record<string, string> = {
+  expired: "Token is expired. You can either do re-authorization or token refresh.",
+  revoked: "Token was revoked. You have to re-authorize from the user.",
+};
+
+/** The one place REST errors are rendered (DESIGN, convention 2). */
+export function renderApiError(err: Error, c: Context): Response {
+  c.header("Cache-Control", "no-store");
+  if (err instanceof ApiError) {
+    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+    return c.json(err.body, err.status);
+  }
+  if (err instanceof AuthError) {
+    const description = AUTH_DESCRIPTIONS[err.reason];
+    if (description) {
+      c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${description}"`);
+      return c.json({ error: "invalid_token", error_description: description }, 401);
+    }
+    return c.json({ message: "401 Unauthorized" }, 401);
+  }
+  if (err instanceof ScopeError) {
+    const scope = err.accepted.join(" ");
+    c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="${scope}"`);
+    return c.json(
+      {
+        error: "insufficient_scope",
+        error_description: "The request requires higher privileges than provided by the access token.",
+        scope,
+      },
+      403,
+    );
+  }
+  if (err instanceof HTTPException) {
+    return c.json({ message: err.message || `${err.status}` }, err.status as ContentfulStatusCode);
+  }
+  console.error("REST API: unexpected error", err);
+  return c.json({ message: "500 Internal Server Error" }, 500);
+}

@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import apiV4 from "./api/v4";
+import type { AppEnv } from "./env";
+import gitRoutes from "./git/routes";
+import graphqlRoutes from "./graphql/routes";
+import oauthRoutes from "./oauth/routes";
+import pluginRoutes from "./plugin/routes";
+import webRoutes from "./web/routes";
+import { ensureFirstStart } from "./setup/first-start";
+
+/** Global middleware and mounts only; each family renders its own errors in its sub-app. */
+const app = new Hono<AppEnv>();
+
+// Browser clients (SPAs doing PKCE) may call the token endpoints and the API cross-origin, with
+// bearer tokens and never cookies; /oauth/authorize and the pages are never CORS-enabled.
+const apiCors = cors({
+  origin: (origin) => origin,
+  allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+  allowHeaders: ["Authorization", "Content-Type", "PRIVATE-TOKEN", "X-Requested-With"],
+  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset"],
+  maxAge: 600,
+  credentials: false,
+});
+for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/api/*"]) {
+  app.use(path, apiCors);
+}
+
+app.use(async (c, next) => {
+  await ensureFirstStart(c.env);
+  await next();
+});
+
+// GitLab's liveness path.
+app.get("/-/health", (c) => c.text("GitLab OK"));
+
+app.route("/oauth", oauthRoutes);
+app.route("/api/v4", apiV4);
+app.route("/api/graphql", graphqlRoutes);
+app.route("/", pluginRoutes);
+app.route("/", webRoutes);
+app.route("/", gitRoutes);
+
+export default app;

@@ -1,0 +1,16 @@
+import type { users } from "../db/schema/accounts";
+
+export type UserRow = typeof users.$inferSelect;
+
+/** Who a request acts for, and with what, once its token has been validated. */
+export interface Principal {
+  kind: "personal_access_token" | "oauth";
+  user: UserRow;
+  scopes: string[];
+  /** PAT id, or the OAuth token family id. */
+  tokenId: string;
+  /** The OAuth application's numeric id; null for personal access tokens. */
+  applicationId: number | null;
+  /** Milliseconds since the epoch; null when the token does not expire. */
+  expiresAt: number | null;
+}

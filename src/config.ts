@@ -1,0 +1,77 @@
+import { z } from "zod";
+import type { Bindings } from "./env";
+
+/**
+ * The parsed, validated configuration. Parsed once per isolate per env object, because
+ * vars never change while an isolate lives.
+ */
+const versionPattern = /^\d+\.\d+$/;
+const intFrom = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : Number(v)))
+    .pipe(z.number().int().positive());
+
+const ConfigSchema = z.object({
+  SERVICE_VERSION: z
+    .string()
+    .optional()
+    .transform((v) => (v && v !== "" ? v : "16.0"))
+    .refine((v) => versionPattern.test(v), "SERVICE_VERSION must be major.minor, for example 15.0"),
+  ALLOW_INSECURE_REDIRECTS: z.string().optional().transform((v) => v === "true"),
+  GIT_ORIGIN: z.string().optional().transform((v) => v ?? ""),
+  ISSUER: z.string().optional().transform((v) => v ?? ""),
+  ACCESS_TOKEN_TTL_SECONDS: intFrom(7200),
+  REFRESH_GRACE_SECONDS: intFrom(60),
+  SESSION_TTL_SECONDS: intFrom(8 * 3600),
+  SECRET_KEY_BASE: z.string().optional().transform((v) => v ?? "local-development-secret-key-base-change-me"),
+  UPLOAD_MAX_FILE_BYTES: intFrom(100 * 1024 * 1024),
+  UPLOAD_MAX_PART_BYTES: intFrom(4 * 1024 * 1024),
+  UPLOAD_MAX_PARTS: intFrom(10_000),
+  BENCH_ROUTES: z.string().optional().transform((v) => v === "true"),
+});
+
+export interface Config {
+  serviceVersion: string;
+  allowInsecureRedirects: boolean;
+  gitOrigin: string;
+  issuer: string;
+  accessTokenTtlSeconds: number;
+  refreshGraceSeconds: number;
+  sessionTtlSeconds: number;
+  secretKeyBase: string;
+  upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number };
+  benchRoutes: boolean;
+}
+
+const cache = new WeakMap<object, Config>();
+
+export function getConfig(env: Bindings): Config {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const raw = ConfigSchema.parse(env);
+  const config: Config = {
+    serviceVersion: raw.SERVICE_VERSION,
+    allowInsecureRedirects: raw.ALLOW_INSECURE_REDIRECTS,
+    gitOrigin: raw.GIT_ORIGIN,
+    issuer: raw.ISSUER,
+    accessTokenTtlSeconds: raw.ACCESS_TOKEN_TTL_SECONDS,
+    refreshGraceSeconds: raw.REFRESH_GRACE_SECONDS,
+    sessionTtlSeconds: raw.SESSION_TTL_SECONDS,
+    secretKeyBase: raw.SECRET_KEY_BASE,
+    upload: {
+      maxFileBytes: raw.UPLOAD_MAX_FILE_BYTES,
+      maxPartBytes: raw.UPLOAD_MAX_PART_BYTES,
+      maxParts: raw.UPLOAD_MAX_PARTS,
+    },
+    benchRoutes: raw.BENCH_ROUTES,
+  };
+  cache.set(env, config);
+  return config;
+}
+
+/** A copy of the env with other vars, for tests on each side of a milestone. */
+export function withVars(env: Bindings, vars: Partial<Record<keyof Bindings, string>>): Bindings {
+  return { ...env, ...vars } as Bindings;
+}

@@ -1,0 +1,72 @@
+import { and, desc, eq } from "drizzle-orm";
+import { sha256Hex } from "../crypto/hash";
+import { randomToken } from "../crypto/random";
+import { type Db } from "./client";
+import { personalAccessTokens, users } from "./schema/accounts";
+
+export const PAT_PREFIX = "glpat-";
+export type PersonalAccessTokenRow = typeof personalAccessTokens.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+
+export async function createPersonalAccessToken(
+  db: Db,
+  input: { userId: number; name: string; scopes: string[]; expiresAt: string },
+): Promise<{ token: string; row: PersonalAccessTokenRow }> {
+  const token = randomToken(PAT_PREFIX);
+  const [row] = await db
+    .insert(personalAccessTokens)
+    .values({
+      userId: input.userId,
+      name: input.name,
+      tokenHash: await sha256Hex(token),
+      scopes: input.scopes.join(" "),
+      expiresAt: input.expiresAt,
+      createdAt: Date.now(),
+    })
+    .returning();
+  return { token, row };
+}
+
+/** The token's row and its user, in one query (one storage hop per authenticated request). */
+export async function findPersonalAccessToken(
+  db: Db,
+  token: string,
+): Promise<{ pat: PersonalAccessTokenRow; user: UserRow } | null> {
+  const rows = await db
+    .select({ pat: personalAccessTokens, user: users })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .where(eq(personalAccessTokens.tokenHash, await sha256Hex(token)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function listPersonalAccessTokens(db: Db, userId?: number): Promise<PersonalAccessTokenRow[]> {
+  const q = db.select().from(personalAccessTokens);
+  return (userId === undefined ? q : q.where(eq(personalAccessTokens.userId, userId))).orderBy(
+    desc(personalAccessTokens.id),
+  );
+}
+
+export async function getPersonalAccessToken(db: Db, id: number): Promise<PersonalAccessTokenRow | null> {
+  const [row] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function revokePersonalAccessToken(db: Db, id: number, userId?: number): Promise<boolean> {
+  const cond =
+    userId === undefined
+      ? eq(personalAccessTokens.id, id)
+      : and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId));
+  const res = await db.update(personalAccessTokens).set({ revoked: true }).where(cond).returning({ id: personalAccessTokens.id });
+  return res.length > 0;
+}
+
+export async function touchPersonalAccessToken(db: Db, id: number, at: number): Promise<void> {
+  await db.update(personalAccessTokens).set({ lastUsedAt: at }).where(eq(personalAccessTokens.id, id));
+}
+
+/** Expiry is a date: the token is valid through the end of that UTC day (GitLab). */
+export function isPatExpired(expiresAt: string, now: number): boolean {
+  return Date.parse(`${expiresAt}T23:59:59.999Z`) < now;
+}

@@ -1,0 +1,74 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Times are integer milliseconds since the epoch throughout the schema. */
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  name: text("name").notNull(),
+  email: text("email").notNull().unique(),
+  /** PBKDF2 (src/crypto/password.ts). */
+  passwordHash: text("password_hash").notNull(),
+  /** GitLab user states: active, blocked. */
+  state: text("state").notNull().default("active"),
+  isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
+  /** TOTP secret, AES-GCM encrypted under SECRET_KEY_BASE (it must be read back to verify codes). */
+  otpSecretEnc: text("otp_secret_enc"),
+  otpRequired: integer("otp_required", { mode: "boolean" }).notNull().default(false),
+  /** JSON array of SHA-256 hashes of the unused recovery codes. */
+  otpBackupCodeHashes: text("otp_backup_code_hashes").notNull().default("[]"),
+  failedAttempts: integer("failed_attempts").notNull().default(0),
+  lockedUntil: integer("locked_until"),
+  lastSignInAt: integer("last_sign_in_at"),
+  createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+});
+
+/** Browser sessions; the cookie holds the raw id, the table its SHA-256. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** True between password and two-factor steps of sign-in: not yet a signed-in session. */
+    pendingTwoFactor: integer("pending_two_factor", { mode: "boolean" }).notNull().default(false),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/** Personal access tokens (GitLab): expiry is mandatory and always enforced (spec, 15.0). */
+export const personalAccessTokens = sqliteTable(
+  "personal_access_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    /** Space-separated scopes. */
+    scopes: text("scopes").notNull(),
+    /** YYYY-MM-DD, as GitLab; the token is valid through the end of that day (UTC). */
+    expiresAt: text("expires_at").notNull(),
+    revoked: integer("revoked", { mode: "boolean" }).notNull().default(false),
+    lastUsedAt: integer("last_used_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("pat_user_idx").on(t.userId)],
+);
+
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** sign_in, failed_sign_in, lockout, token_issued, refresh_reuse, token_revoked, application_created, ... */
+    action: text("action").notNull(),
+    authorId: integer("author_id"),
+    entityType: text("entity_type").notNull(),
+    entityId: text("entity_id").notNull(),
+    /** JSON; never a token, secret or password. */
+    details: text("details").notNull().default("{}"),
+    ipAddress: text("ip_address"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("audit_action_idx").on(t.action, t.createdAt)],
+);

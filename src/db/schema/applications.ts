@@ -1,0 +1,29 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./accounts";
+
+/** OAuth applications (registered clients). */
+export const applications = sqliteTable(
+  "oauth_applications",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The Application ID, sent as client_id. */
+    uid: text("uid").notNull().unique(),
+    name: text("name").notNull(),
+    /** SHA-256 of the Client Secret; the secret is shown once, at creation or renewal. */
+    secretHash: text("secret_hash").notNull(),
+    /** Registered redirect URIs, one per line; matched exactly (DESIGN, Redirect URIs). */
+    redirectUri: text("redirect_uri").notNull(),
+    /** Space-separated scopes chosen at registration. */
+    scopes: text("scopes").notNull(),
+    confidential: integer("confidential", { mode: "boolean" }).notNull().default(true),
+    expireAccessTokens: integer("expire_access_tokens", { mode: "boolean" }).notNull().default(true),
+    /** Trusted applications skip the consent page (GitLab, set by administrators). */
+    trusted: integer("trusted", { mode: "boolean" }).notNull().default(false),
+    /** Access-token lifetime in seconds for this application. */
+    accessTokenTtlSeconds: integer("access_token_ttl_seconds").notNull().default(7200),
+    /** The user who registered it on /profile/applications; null for instance-wide (admin API) ones. */
+    ownerId: integer("owner_id").references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("applications_owner_idx").on(t.ownerId)],
+);

@@ -1,0 +1,33 @@
+import type { Principal } from "./auth/principal";
+
+/** Bindings of the Worker, as declared in wrangler.toml. */
+export interface Bindings {
+  DB: D1Database;
+  FILES: R2Bucket;
+  TOKEN_FAMILY: DurableObjectNamespace;
+  PLUGIN_TOPIC: DurableObjectNamespace;
+  SERVICE_VERSION?: string;
+  ALLOW_INSECURE_REDIRECTS?: string;
+  GIT_ORIGIN?: string;
+  ISSUER?: string;
+  ROOT_PASSWORD?: string;
+  ACCESS_TOKEN_TTL_SECONDS?: string;
+  REFRESH_GRACE_SECONDS?: string;
+  SESSION_TTL_SECONDS?: string;
+  /** Key material for values that must be read back (TOTP secrets); never a token. */
+  SECRET_KEY_BASE?: string;
+  UPLOAD_MAX_FILE_BYTES?: string;
+  UPLOAD_MAX_PART_BYTES?: string;
+  UPLOAD_MAX_PARTS?: string;
+  /** "true" mounts the /-/bench routes used by bench/ (never in production). */
+  BENCH_ROUTES?: string;
+  /** "true" (npm start) seeds the demo data once. */
+  SEED_DEMO_DATA?: string;
+}
+
+/** Per-request variables set by middleware. */
+export interface Variables {
+  principal: Principal;
+}
+
+export type AppEnv = { Bindings: Bindings; Variables: Variables };

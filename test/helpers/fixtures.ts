@@ -1,0 +1,58 @@
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { getDb } from "../../src/db/client";
+import { createPersonalAccessToken } from "../../src/db/personal-access-tokens";
+import { createUser } from "../../src/db/users";
+
+/**
+ * Test fixtures built through the service's own repositories on the real D1 binding.
+ * Storage is shared by the tests of one file, so names are made unique.
+ */
+let seq = 0;
+export function unique(prefix: string): string {
+  seq += 1;
+  return `${prefix}${Date.now().toString(36)}${seq}${Math.floor(Math.random() * 1e6).toString(36)}`;
+}
+
+export const TEST_PASSWORD = "correct horse battery staple";
+
+export async function makeUser(opts: { isAdmin?: boolean; username?: string; password?: string } = {}) {
+  const username = opts.username ?? unique("user");
+  return createUser(getDb(env.DB), {
+    username,
+    name: `Test ${username}`,
+    email: `${username}@example.com`,
+    password: opts.password ?? TEST_PASSWORD,
+    isAdmin: opts.isAdmin ?? false,
+  });
+}
+
+/** A personal access token for the user, valid for 30 days unless told otherwise. */
+export async function makePat(userId: number, scopes: string[] = ["api"], expiresAt?: string) {
+  const expiry = expiresAt ?? new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10);
+  const { token } = await createPersonalAccessToken(getDb(env.DB), { userId, name: unique("pat"), scopes, expiresAt: expiry });
+  return token;
+}
+
+/** A user and a token for it in one call. */
+export async function makeUserWithToken(opts: { isAdmin?: boolean; scopes?: string[] } = {}) {
+  const user = await makeUser({ isAdmin: opts.isAdmin });
+  const token = await makePat(user.id, opts.scopes ?? ["api"]);
+  return { user, token };
+}
+
+/** Calls the Worker under test (its default export) as a client would. */
+export function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  const url = path.startsWith("http") ? path : `http://localhost${path}`;
+  return exports.default.fetch(new Request(url, { ...init, headers }));
+}
+
+export function json(body: unknown): RequestInit {
+  return { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } };
+}
+
+export function form(fields: Record<string, string>): URLSearchParams {
+  return new URLSearchParams(fields);
+}

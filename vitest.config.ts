@@ -1,0 +1,44 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Two projects: `workers` runs in workerd with the real D1, Durable Object and R2 bindings of
+ * wrangler.toml; `e2e` runs in Node against a server started the way README says.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
+                SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+          exclude: ["test/e2e/**", "node_modules/**"],
+          setupFiles: ["./test/setup/apply-migrations.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["./test/e2e/global-setup.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
