@@ -71,4 +71,47 @@ CREATE TABLE `oauth_applications` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `oauth_applications_uid_unique` ON `oauth_applications` (`uid`);--> statement-breakpoint
-CREATE INDEX `applications_owner_idx` ON `oauth_applications` (`owner_id`);
+CREATE INDEX `applications_owner_idx` ON `oauth_applications` (`owner_id`);--> statement-breakpoint
+CREATE TABLE `groups` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`name` text NOT NULL,
+	`path` text NOT NULL,
+	`full_path` text NOT NULL,
+	`parent_id` integer,
+	`description` text DEFAULT '' NOT NULL,
+	`visibility` text DEFAULT 'private' NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `groups_full_path_unique` ON `groups` (`full_path`);--> statement-breakpoint
+CREATE TABLE `members` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`source_type` text NOT NULL,
+	`source_id` integer NOT NULL,
+	`user_id` integer NOT NULL,
+	`access_level` integer NOT NULL,
+	`expires_at` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `members_source_user_idx` ON `members` (`source_type`,`source_id`,`user_id`);--> statement-breakpoint
+CREATE INDEX `members_user_idx` ON `members` (`user_id`);--> statement-breakpoint
+CREATE TABLE `projects` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`name` text NOT NULL,
+	`path` text NOT NULL,
+	`path_with_namespace` text NOT NULL,
+	`namespace_kind` text NOT NULL,
+	`namespace_id` integer NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`visibility` text DEFAULT 'private' NOT NULL,
+	`default_branch` text DEFAULT 'main' NOT NULL,
+	`creator_id` integer,
+	`created_at` integer NOT NULL,
+	`last_activity_at` integer NOT NULL,
+	FOREIGN KEY (`creator_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `projects_path_with_namespace_unique` ON `projects` (`path_with_namespace`);--> statement-breakpoint
+CREATE INDEX `projects_namespace_idx` ON `projects` (`namespace_kind`,`namespace_id`);

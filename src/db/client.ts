@@ -1,8 +1,9 @@
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as accounts from "./schema/accounts";
 import * as applications from "./schema/applications";
+import * as projects from "./schema/projects";
 
-export const schema = { ...accounts, ...applications };
+export const schema = { ...accounts, ...applications, ...projects };
 export type Db = DrizzleD1Database<typeof schema>;
 
 const cache = new WeakMap<D1Database, Db>();

@@ -1,0 +1,88 @@
+import { desc, eq } from "drizzle-orm";
+import { sha256Hex, timingSafeEqual } from "../crypto/hash";
+import { randomToken } from "../crypto/random";
+import type { Db } from "./client";
+import { applications } from "./schema/applications";
+
+export type ApplicationRow = typeof applications.$inferSelect;
+
+/** GitLab prefixes application secrets with gloas- so leaked ones are recognisable. */
+export const SECRET_PREFIX = "gloas-";
+
+export interface NewApplication {
+  name: string;
+  /** One URI per line. */
+  redirectUri: string;
+  scopes: string[];
+  confidential?: boolean;
+  expireAccessTokens?: boolean;
+  trusted?: boolean;
+  ownerId?: number | null;
+  accessTokenTtlSeconds?: number;
+}
+
+/** Creates an application; the plaintext secret is returned once and only its hash is kept. */
+export async function createApplication(db: Db, input: NewApplication): Promise<{ row: ApplicationRow; secret: string }> {
+  const secret = randomToken(SECRET_PREFIX);
+  const [row] = await db
+    .insert(applications)
+    .values({
+      uid: randomToken(),
+      name: input.name,
+      secretHash: await sha256Hex(secret),
+      redirectUri: input.redirectUri,
+      scopes: input.scopes.join(" "),
+      confidential: input.confidential ?? true,
+      expireAccessTokens: input.expireAccessTokens ?? true,
+      trusted: input.trusted ?? false,
+      ownerId: input.ownerId ?? null,
+      accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? 7200,
+      createdAt: Date.now(),
+    })
+    .returning();
+  return { row, secret };
+}
+
+export async function findApplicationByUid(db: Db, uid: string): Promise<ApplicationRow | null> {
+  const [row] = await db.select().from(applications).where(eq(applications.uid, uid)).limit(1);
+  return row ?? null;
+}
+
+export async function findApplicationById(db: Db, id: number): Promise<ApplicationRow | null> {
+  const [row] = await db.select().from(applications).where(eq(applications.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function listApplications(db: Db, ownerId?: number | null): Promise<ApplicationRow[]> {
+  const q = db.select().from(applications);
+  return (ownerId === undefined ? q : q.where(eq(applications.ownerId, ownerId!))).orderBy(desc(applications.id));
+}
+
+export async function updateApplication(
+  db: Db,
+  id: number,
+  patch: Partial<Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "trusted">>,
+): Promise<ApplicationRow | null> {
+  const [row] = await db.update(applications).set(patch).where(eq(applications.id, id)).returning();
+  return row ?? null;
+}
+
+export async function deleteApplication(db: Db, id: number): Promise<boolean> {
+  const res = await db.delete(applications).where(eq(applications.id, id)).returning({ id: applications.id });
+  return res.length > 0;
+}
+
+/** A new secret replaces the old at once; the plaintext is returned once. */
+export async function renewApplicationSecret(db: Db, id: number): Promise<{ row: ApplicationRow; secret: string } | null> {
+  const secret = randomToken(SECRET_PREFIX);
+  const [row] = await db
+    .update(applications)
+    .set({ secretHash: await sha256Hex(secret) })
+    .where(eq(applications.id, id))
+    .returning();
+  return row ? { row, secret } : null;
+}
+
+export async function verifyClientSecret(app: ApplicationRow, secret: string): Promise<boolean> {
+  return timingSafeEqual(await sha256Hex(secret), app.secretHash);
+}
