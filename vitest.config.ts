@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { startGitOrigin } from "./scripts/git-origin.mjs";
 
 /**
  * Two projects: `workers` runs in workerd with the real D1, Durable Object and R2 bindings of
@@ -7,6 +8,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/setup/summary-reporter.ts"],
     projects: [
       {
         plugins: [
@@ -16,6 +18,8 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
                 SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
+                // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
+                GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
               },
             },
           })),

@@ -24,6 +24,7 @@ export async function ensureRootUser(env: Bindings): Promise<void> {
     await createUser(db, { username: "root", name: "Administrator", email: "admin@example.com", password, isAdmin: true });
   } catch (e) {
     // Two isolates starting at once: the other one created root first (username is unique).
-    if (!String(e).includes("UNIQUE")) throw e;
+    const [{ again }] = await db.select({ again: sql<number>`count(*)` }).from(users).where(sql`username = 'root'`);
+    if (again === 0) throw e;
   }
 }
