@@ -1,6 +1,10 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { startGitOrigin } from "./scripts/git-origin.mjs";
+import { buildSync } from "esbuild";
+
+// An external plugin for the Plugin gateway tests (test/plugin/echo-plugin.ts), bundled into an auxiliary worker.
+const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
 
 /**
  * Two projects: `workers` runs in workerd with the real D1, Durable Object and R2 bindings of
@@ -21,6 +25,8 @@ export default defineConfig({
                 // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
                 GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
               },
+              serviceBindings: { ECHO_PLUGIN: "echo-plugin" },
+              workers: [{ name: "echo-plugin", modules: true, script: echoPlugin, compatibilityDate: "2026-11-01" }],
             },
           })),
         ],

@@ -5,6 +5,8 @@ import type { AppEnv } from "./env";
 import gitRoutes from "./git/routes";
 import graphqlRoutes from "./graphql/routes";
 import oauthRoutes from "./oauth/routes";
+import oauthWellKnown from "./oauth/well-known";
+import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import webRoutes from "./web/routes";
 import { ensureFirstStart } from "./setup/first-start";
@@ -35,6 +37,9 @@ app.use(async (c, next) => {
 app.get("/-/health", (c) => c.text("GitLab OK"));
 
 app.route("/oauth", oauthRoutes);
+app.route("/.well-known", oauthWellKnown);
+// Benchmark floor routes; they answer 404 unless BENCH_ROUTES is "true".
+app.route("/-/bench", benchRoutes);
 app.route("/api/v4", apiV4);
 app.route("/api/graphql", graphqlRoutes);
 app.route("/", pluginRoutes);

@@ -29,6 +29,7 @@ const ConfigSchema = z.object({
   UPLOAD_MAX_FILE_BYTES: intFrom(100 * 1024 * 1024),
   UPLOAD_MAX_PART_BYTES: intFrom(4 * 1024 * 1024),
   UPLOAD_MAX_PARTS: intFrom(10_000),
+  UPLOAD_STREAM_PUT_MAX_BYTES: intFrom(64 * 1024 * 1024),
   BENCH_ROUTES: z.string().optional().transform((v) => v === "true"),
 });
 
@@ -41,7 +42,7 @@ export interface Config {
   refreshGraceSeconds: number;
   sessionTtlSeconds: number;
   secretKeyBase: string;
-  upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number };
+  upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
 }
 
@@ -64,6 +65,7 @@ export function getConfig(env: Bindings): Config {
       maxFileBytes: raw.UPLOAD_MAX_FILE_BYTES,
       maxPartBytes: raw.UPLOAD_MAX_PART_BYTES,
       maxParts: raw.UPLOAD_MAX_PARTS,
+      streamPutMaxBytes: raw.UPLOAD_STREAM_PUT_MAX_BYTES,
     },
     benchRoutes: raw.BENCH_ROUTES,
   };

@@ -19,6 +19,8 @@ export interface Bindings {
   UPLOAD_MAX_FILE_BYTES?: string;
   UPLOAD_MAX_PART_BYTES?: string;
   UPLOAD_MAX_PARTS?: string;
+  /** SendFile: files up to this size stream into one R2 put; larger ones use multipart upload. */
+  UPLOAD_STREAM_PUT_MAX_BYTES?: string;
   /** "true" mounts the /-/bench routes used by bench/ (never in production). */
   BENCH_ROUTES?: string;
   /** "true" (npm start) seeds the demo data once. */

@@ -2,13 +2,13 @@ import { toBase64Url, toHex } from "./random";
 
 const encoder = new TextEncoder();
 
-export async function sha256(data: string | Uint8Array): Promise<Uint8Array> {
+export async function sha256(data: string | Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = typeof data === "string" ? encoder.encode(data) : data;
   return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
 }
 
 /** The only form in which tokens, codes and client secrets are stored (DESIGN, convention 6). */
-export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+export async function sha256Hex(data: string | Uint8Array<ArrayBuffer>): Promise<string> {
   return toHex(await sha256(data));
 }
 

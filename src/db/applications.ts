@@ -1,4 +1,4 @@
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, isNull } from "drizzle-orm";
 import { sha256Hex, timingSafeEqual } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
@@ -19,6 +19,8 @@ export interface NewApplication {
   trusted?: boolean;
   ownerId?: number | null;
   accessTokenTtlSeconds?: number;
+  /** A fixed Application ID (the demo SPA's); random otherwise. */
+  uid?: string;
 }
 
 /** Creates an application; the plaintext secret is returned once and only its hash is kept. */
@@ -27,7 +29,7 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
   const [row] = await db
     .insert(applications)
     .values({
-      uid: randomToken(),
+      uid: input.uid ?? randomToken(),
       name: input.name,
       secretHash: await sha256Hex(secret),
       redirectUri: input.redirectUri,
@@ -53,9 +55,11 @@ export async function findApplicationById(db: Db, id: number): Promise<Applicati
   return row ?? null;
 }
 
+/** All applications (undefined), the instance-wide ones (null), or one user's. */
 export async function listApplications(db: Db, ownerId?: number | null): Promise<ApplicationRow[]> {
   const q = db.select().from(applications);
-  return (ownerId === undefined ? q : q.where(eq(applications.ownerId, ownerId!))).orderBy(desc(applications.id));
+  if (ownerId === undefined) return q.orderBy(desc(applications.id));
+  return q.where(ownerId === null ? isNull(applications.ownerId) : eq(applications.ownerId, ownerId)).orderBy(desc(applications.id));
 }
 
 export async function updateApplication(

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { hashPassword } from "../crypto/password";
 import type { Db } from "./client";
 import { users } from "./schema/accounts";
@@ -42,4 +42,46 @@ export async function findUserByLogin(db: Db, login: string): Promise<UserRow | 
     .where(sql`lower(${users.username}) = ${l} OR lower(${users.email}) = ${l}`)
     .limit(1);
   return row ?? null;
+}
+
+export interface UserListQuery {
+  offset: number;
+  limit: number;
+  /** Exact username, case-insensitive (GitLab's ?username=). */
+  username?: string;
+  /** Substring of username, name or email (GitLab's ?search=). */
+  search?: string;
+  /** GitLab's ?active= / ?blocked= filters. */
+  state?: "active" | "blocked";
+}
+
+/** A page of users in id order, and the total for the pagination headers. */
+export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserRow[]; total: number }> {
+  const conds: SQL[] = [];
+  if (q.username) conds.push(sql`lower(${users.username}) = ${q.username.toLowerCase()}`);
+  if (q.search) {
+    const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    conds.push(
+      sql`(lower(${users.username}) LIKE ${like} ESCAPE '\\' OR lower(${users.name}) LIKE ${like} ESCAPE '\\' OR lower(${users.email}) LIKE ${like} ESCAPE '\\')`,
+    );
+  }
+  if (q.state) conds.push(eq(users.state, q.state));
+  const where = conds.length ? and(...conds) : undefined;
+  const [rows, [{ n }]] = await Promise.all([
+    db.select().from(users).where(where).orderBy(asc(users.id)).limit(q.limit).offset(q.offset),
+    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
+  ]);
+  return { rows, total: n };
+}
+
+/** Whether a username or email is taken, case-insensitively (SQLite's UNIQUE is case-sensitive). */
+export async function takenFields(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
+  const rows = await db
+    .select({ username: users.username, email: users.email })
+    .from(users)
+    .where(sql`lower(${users.username}) = ${username.toLowerCase()} OR lower(${users.email}) = ${email.toLowerCase()}`);
+  return {
+    username: rows.some((r) => r.username.toLowerCase() === username.toLowerCase()),
+    email: rows.some((r) => r.email.toLowerCase() === email.toLowerCase()),
+  };
 }

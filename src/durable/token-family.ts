@@ -1,5 +1,367 @@
 import { DurableObject } from "cloudflare:workers";
+import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 
-/** The state of one grant's tokens (rotation, revocation), serialised in one object. */
-export class TokenFamily extends DurableObject<Bindings> {}
+/**
+ * The state of one grant's tokens (DESIGN, Refresh tokens 1): code, current access/refresh pair,
+ * the grace record of the last rotation, and revocation. Every method body is synchronous (the
+ * SQLite-backed sync KV API, no await), so each call is atomic: concurrent exchanges and refreshes
+ * are serialised without locks. Hashing, token generation and sealing happen in the Worker before
+ * the call, for the same reason. Only SHA-256 hashes and sealed (encrypted) values are stored.
+ */
+
+export interface CodeRecord {
+  hash: string;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface AccessRecord {
+  hash: string;
+  createdAt: number;
+  /** Null: the token does not expire (below 15.0, applications without "Expire access tokens"). */
+  expiresAt: number | null;
+  /** Set on first validation: a used pair ends the grace window of the previous refresh token. */
+  used: boolean;
+}
+
+export interface FamilyState {
+  id: string;
+  userId: number;
+  applicationId: number | null;
+  applicationUid: string | null;
+  grantType: "authorization_code" | "implicit" | "password";
+  scopes: string[];
+  createdAt: number;
+  revokedAt: number | null;
+  /** The access-token lifetime that applies to this family (used to fill a missing expiry from 15.0). */
+  ttlSeconds: number;
+  /** The application's "Expire access tokens" when the grant was made (password grants: true). */
+  expiring: boolean;
+  redirectUri: string | null;
+  /** S256 code challenge of the authorization request; null without PKCE. */
+  challenge: string | null;
+  code: CodeRecord | null;
+  access: AccessRecord | null;
+  refreshHash: string | null;
+  /** The last rotation: the replaced refresh token's hash and the new pair sealed under its key. */
+  grace: { prevRefreshHash: string; until: number; sealed: string } | null;
+  /**
+   * The user row as last read from D1, without password hash and two-factor secrets, and when it
+   * was read: lets an API request cost one storage hop (docs/oauth.md, One hop).
+   */
+  user?: { row: UserRow; at: number } | null;
+}
+
+export interface NewPair {
+  accessHash: string;
+  refreshHash: string | null;
+  createdAt: number;
+}
+
+export type FamilyView = Pick<
+  FamilyState,
+  "id" | "userId" | "applicationId" | "applicationUid" | "scopes" | "grantType" | "ttlSeconds"
+> & { accessCreatedAt: number; accessExpiresAt: number | null; user?: { row: UserRow; at: number } | null };
+
+export type ExchangeResult =
+  | { ok: true; family: FamilyView }
+  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean };
+
+export type RotateResult =
+  | { ok: true; kind: "rotated"; family: FamilyView }
+  | { ok: true; kind: "grace"; sealed: string; family: FamilyView }
+  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean; family?: FamilyView };
+
+export type ValidateResult =
+  | { ok: true; family: FamilyView }
+  | { ok: false; reason: "invalid" | "expired" | "revoked" };
+
+export type RevokeResult = "unknown" | "foreign" | "revoked";
+
+const STATE = "state";
+const OLD_PREFIX = "old:";
+const AUDIT_PREFIX = "audit:";
+/**
+ * Routine rotations are audited in D1 in batches: the event is queued here with the rotation (same
+ * atomic call) and flushed by an alarm, so a rotation costs one storage write, not a D1 write too.
+ */
+const AUDIT_FLUSH_MS = 5_000;
+
+export interface QueuedAudit {
+  action: "token_refreshed";
+  authorId: number;
+  entityId: string;
+  details: Record<string, unknown>;
+  ip: string | null;
+  createdAt: number;
+}
+
+export class TokenFamily extends DurableObject<Bindings> {
+  /** An audit flush is scheduled (memory only: after eviction the next rotation re-arms, harmlessly). */
+  private auditArmed = false;
+
+  private load(): FamilyState | undefined {
+    return this.ctx.storage.kv.get<FamilyState>(STATE);
+  }
+
+  private save(s: FamilyState): void {
+    this.ctx.storage.kv.put(STATE, s);
+  }
+
+  private view(s: FamilyState): FamilyView {
+    return {
+      id: s.id,
+      userId: s.userId,
+      applicationId: s.applicationId,
+      applicationUid: s.applicationUid,
+      scopes: s.scopes,
+      grantType: s.grantType,
+      ttlSeconds: s.ttlSeconds,
+      accessCreatedAt: s.access?.createdAt ?? s.createdAt,
+      accessExpiresAt: s.access?.expiresAt ?? null,
+    };
+  }
+
+  /** Creates the family once (at code issue, implicit grant or password grant). */
+  init(state: FamilyState): boolean {
+    if (this.load()) return false;
+    this.save(state);
+    // A code nobody exchanges must not keep its object (and directory row) forever.
+    if (state.code) void this.ctx.storage.setAlarm(state.code.expiresAt + 1000);
+    return true;
+  }
+
+  private queueAudit(event: QueuedAudit): void {
+    const kv = this.ctx.storage.kv;
+    kv.put(`${AUDIT_PREFIX}${String(event.createdAt).padStart(15, "0")}:${crypto.randomUUID()}`, event);
+    if (!this.auditArmed) {
+      this.auditArmed = true;
+      void this.ctx.storage.setAlarm(event.createdAt + AUDIT_FLUSH_MS);
+    }
+  }
+
+  /** Flushes queued audit events to D1; removes a code nobody exchanged once it has expired. */
+  async alarm(): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    const queued = [...kv.list<QueuedAudit>({ prefix: AUDIT_PREFIX })];
+    if (queued.length > 0) {
+      const insert = this.env.DB.prepare(
+        "INSERT INTO audit_events (action, author_id, entity_type, entity_id, details, ip_address, created_at) VALUES (?, ?, 'oauth_token_family', ?, ?, ?, ?)",
+      );
+      // A failure throws: the alarm is retried and the events stay queued.
+      await this.env.DB.batch(queued.map(([, e]) => insert.bind(e.action, e.authorId, e.entityId, JSON.stringify(e.details), e.ip, e.createdAt)));
+      for (const [key] of queued) kv.delete(key);
+    }
+    this.auditArmed = false;
+    const s = this.load();
+    if (!s || !s.code || s.code.usedAt !== null) return;
+    if (s.code.expiresAt > Date.now()) {
+      void this.ctx.storage.setAlarm(s.code.expiresAt + 1000);
+      return;
+    }
+    kv.delete(STATE);
+    await this.env.DB.prepare("DELETE FROM oauth_token_families WHERE id = ? AND status = 'pending'").bind(s.id).run();
+  }
+
+  /**
+   * POST /oauth/token grant_type=authorization_code, after the client is authenticated. The order
+   * is DESIGN convention 4: client, redirect_uri, PKCE, then single use, so that only a holder of
+   * the verifier (or secret) can trigger the revocation of a replayed code.
+   */
+  exchangeCode(input: {
+    codeHash: string;
+    applicationId: number;
+    /** False when the client only named itself (client_id): allowed for PKCE grants alone. */
+    clientAuthenticated: boolean;
+    redirectUri: string;
+    /** S256 of the presented code_verifier, or null when none was sent. */
+    verifierChallenge: string | null;
+    pair: NewPair;
+    /** From 15.0 every new token expires (gate oauth-tokens-without-expiry). */
+    forceExpiry: boolean;
+    now: number;
+  }): ExchangeResult {
+    const s = this.load();
+    const refuse = (reason: string, reuse = false): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse });
+    if (!s || !s.code || s.code.hash !== input.codeHash) return refuse("unknown code");
+    if (s.applicationId !== input.applicationId) return refuse("code issued to another client");
+    if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
+    if (s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
+    if (s.challenge !== null && input.verifierChallenge === null) return refuse("code_verifier missing");
+    if (s.challenge === null && input.verifierChallenge !== null) return refuse("code_verifier without challenge");
+    if (s.challenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+    if (s.code.usedAt !== null || s.revokedAt !== null) {
+      // A replayed code: refuse it and revoke what was issued from it (DESIGN, /oauth/authorize).
+      if (s.revokedAt === null) {
+        s.revokedAt = input.now;
+        this.save(s);
+      }
+      return refuse("code already used", true);
+    }
+    if (s.code.expiresAt <= input.now) return refuse("code expired");
+    s.code.usedAt = input.now;
+    this.setPair(s, input.pair, input.forceExpiry);
+    this.save(s);
+    return { ok: true, family: this.view(s) };
+  }
+
+  /**
+   * POST /oauth/token grant_type=refresh_token: DESIGN, Refresh tokens 2-4. `sealed` is the new
+   * pair encrypted under a key derived from the presented refresh token; it is kept for the grace
+   * window and handed back (still sealed) to a retry of the same refresh token.
+   */
+  rotate(input: {
+    refreshHash: string;
+    /** The client_id presented (the application uid). */
+    clientId: string;
+    clientAuthenticated: boolean;
+    redirectUri: string | null;
+    verifierChallenge: string | null;
+    pair: NewPair;
+    forceExpiry: boolean;
+    sealed: string;
+    now: number;
+    graceMs: number;
+    ip: string | null;
+  }): RotateResult {
+    const s = this.load();
+    const refuse = (reason: string, reuse = false): RotateResult => ({ ok: false, error: "invalid_grant", reason, reuse });
+    if (!s) return refuse("unknown refresh token");
+    const current = s.refreshHash !== null && s.refreshHash === input.refreshHash;
+    const inGrace = s.grace !== null && s.grace.prevRefreshHash === input.refreshHash;
+    const superseded = !current && (inGrace || this.ctx.storage.kv.get(OLD_PREFIX + input.refreshHash) !== undefined);
+    if (!current && !superseded) return refuse("unknown refresh token");
+    if (s.applicationUid !== input.clientId) return refuse("refresh token issued to another client");
+    if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
+    if (input.redirectUri !== null && s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
+    if (input.verifierChallenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+    if (s.revokedAt !== null) return refuse("family revoked");
+    if (superseded) {
+      if (inGrace && s.grace!.until > input.now && !s.access?.used) {
+        return { ok: true, kind: "grace", sealed: s.grace!.sealed, family: this.view(s) };
+      }
+      // Reuse of a superseded refresh token (RFC 9700 §4.14): the whole family dies.
+      s.revokedAt = input.now;
+      this.save(s);
+      return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s) };
+    }
+    this.ctx.storage.kv.put(OLD_PREFIX + input.refreshHash, input.now);
+    s.grace = { prevRefreshHash: input.refreshHash, until: input.now + input.graceMs, sealed: input.sealed };
+    this.setPair(s, input.pair, input.forceExpiry);
+    this.save(s);
+    this.queueAudit({
+      action: "token_refreshed",
+      authorId: s.userId,
+      entityId: s.id,
+      details: { application_id: s.applicationId },
+      ip: input.ip,
+      createdAt: input.now,
+    });
+    return { ok: true, kind: "rotated", family: this.view(s) };
+  }
+
+  private setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean): void {
+    const expiresAt = s.expiring || forceExpiry ? pair.createdAt + s.ttlSeconds * 1000 : null;
+    s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false };
+    s.refreshHash = pair.refreshHash;
+  }
+
+  /**
+   * Validates an access token by hash. `fillExpiry` (from 15.0): a stored token without expiry
+   * gets one, counted from its creation (spec, Versioning), and keeps it from then on.
+   */
+  validateAccess(input: { accessHash: string; now: number; fillExpiry: boolean; withUser?: boolean }): ValidateResult {
+    const s = this.load();
+    if (!s || !s.access || s.access.hash !== input.accessHash) {
+      return { ok: false, reason: "invalid" };
+    }
+    if (s.revokedAt !== null) return { ok: false, reason: "revoked" };
+    let dirty = false;
+    if (input.fillExpiry && s.access.expiresAt === null) {
+      s.access.expiresAt = s.access.createdAt + s.ttlSeconds * 1000;
+      dirty = true;
+    }
+    if (s.access.expiresAt !== null && s.access.expiresAt <= input.now) {
+      if (dirty) this.save(s);
+      return { ok: false, reason: "expired" };
+    }
+    if (!s.access.used) {
+      s.access.used = true;
+      dirty = true;
+    }
+    if (dirty) this.save(s);
+    // The user snapshot crosses the RPC boundary only for callers that use it.
+    return { ok: true, family: input.withUser ? { ...this.view(s), user: s.user ?? null } : this.view(s) };
+  }
+
+  /** Stores a fresh user snapshot (after a D1 read), unless a newer one is already there. */
+  putUser(row: UserRow, at: number): void {
+    const s = this.load();
+    if (!s || s.userId !== row.id || (s.user && s.user.at >= at)) return;
+    s.user = { row: { ...row, passwordHash: "", otpSecretEnc: null, otpBackupCodeHashes: "[]" }, at };
+    this.save(s);
+  }
+
+  /** The user changed (blocked, admin flag, profile, two-factor): the next request reads D1. */
+  dropUser(): void {
+    const s = this.load();
+    if (!s || !s.user) return;
+    s.user = null;
+    this.save(s);
+  }
+
+  /**
+   * RFC 7009: either token of the current pair revokes the family. A token of another client is
+   * reported as foreign (403 unauthorized_client); an unknown or superseded one as unknown.
+   */
+  revokeToken(input: { tokenHash: string; applicationId: number | null; now: number }): RevokeResult {
+    const s = this.load();
+    if (!s) return "unknown";
+    const known = s.access?.hash === input.tokenHash || s.refreshHash === input.tokenHash;
+    if (!known) return "unknown";
+    // Doorkeeper: a token without an application (password grant without client) may be revoked
+    // by any authenticated client that holds it.
+    if (s.applicationId !== null && s.applicationId !== input.applicationId) return "foreign";
+    if (s.revokedAt === null) {
+      s.revokedAt = input.now;
+      this.save(s);
+    }
+    return "revoked";
+  }
+
+  /** Revokes the family whatever token is presented (user or application revocation). */
+  revokeAll(now: number): boolean {
+    const s = this.load();
+    if (!s) return false;
+    if (s.revokedAt === null) {
+      s.revokedAt = now;
+      this.save(s);
+    }
+    return true;
+  }
+
+  /** Introspection and token info for a hash (either token), without side effects. */
+  describe(input: { tokenHash: string; now: number; fillExpiry: boolean }): (FamilyView & { tokenType: "access_token" | "refresh_token"; active: boolean }) | null {
+    const s = this.load();
+    if (!s) return null;
+    const isAccess = s.access?.hash === input.tokenHash;
+    const isRefresh = s.refreshHash !== null && s.refreshHash === input.tokenHash;
+    if (!isAccess && !isRefresh) return null;
+    const view = this.view(s);
+    if (input.fillExpiry && view.accessExpiresAt === null) view.accessExpiresAt = view.accessCreatedAt + s.ttlSeconds * 1000;
+    const expired = isAccess && view.accessExpiresAt !== null && view.accessExpiresAt <= input.now;
+    return { ...view, tokenType: isAccess ? "access_token" : "refresh_token", active: s.revokedAt === null && !expired };
+  }
+
+  /** Benchmark floor costs (bench/): one storage read, one storage write. */
+  benchRead(): number {
+    return this.ctx.storage.kv.get<number>("bench") ?? 0;
+  }
+
+  benchWrite(): number {
+    const n = (this.ctx.storage.kv.get<number>("bench") ?? 0) + 1;
+    this.ctx.storage.kv.put("bench", n);
+    return n;
+  }
+}

@@ -1,6 +1,92 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { AuthError } from "../auth/errors";
+import type { Principal } from "../auth/principal";
+import { resolveToken } from "../auth/resolve";
+import { getConfig } from "../config";
+import { getDb } from "../db/client";
+import { findProject, projectAccessLevel } from "../db/projects";
+import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
+import { checkGitLogin, decideGitAccess, GitAccessError, type GitOperation } from "./access";
+import { parseBasic } from "./credentials";
+import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 
+/**
+ * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
+ * /<namespace>/<project>.git, authenticated with HTTP Basic (oauth2:<OAuth token> or any user name
+ * with a personal access token), authorised per project, then streamed to GIT_ORIGIN.
+ */
 const routes = new Hono<AppEnv>();
+
+// GitLab's wording; git shows the status line, and the 401 challenge makes it ask for credentials.
+const MESSAGES = {
+  unauthorized:
+    "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped.",
+  forbidden: "You are not allowed to push code to this project.",
+  not_found: "The project you were looking for could not be found or you don't have permission to view it.",
+} as const;
+const STATUS = { unauthorized: 401, forbidden: 403, not_found: 404 } as const;
+
+// The one place git errors are rendered: plain text, never a stack.
+routes.onError((err, c) => {
+  c.header("Cache-Control", "no-store");
+  if (err instanceof GitAccessError) {
+    if (err.denial === "unauthorized") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
+    return c.text(`${MESSAGES[err.denial]}\n`, STATUS[err.denial]);
+  }
+  if (err instanceof GitOriginUnavailable) {
+    return c.text("The git storage is unavailable; try again later.\n", err.reason === "not_configured" ? 503 : 502);
+  }
+  console.error("git gateway error", err instanceof Error ? err.name : typeof err);
+  return c.text("Internal server error\n", 500);
+});
+
+async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
+  const creds = parseBasic(c.req.header("authorization") ?? null);
+  if (!creds) return null;
+  let principal: Principal;
+  try {
+    principal = await resolveToken(c.env, creds.password || null, (p) => c.executionCtx.waitUntil(p));
+  } catch (err) {
+    if (err instanceof AuthError) throw new GitAccessError("unauthorized");
+    throw err;
+  }
+  checkGitLogin(principal, creds.username);
+  return principal;
+}
+
+async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string, op: GitOperation): Promise<Response> {
+  const principal = await authenticate(c);
+  const db = getDb(c.env.DB);
+  const project = await findProject(db, projectPath);
+  const accessLevel = project && principal ? await projectAccessLevel(db, project, principal.user.id) : 0;
+  decideGitAccess(op, principal, project ? { visibility: project.visibility as Visibility, accessLevel } : null);
+  // The origin sees the canonical path, so differently-cased URLs reach the same repository.
+  const originPath = `/${project!.pathWithNamespace}.git/${gitPath}`;
+  return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, originPath, principal?.user.username ?? null);
+}
+
+function serviceOperation(service: string | undefined): GitOperation | null {
+  if (service === "git-upload-pack") return "fetch";
+  if (service === "git-receive-pack") return "push";
+  return null;
+}
+
+routes.get("/:repo{.+\\.git}/info/refs", async (c) => {
+  const op = serviceOperation(c.req.query("service"));
+  // Only the smart protocol is served (the dumb one would need object paths at the origin).
+  if (!op) return c.text("Only the smart HTTP protocol is supported: request info/refs with ?service=git-upload-pack or git-receive-pack.\n", 403);
+  return serveGit(c, c.req.param("repo").slice(0, -4), "info/refs", op);
+});
+// GitLab also accepts clone URLs without ".git": the first request is redirected (git follows a
+// redirect of its initial info/refs request), whether or not the project exists.
+routes.get("/:repo{.+}/info/refs", (c) => {
+  const repo = c.req.param("repo");
+  // Only GitLab-shaped paths: never "//host" (a redirect off this origin) or dot segments.
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$/.test(repo)) return c.notFound();
+  return c.redirect(`/${repo}.git/info/refs${new URL(c.req.url).search}`, 301);
+});
+routes.post("/:repo{.+\\.git}/git-upload-pack", (c) => serveGit(c, c.req.param("repo").slice(0, -4), "git-upload-pack", "fetch"));
+routes.post("/:repo{.+\\.git}/git-receive-pack", (c) => serveGit(c, c.req.param("repo").slice(0, -4), "git-receive-pack", "push"));
 
 export default routes;

@@ -1,6 +1,74 @@
 import { Hono } from "hono";
+import { AuthError } from "../auth/errors";
+import { extractToken } from "../auth/extract";
+import type { Principal } from "../auth/principal";
+import { resolveToken } from "../auth/resolve";
+import { getConfig } from "../config";
+import { getDb } from "../db/client";
+import { hasAnyScope } from "../domain/scopes";
 import type { AppEnv } from "../env";
+import { deprecationHeaders, isDeprecated } from "../versioning/gate";
+import type { GqlContext } from "./context";
+import { serverFor } from "./server";
 
+/**
+ * The GraphQL API at /api/graphql (GitLab's endpoint), served by graphql-yoga with the schema of
+ * the configured SERVICE_VERSION. Tokens as the REST API: Bearer, PRIVATE-TOKEN or access_token;
+ * read_api or api to query, api to mutate; no token: public data only.
+ */
 const routes = new Hono<AppEnv>();
+
+/** Scopes that let a token use GraphQL at all (mutations also need api: see requireWrite). */
+const GRAPHQL_SCOPES = ["api", "read_api"] as const;
+
+const graphqlError = (message: string, extensions?: Record<string, unknown>) => ({ errors: [{ message, ...(extensions ? { extensions } : {}) }] });
+
+// The family's one error renderer: GraphQL's shape, never a stack.
+routes.onError((err, c) => {
+  console.error("graphql route error", err instanceof Error ? err.name : typeof err);
+  return c.json(graphqlError("Internal server error"), 500);
+});
+
+routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
+  let principal: Principal | null = null;
+  const token = extractToken(c.req.raw);
+  if (token) {
+    try {
+      principal = await resolveToken(c.env, token, (p) => c.executionCtx.waitUntil(p));
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      // GitLab answers a bad token with 401 rather than silently treating the caller as anonymous.
+      c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
+      return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
+    }
+    if (!hasAnyScope(principal.scopes, GRAPHQL_SCOPES)) {
+      return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
+    }
+  }
+  const version = getConfig(c.env).serviceVersion;
+  const deprecations = new Set<string>();
+  const { yoga, gate } = serverFor(version);
+  const context: GqlContext = {
+    env: c.env,
+    db: getDb(c.env.DB),
+    principal,
+    gate,
+    origin: new URL(c.req.url).origin,
+    deprecations,
+    now: Date.now(),
+    memo: new Map(),
+  };
+  const res = await yoga.fetch(c.req.raw, context);
+  const out = new Response(res.body, res);
+  const used = [...deprecations].filter((id) => isDeprecated(id, version));
+  if (used.length) {
+    const origin = new URL(c.req.url).origin;
+    const first = deprecationHeaders(used[0], origin);
+    out.headers.set("Deprecation", first.Deprecation);
+    if (first.Sunset) out.headers.set("Sunset", first.Sunset);
+    for (const id of used) out.headers.append("Link", deprecationHeaders(id, origin).Link);
+  }
+  return out;
+});
 
 export default routes;

@@ -1,11 +1,60 @@
 import { AuthError } from "../auth/errors";
 import type { Principal } from "../auth/principal";
+import { getConfig } from "../config";
+import { getDb } from "../db/client";
+import { findUserById } from "../db/users";
+import type { ValidateResult } from "../durable/token-family";
 import type { Bindings } from "../env";
+import { isRemoved } from "../versioning/gate";
+import { familyStub } from "./family";
+import { hashToken, parseAccessToken, type ParsedToken } from "./tokens";
 
 /**
- * Validates an OAuth access token against its family's state. (Owned by the OAuth work: until the
- * token family exists, no OAuth token validates.)
+ * Validates an OAuth access token against its family's state: one call to the family's Durable
+ * Object, addressed by the id inside the token. No cache, so a revocation holds everywhere at once
+ * (DESIGN, Revocation). From 15.0 a stored token without expiry gets one on this read.
  */
-export async function resolveOAuthAccessToken(_env: Bindings, _token: string): Promise<Principal> {
-  throw new AuthError("invalid");
+export async function validateAccessToken(env: Bindings, token: string, parsed: ParsedToken, withUser = false): Promise<ValidateResult> {
+  return familyStub(env, parsed.fid).validateAccess({
+    accessHash: await hashToken(token),
+    now: Date.now(),
+    fillExpiry: isRemoved("oauth-tokens-without-expiry", getConfig(env).serviceVersion),
+    withUser,
+  });
+}
+
+/**
+ * How long a user snapshot kept in the family may stand in for the D1 row. Changes made through
+ * userChanged() take effect at once; this bounds any change that forgets to call it.
+ */
+export const USER_SNAPSHOT_TTL_MS = 10_000;
+
+/**
+ * resolveToken's OAuth branch (REST, GraphQL, Plugin RPC, git). One call to the family answers
+ * both "is this token valid" and, from its user snapshot, "who is the user": one storage hop.
+ * When the snapshot is missing or older than USER_SNAPSHOT_TTL_MS the row is read from D1 (a second
+ * hop, at most once per TTL per family) and handed back to the family.
+ */
+export async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Principal> {
+  const parsed = parseAccessToken(token);
+  if (!parsed) throw new AuthError("invalid");
+  const check = await validateAccessToken(env, token, parsed, true);
+  if (!check.ok) throw new AuthError(check.reason);
+  const family = check.family;
+  const now = Date.now();
+  let user = family.user && now - family.user.at < USER_SNAPSHOT_TTL_MS ? family.user.row : null;
+  if (!user) {
+    user = await findUserById(getDb(env.DB), family.userId);
+    if (user) await familyStub(env, family.id).putUser(user, now);
+  }
+  if (!user || user.id !== parsed.userId) throw new AuthError("invalid");
+  if (user.state !== "active") throw new AuthError("blocked");
+  return {
+    kind: "oauth",
+    user,
+    scopes: family.scopes,
+    tokenId: family.id,
+    applicationId: family.applicationId,
+    expiresAt: family.accessExpiresAt,
+  };
 }

@@ -34,6 +34,8 @@ export function deprecationHeaders(id: string, origin: string): Record<string, s
   return headers;
 }
 
+const marked = new WeakMap<object, { ids: Set<string>; deprecation: number; sunset: number }>();
+
 /** The gate as seen from a request: the configured version and the request's origin. */
 export function gate(c: Context<AppEnv>) {
   const version = getConfig(c.env).serviceVersion;
@@ -44,8 +46,22 @@ export function gate(c: Context<AppEnv>) {
     /** Marks the response when the entry is deprecated but served; returns whether it did. */
     markDeprecated(id: string): boolean {
       if (!isDeprecated(id, version)) return false;
-      const origin = new URL(c.req.url).origin;
-      for (const [k, v] of Object.entries(deprecationHeaders(id, origin))) c.header(k, v);
+      // A response may use several deprecated things (or one many times, per list item): one
+      // Link per entry, and the earliest Deprecation and Sunset of them all.
+      let seen = marked.get(c);
+      if (!seen) marked.set(c, (seen = { ids: new Set(), deprecation: Infinity, sunset: Infinity }));
+      if (seen.ids.has(id)) return true;
+      seen.ids.add(id);
+      const h = deprecationHeaders(id, new URL(c.req.url).origin);
+      c.header("Link", h.Link, { append: true });
+      const since = Number(h.Deprecation.slice(1));
+      if (since < seen.deprecation) c.header("Deprecation", h.Deprecation);
+      seen.deprecation = Math.min(seen.deprecation, since);
+      if (h.Sunset) {
+        const sunset = Date.parse(h.Sunset);
+        if (sunset < seen.sunset) c.header("Sunset", h.Sunset);
+        seen.sunset = Math.min(seen.sunset, sunset);
+      }
       return true;
     },
   };

@@ -1,7 +1,24 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../env";
 import deprecations from "./deprecations";
+import groups from "./groups";
+import members from "./members";
+import projects from "./projects";
+import runnerRegistration from "./runner-registration";
+import runners from "./runners";
+import packages from "./packages";
+import registry from "./registry";
+import mergeRequests from "./merge-requests";
+import statusChecks from "./status-checks";
+import iterations from "./iterations";
+import managedLicenses from "./managed-licenses";
+import ciLint from "./ci-lint";
+import plugins from "./plugins";
 import { renderApiError } from "./errors";
+import user from "./user";
+import users from "./users";
+import applications from "./applications";
+import personalAccessTokens from "./personal-access-tokens";
 
 /** /api/v4: one file per resource, joined here. */
 const api = new Hono<AppEnv>();
@@ -9,5 +26,22 @@ api.onError(renderApiError);
 api.notFound((c) => c.json({ error: "404 Not Found" }, 404));
 
 api.route("/", deprecations);
+api.route("/", user);
+api.route("/", users);
+api.route("/", applications);
+api.route("/", personalAccessTokens);
+api.route("/", groups);
+api.route("/", projects);
+api.route("/", members);
+api.route("/", runners);
+api.route("/", runnerRegistration);
+api.route("/", packages);
+api.route("/", registry);
+api.route("/", mergeRequests);
+api.route("/", statusChecks);
+api.route("/", iterations);
+api.route("/", managedLicenses);
+api.route("/", ciLint);
+api.route("/", plugins);
 
 export default api;

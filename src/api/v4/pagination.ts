@@ -49,7 +49,8 @@ export function setPaginationHeaders(c: Context, req: PageRequest, total: number
   if (next) links.push(`<${linkFor(c, next, req.perPage)}>; rel="next"`);
   links.push(`<${linkFor(c, 1, req.perPage)}>; rel="first"`);
   links.push(`<${linkFor(c, totalPages, req.perPage)}>; rel="last"`);
-  c.header("Link", links.join(", "));
+  // Appended: a deprecation Link (src/versioning/gate.ts) may already be on the response.
+  c.header("Link", links.join(", "), { append: true });
 }
 
 /**
@@ -64,5 +65,5 @@ export function setKeysetLink(c: Context, perPage: number, lastId: number | null
   url.searchParams.set("per_page", String(perPage));
   url.searchParams.delete("access_token");
   url.searchParams.delete("private_token");
-  c.header("Link", `<${url.toString()}>; rel="next"`);
+  c.header("Link", `<${url.toString()}>; rel="next"`, { append: true });
 }

@@ -1,4 +1,159 @@
 import type { CatalogueEntry } from "../catalogue";
 
-/** CI keywords, variables, analyzers and security reports of the schedule. */
-export const CI_CHANGES: CatalogueEntry[] = [];
+/**
+ * CI keywords, variables, analyzers and security reports of the schedule. The pipeline rules are
+ * applied by src/domain/ci-lint.ts (POST /ci/lint and the Plugin service's ci_config uploads);
+ * security reports by the Plugin service's security_report uploads.
+ */
+const M15 = "2022-05-22";
+
+export const CI_CHANGES: CatalogueEntry[] = [
+  {
+    id: "security-report-min-schema-version",
+    interface: "report",
+    title: "Security reports with a schema version below 14.0.0 or failing validation against their declared schema",
+    change:
+      "The report is not processed and its findings are not displayed (container scanning, coverage-guided fuzzing, DAST, dependency scanning, SAST, secret detection); from 14.10 a warning is displayed.",
+    deprecatedIn: "14.10",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "reports of schema 14.0.0 or later that validate against their declared schema",
+    affectsApi: true,
+  },
+  {
+    id: "ci-job-name-length",
+    interface: "ci",
+    title: "CI/CD job names longer than 255 characters",
+    change: "A pipeline with a job name longer than 255 characters stops working.",
+    deprecatedIn: "14.10",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "job names of at most 255 characters",
+    affectsApi: true,
+  },
+  {
+    id: "ci-keyword-types",
+    interface: "ci",
+    title: "CI keywords type and types",
+    change: "A pipeline using type or types stops working.",
+    deprecatedIn: "14.0",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "stage and stages (identical behaviour)",
+    affectsApi: true,
+  },
+  {
+    id: "ci-cobertura-report",
+    interface: "ci",
+    title: "CI keyword artifacts:reports:cobertura",
+    change: "The keyword is replaced; Cobertura stays the only supported coverage report format.",
+    deprecatedIn: "14.7",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "artifacts:reports:coverage_report with coverage_format: cobertura",
+    affectsApi: true,
+  },
+  {
+    id: "ci-build-variables",
+    interface: "ci",
+    title: "Predefined variables CI_BUILD_* (deprecated since 9.0)",
+    change: "The variables are no longer set.",
+    deprecatedIn: "9.0",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "the identical CI_JOB_* variables",
+    affectsApi: true,
+  },
+  {
+    id: "secret-detection-variables",
+    interface: "ci",
+    title:
+      "Secret detection variables SECRET_DETECTION_COMMIT_FROM, SECRET_DETECTION_COMMIT_TO, SECRET_DETECTION_COMMITS, SECRET_DETECTION_COMMITS_FILE, SECRET_DETECTION_ENTROPY_LEVEL",
+    change: "The analyzer ignores the variables.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "SECRET_DETECTION_HISTORIC_SCAN for historical scanning",
+    affectsApi: true,
+  },
+  {
+    id: "ds-excluded-analyzers",
+    interface: "ci",
+    title: "Variable DS_EXCLUDED_ANALYZERS naming the removed bundler-audit and retire.js analyzers",
+    change:
+      "The bundler-audit and retire.js analyzers are removed: references must be deleted and customised jobs must switch to the remaining dependency-scanning analyzer (gemnasium).",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "gemnasium (the remaining dependency-scanning analyzer)",
+    affectsApi: true,
+  },
+  {
+    id: "ci-coverage-project-setting",
+    interface: "configuration",
+    title: "Project setting for test coverage parsing",
+    change: "The setting is removed.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "a regular expression with the coverage keyword in the pipeline file",
+    affectsApi: false,
+  },
+  {
+    id: "commit-fixup-draft",
+    interface: "configuration",
+    title: "Commit message prefix fixup! setting merge request draft status",
+    change: "The prefix no longer makes a merge request a draft.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: "2022-06-22",
+    replacement: "the prefix Draft",
+    affectsApi: false,
+  },
+  {
+    id: "secure-analyzers-prefix-default",
+    interface: "configuration",
+    title: "Default of variable SECURE_ANALYZERS_PREFIX",
+    change:
+      "The default points to a new image registry location from 14.8; the variable does not exist for container scanning; the old location stops receiving images at a later release.",
+    deprecatedIn: "14.8",
+    removedIn: null,
+    date: null,
+    replacement: "the new default registry location",
+    affectsApi: false,
+  },
+  {
+    id: "analyzer-major-versions",
+    interface: "configuration",
+    title: "Security analyzer major versions",
+    change:
+      "Majors bumped in 15.0; old majors (API security 1, container scanning 4, coverage-guided fuzzing 2, dependency scanning 2, DAST 2, license scanning 3, secret detection 3, SAST 2, one SAST analyzer 3) get no new features; security patches are backported to the latest three minor releases.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "the analyzers' new major versions",
+    affectsApi: false,
+  },
+  {
+    id: "license-scanning-legacy-go",
+    interface: "configuration",
+    title: "License scanning for one legacy Go dependency manager",
+    change: "Removed.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "Go modules",
+    affectsApi: false,
+  },
+  {
+    id: "required-pipeline-configuration-lower-tier",
+    interface: "configuration",
+    title: "Required pipeline configuration in the lower paid tier",
+    change: "Removed for the lower paid tier.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "compliance pipelines",
+    affectsApi: false,
+  },
+];

@@ -1,4 +1,160 @@
 import type { CatalogueEntry } from "../catalogue";
 
-/** GraphQL rows of the schedule. */
-export const GRAPHQL_CHANGES: CatalogueEntry[] = [];
+/**
+ * GraphQL rows of the schedule (plugin-rpc-and-announced-changes.md, part b: "GraphQL changes", and
+ * the GraphQL side of the runner rows of "States and transitions" and "Endpoints"). Where the
+ * schedule names no deprecation milestone, the one GitLab announced the change in is used.
+ * src/graphql/schema/ builds each version's schema from these entries (removed → absent from the
+ * schema, deprecated → @deprecated).
+ */
+const M15 = "2022-05-22";
+const M16 = "2023-04-22";
+
+export const GRAPHQL_CHANGES: CatalogueEntry[] = [
+  {
+    id: "graphql-runner-active",
+    interface: "graphql",
+    title: "CiRunner.active; RunnerUpdateInput.active (mutation runnerUpdate); argument active of queries runners and Group.runners",
+    change: "active is absent from the schema; the boolean paused replaces it (active = !paused).",
+    deprecatedIn: "14.8",
+    removedIn: "16.0",
+    date: M16,
+    replacement: "paused",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-runner-status-legacy-values",
+    interface: "graphql",
+    title: "CiRunner.status values ACTIVE and PAUSED",
+    change: "status only reports contact status (ONLINE, OFFLINE, STALE, NEVER_CONTACTED); it no longer returns PAUSED or ACTIVE.",
+    deprecatedIn: "14.6",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "CiRunner.paused",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-runner-status-filter-active-paused",
+    interface: "graphql",
+    title: "CiRunnerStatus values ACTIVE and PAUSED as the status argument of runners and Group.runners",
+    change: "The enum values are removed: status: ACTIVE or PAUSED fails validation.",
+    deprecatedIn: "14.8",
+    removedIn: "16.0",
+    date: M16,
+    replacement: "argument paused: true or paused: false",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-runner-status-never-contacted",
+    interface: "graphql",
+    title: "CiRunnerStatus value NOT_CONNECTED",
+    change: "Runners that never contacted the instance are reported as NEVER_CONTACTED; NOT_CONNECTED is removed from the enum.",
+    deprecatedIn: "14.6",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "NEVER_CONTACTED",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-runner-status-stale",
+    interface: "graphql",
+    title: "CiRunner.status OFFLINE for runners silent for three months",
+    change:
+      "Runners without contact for three months, and never-contacted runners created more than three months ago, are reported as STALE (accepted as a filter from 14.6).",
+    deprecatedIn: "14.6",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "STALE",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-package-versions",
+    interface: "graphql",
+    title: "Field versions of type Package (GitLab's PackageType Version)",
+    change: "Package.versions is absent from the schema; it remains on PackageDetailsType.",
+    deprecatedIn: "13.11",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "PackageDetailsType.versions (Query.package)",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-package-details-versions-pipelines",
+    interface: "graphql",
+    title: "Sub-field pipelines of PackageDetailsType.versions",
+    change: "versions returns PackageBase nodes, which have no pipelines field.",
+    deprecatedIn: "14.6",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "the version's own pipelines: Query.package(id: <version id>) { pipelines }",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-package-pipelines",
+    interface: "graphql",
+    title: "Field pipelines on Package (package lists)",
+    change: "Package.pipelines is absent from the schema.",
+    deprecatedIn: "14.6",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "PackageDetailsType.pipelines of one package (Query.package)",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-merge-request-default-merge-commit-message-with-description",
+    interface: "graphql",
+    title: "MergeRequest.defaultMergeCommitMessageWithDescription",
+    change: "The field is absent from the schema (it ignores a project's commit message template).",
+    deprecatedIn: "14.5",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "MergeRequest.defaultMergeCommitMessage",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-api-fuzzing-ci-configuration-create",
+    interface: "graphql",
+    title: "Mutation apiFuzzingCiConfigurationCreate",
+    change: "The mutation is absent from the schema.",
+    deprecatedIn: "14.6",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "client-side generation of the API fuzzing configuration",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-security-report-finding-project-fingerprint",
+    interface: "graphql",
+    title: "PipelineSecurityReportFinding.projectFingerprint",
+    change: "Deprecated; the new fingerprint values are exposed in the uuid field. No removal is scheduled.",
+    deprecatedIn: null,
+    removedIn: null,
+    date: null,
+    replacement: "PipelineSecurityReportFinding.uuid",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-instance-statistics-measurements",
+    interface: "graphql",
+    title: "Query instanceStatisticsMeasurements",
+    change: "Renamed usageTrendsMeasurements; the old name is absent from the schema.",
+    deprecatedIn: "13.10",
+    removedIn: "15.0",
+    date: M15,
+    replacement: "usageTrendsMeasurements",
+    affectsApi: true,
+  },
+  {
+    id: "graphql-id-argument-type",
+    interface: "graphql",
+    title: "Variables of type ID where a specific ID type is declared (for example Query.issue(id: IssueID!))",
+    change:
+      "The non-standard acceptance of ID variables in positions declared with a specific ID type is removed: such a query fails validation. Arguments still declared ID (Query.project(fullPath: ID!)) are unaffected.",
+    deprecatedIn: "14.8",
+    removedIn: "15.0",
+    // The schedule gives this row its own date.
+    date: "2022-04-22",
+    replacement: "declare the variable with the specific type (for example $id: IssueID!) or pass an inline value",
+    affectsApi: true,
+  },
+];

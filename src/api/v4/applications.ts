@@ -1,0 +1,105 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { z } from "zod";
+import { getConfig } from "../../config";
+import { recordAudit } from "../../db/audit";
+import { createApplication, deleteApplication, findApplicationById, listApplications, renewApplicationSecret, type ApplicationRow } from "../../db/applications";
+import { getDb } from "../../db/client";
+import { validateApplicationInput } from "../../domain/application-input";
+import type { AppEnv } from "../../env";
+import { revokeAllForApplication } from "../../oauth/authorizations";
+import { WRITE_API, requireAdmin, requireAuth } from "./auth";
+import { ApiError, invalidParam, notFound } from "./errors";
+import { boolParam, idParam } from "./params";
+import { validateParams } from "./validate";
+
+/**
+ * GitLab's applications API (administrators; instance-wide applications, i.e. those not owned by
+ * a user). The secret is in the answers of create and renew-secret only; storage keeps its hash.
+ */
+const applications = new Hono<AppEnv>();
+applications.use("/applications", requireAuth(WRITE_API), requireAdmin);
+applications.use("/applications/*", requireAuth(WRITE_API), requireAdmin);
+
+function entity(app: ApplicationRow) {
+  return {
+    id: app.id,
+    application_id: app.uid,
+    application_name: app.name,
+    callback_url: app.redirectUri,
+    confidential: app.confidential,
+  };
+}
+
+const NewApplication = z.object({
+  name: z.string().max(255),
+  redirect_uri: z.string().max(8192),
+  scopes: z.union([z.string().max(2048), z.array(z.string().max(64)).max(32)]),
+  confidential: boolParam.optional(),
+  /** Not in GitLab's API (an admin-area checkbox there); accepted here so scripts can set it. */
+  trusted: boolParam.optional(),
+  expire_access_tokens: boolParam.optional(),
+});
+
+applications.post("/applications", validateParams(NewApplication), async (c) => {
+  const input = c.req.valid("json");
+  const checked = validateApplicationInput(
+    { name: input.name, redirectUri: input.redirect_uri, scopes: Array.isArray(input.scopes) ? input.scopes.join(" ") : input.scopes },
+    getConfig(c.env).allowInsecureRedirects,
+  );
+  if (!checked.ok) throw new ApiError(400, { message: checked.errors });
+  const db = getDb(c.env.DB);
+  const { row, secret } = await createApplication(db, {
+    ...checked.value,
+    confidential: input.confidential ?? true,
+    trusted: input.trusted ?? false,
+    expireAccessTokens: input.expire_access_tokens ?? true,
+    ownerId: null,
+  });
+  await audit(c, "application_created", row);
+  return c.json({ ...entity(row), secret }, 201);
+});
+
+applications.get("/applications", async (c) => {
+  const rows = await listApplications(getDb(c.env.DB), null);
+  return c.json(rows.map(entity));
+});
+
+async function instanceApplication(c: Context<AppEnv>): Promise<ApplicationRow> {
+  const id = idParam.safeParse(c.req.param("id"));
+  if (!id.success) throw invalidParam("id");
+  const app = await findApplicationById(getDb(c.env.DB), id.data);
+  // Applications users registered on /profile/applications are theirs, not the admin API's (GitLab).
+  if (!app || app.ownerId !== null) throw notFound("Application Not Found");
+  return app;
+}
+
+applications.delete("/applications/:id", async (c) => {
+  const app = await instanceApplication(c);
+  // Every grant dies first, so no token of the application outlives it.
+  await revokeAllForApplication(c.env, app.id);
+  await deleteApplication(getDb(c.env.DB), app.id);
+  await audit(c, "application_deleted", app);
+  return c.body(null, 204);
+});
+
+applications.post("/applications/:id/renew-secret", async (c) => {
+  const app = await instanceApplication(c);
+  const renewed = await renewApplicationSecret(getDb(c.env.DB), app.id);
+  if (!renewed) throw notFound("Application Not Found");
+  await audit(c, "application_secret_renewed", renewed.row);
+  return c.json({ ...entity(renewed.row), secret: renewed.secret }, 201);
+});
+
+function audit(c: Context<AppEnv>, action: "application_created" | "application_deleted" | "application_secret_renewed", app: ApplicationRow) {
+  return recordAudit(getDb(c.env.DB), {
+    action,
+    authorId: c.get("principal").user.id,
+    entityType: "oauth_application",
+    entityId: app.id,
+    details: { name: app.name, application_id: app.uid },
+    ip: c.req.header("cf-connecting-ip") ?? null,
+  });
+}
+
+export default applications;

@@ -1,0 +1,57 @@
+import { Hono } from "hono";
+import { parse, stringify } from "yaml";
+import { z } from "zod";
+import { lintPipeline } from "../../domain/ci-lint";
+import { AccessLevel } from "../../domain/access";
+import type { AppEnv } from "../../env";
+import { gate } from "../../versioning/gate";
+import { READ_API, requireAuth } from "./auth";
+import { loadProject, parseBool, parseParams, readBody } from "./load";
+
+/**
+ * CI lint (GitLab): the schedule's pipeline rules applied at the configured version
+ * (src/domain/ci-lint.ts). Linting reads, so read_api suffices.
+ */
+const ciLint = new Hono<AppEnv>();
+
+const LintBody = z.object({
+  content: z.string(),
+  include_merged_yaml: z.union([z.string(), z.boolean()]).optional(),
+  include_jobs: z.union([z.string(), z.boolean()]).optional(),
+  dry_run: z.union([z.string(), z.boolean()]).optional(),
+});
+
+function merged(content: string): string | undefined {
+  try {
+    return stringify(parse(content));
+  } catch {
+    return undefined;
+  }
+}
+
+ciLint.post("/ci/lint", requireAuth(READ_API), async (c) => {
+  const input = parseParams(LintBody, await readBody(c));
+  const result = lintPipeline(input.content, gate(c).version);
+  return c.json({
+    status: result.valid ? "valid" : "invalid",
+    valid: result.valid,
+    errors: result.errors,
+    warnings: result.warnings,
+    ...(parseBool(input.include_merged_yaml) ? { merged_yaml: result.valid ? merged(input.content) : undefined } : {}),
+  });
+});
+
+ciLint.post("/projects/:id/ci/lint", requireAuth(READ_API), async (c) => {
+  await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
+  const input = parseParams(LintBody, await readBody(c));
+  const result = lintPipeline(input.content, gate(c).version);
+  return c.json({
+    valid: result.valid,
+    errors: result.errors,
+    warnings: result.warnings,
+    merged_yaml: result.valid ? merged(input.content) : null,
+    includes: [],
+  });
+});
+
+export default ciLint;

@@ -1,0 +1,94 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { getDb } from "../../db/client";
+import { createGroup, groupVisibleTo, listGroups } from "../../db/namespaces";
+import type { GroupRow } from "../../db/projects";
+import { AccessLevel } from "../../domain/access";
+import type { AppEnv } from "../../env";
+import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { ApiError } from "./errors";
+import { iso, isUniqueViolation, loadGroup, parseBool, parseParams, readBody, webUrl } from "./load";
+import { parsePage, setPaginationHeaders } from "./pagination";
+import { and, sql } from "drizzle-orm";
+import { groups as groupsTable } from "../../db/schema/projects";
+
+/** Groups (GitLab: POST /groups, GET /groups, GET /groups/:id). */
+const groups = new Hono<AppEnv>();
+
+export const PATH_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
+export const pathSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(PATH_PATTERN)
+  .refine((p) => !/\.(git|atom)$/.test(p));
+export const visibilitySchema = z.enum(["private", "internal", "public"]);
+
+export function renderGroup(c: Context, g: GroupRow) {
+  return {
+    id: g.id,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: g.visibility,
+    full_name: g.fullPath.split("/").join(" / "),
+    full_path: g.fullPath,
+    parent_id: g.parentId,
+    created_at: iso(g.createdAt),
+    web_url: webUrl(c, `groups/${g.fullPath}`),
+    avatar_url: null,
+  };
+}
+
+const CreateGroup = z.object({
+  name: z.string().min(1).max(255),
+  path: pathSchema,
+  parent_id: z.coerce.number().int().positive().optional(),
+  visibility: visibilitySchema.default("private"),
+  description: z.string().max(2000).default(""),
+});
+
+groups.post("/groups", requireAuth(WRITE_API), async (c) => {
+  const input = parseParams(CreateGroup, await readBody(c));
+  const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id))).group : null;
+  // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
+  if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), AccessLevel.OWNER);
+  try {
+    const group = await createGroup(getDb(c.env.DB), { ...input, parent, ownerId: c.var.principal.user.id });
+    return c.json(renderGroup(c, group), 201);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new ApiError(400, { message: { path: ["has already been taken"] } });
+    throw e;
+  }
+});
+
+const ListGroups = z.object({
+  search: z.string().optional(),
+  owned: z.string().optional(),
+  all_available: z.string().optional(),
+  order_by: z.enum(["name", "path", "id"]).default("name"),
+  sort: z.enum(["asc", "desc"]).default("asc"),
+});
+
+groups.get("/groups", requireAuth(READ_API), async (c) => {
+  const q = parseParams(ListGroups, c.req.query());
+  const page = parsePage(c);
+  const { user } = c.var.principal;
+  const conds = [groupVisibleTo(user.id, user.isAdmin, parseBool(q.owned) === true)];
+  if (q.search) conds.push(sql`(lower(${groupsTable.name}) LIKE ${`%${q.search.toLowerCase()}%`} OR lower(${groupsTable.path}) LIKE ${`%${q.search.toLowerCase()}%`})`);
+  const { rows, total } = await listGroups(getDb(c.env.DB), and(...conds)!, {
+    orderBy: q.order_by,
+    sort: q.sort,
+    limit: page.perPage,
+    offset: page.offset,
+  });
+  setPaginationHeaders(c, page, total);
+  return c.json(rows.map((g) => renderGroup(c, g)));
+});
+
+groups.get("/groups/:id", requireAuth(READ_API), async (c) => {
+  const { group } = await loadGroup(c, c.req.param("id"));
+  return c.json(renderGroup(c, group));
+});
+
+export default groups;

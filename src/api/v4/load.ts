@@ -1,0 +1,92 @@
+import type { Context } from "hono";
+import { getDb } from "../../db/client";
+import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../../db/projects";
+import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
+import type { AppEnv } from "../../env";
+import { z, type ZodType } from "zod";
+import { forbidden, invalidParam, notFound } from "./errors";
+
+/**
+ * Loads the :id of a project or group route (numeric id or URL-encoded full path) and checks the
+ * caller's role. GitLab answers 404 for what the caller may not see, 403 for what they may see but
+ * not do. Administrators see and may do all.
+ */
+export async function loadProject(
+  c: Context<AppEnv>,
+  idOrPath: string,
+  minLevel: number = AccessLevel.NONE,
+): Promise<{ project: ProjectRow; level: number }> {
+  const db = getDb(c.env.DB);
+  const project = await findProject(db, decodeURIComponent(idOrPath));
+  if (!project) throw notFound("Project Not Found");
+  const { user } = c.get("principal");
+  const level = user.isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, user.id);
+  if (!canReadProject(project.visibility as Visibility, level, true, user.isAdmin)) throw notFound("Project Not Found");
+  if (level < minLevel) throw forbidden();
+  return { project, level };
+}
+
+export async function loadGroup(
+  c: Context<AppEnv>,
+  idOrPath: string,
+  minLevel: number = AccessLevel.NONE,
+): Promise<{ group: GroupRow; level: number }> {
+  const db = getDb(c.env.DB);
+  const group = await findGroup(db, decodeURIComponent(idOrPath));
+  if (!group) throw notFound("Group Not Found");
+  const { user } = c.get("principal");
+  const level = user.isAdmin ? AccessLevel.OWNER : await groupAccessLevel(db, group.id, user.id);
+  if (!canReadProject(group.visibility as Visibility, level, true, user.isAdmin)) throw notFound("Group Not Found");
+  if (level < minLevel) throw forbidden();
+  return { group, level };
+}
+
+/** GitLab's ISO 8601 timestamps with milliseconds. */
+export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
+
+export const webUrl = (c: Context, path: string): string => `${new URL(c.req.url).origin}/${path}`;
+
+/** Boolean query/form values as Grape parses them. */
+export function parseBool(v: unknown): boolean | undefined {
+  if (v === undefined || v === null || v === "") return undefined;
+  if (v === true || v === "true" || v === "1" || v === 1) return true;
+  if (v === false || v === "false" || v === "0" || v === 0) return false;
+  return undefined;
+}
+
+/** Reads a request body as GitLab does: JSON, form or multipart, or the query string. */
+export async function readBody(c: Context): Promise<Record<string, unknown>> {
+  const type = c.req.header("content-type") ?? "";
+  const query = c.req.query();
+  if (type.includes("application/json")) {
+    const body = await c.req.json().catch(() => null);
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return { ...query };
+    return { ...query, ...(body as Record<string, unknown>) };
+  }
+  if (type.includes("form")) {
+    const body = await c.req.parseBody({ all: true });
+    return { ...query, ...(body as Record<string, unknown>) };
+  }
+  return { ...query };
+}
+
+/** zod parsing of a request's parameters with GitLab's 400 body, never raw Zod output. */
+export function parseParams<T extends ZodType>(schema: T, data: unknown): z.infer<T> {
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = issue?.path.join(".") || "params";
+  // Missing when the value at the issue's path is absent (zod's messages differ by schema kind).
+  let value: unknown = data;
+  for (const key of issue?.path ?? []) value = value && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  const missing = value === undefined || /received undefined/.test(issue?.message ?? "");
+  throw invalidParam(name, missing ? "is missing" : "is invalid");
+}
+
+/** D1 reports a unique-index conflict in the error or (through drizzle) in its cause. */
+export function isUniqueViolation(e: unknown): boolean {
+  for (let err = e as { message?: string; cause?: unknown } | undefined, i = 0; err && i < 4; err = err.cause as typeof err, i++) {
+    if (String(err.message ?? err).includes("UNIQUE")) return true;
+  }
+  return false;
+}

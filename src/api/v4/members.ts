@@ -1,0 +1,108 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { getDb } from "../../db/client";
+import { addMember, findMember, listMembers, ownerCount, removeMember, updateMember, type MemberView } from "../../db/namespaces";
+import { findUserById } from "../../db/users";
+import { AccessLevel } from "../../domain/access";
+import type { AppEnv } from "../../env";
+import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { ApiError, conflict, forbidden, notFound } from "./errors";
+import { iso, loadGroup, loadProject, parseParams, readBody, webUrl } from "./load";
+import { parsePage, setPaginationHeaders } from "./pagination";
+
+/** Members of projects and groups with GitLab access levels (direct memberships). */
+const membersApp = new Hono<AppEnv>();
+
+const renderMember = (c: Context, m: MemberView) => ({
+  id: m.userId,
+  username: m.username,
+  name: m.name,
+  state: m.state,
+  access_level: m.accessLevel,
+  expires_at: m.expiresAt,
+  created_at: iso(m.createdAt),
+  web_url: webUrl(c, m.username),
+  avatar_url: null,
+});
+
+const accessLevel = z.coerce.number().int().refine((n) => [10, 20, 30, 40, 50].includes(n));
+const expiresAt = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().optional();
+const AddMember = z.object({ user_id: z.coerce.number().int().positive(), access_level: accessLevel, expires_at: expiresAt });
+const EditMember = z.object({ access_level: accessLevel, expires_at: expiresAt });
+const userIdParam = z.coerce.number().int().positive();
+
+type Kind = "project" | "group";
+/** The source and the caller's level; reading needs visibility, managing needs maintainer (owner for groups). */
+async function source(c: Context<AppEnv>, kind: Kind, manage: boolean) {
+  const id = c.req.param("id")!;
+  const min = manage ? (kind === "group" ? AccessLevel.OWNER : AccessLevel.MAINTAINER) : AccessLevel.NONE;
+  if (kind === "project") {
+    const { project, level } = await loadProject(c, id, min);
+    return { id: project.id, level };
+  }
+  const { group, level } = await loadGroup(c, id, min);
+  return { id: group.id, level };
+}
+
+for (const kind of ["project", "group"] as const) {
+  const base = `/${kind}s/:id/members`;
+
+  membersApp.get(base, requireAuth(READ_API), async (c) => {
+    const src = await source(c, kind, false);
+    const page = parsePage(c);
+    const { rows, total } = await listMembers(getDb(c.env.DB), kind, src.id, { limit: page.perPage, offset: page.offset });
+    setPaginationHeaders(c, page, total);
+    return c.json(rows.map((m) => renderMember(c, m)));
+  });
+
+  membersApp.get(`${base}/:user_id`, requireAuth(READ_API), async (c) => {
+    const src = await source(c, kind, false);
+    const userId = parseParams(userIdParam, c.req.param("user_id"));
+    const m = await findMember(getDb(c.env.DB), kind, src.id, userId);
+    if (!m) throw notFound();
+    return c.json(renderMember(c, m));
+  });
+
+  membersApp.post(base, requireAuth(WRITE_API), async (c) => {
+    const src = await source(c, kind, true);
+    const input = parseParams(AddMember, await readBody(c));
+    // Only owners (or admins) may grant owner.
+    if (input.access_level > src.level) throw forbidden();
+    const db = getDb(c.env.DB);
+    if (!(await findUserById(db, input.user_id))) throw notFound("User Not Found");
+    if (!(await addMember(db, kind, src.id, input.user_id, input.access_level, input.expires_at ?? null))) {
+      throw conflict("Member already exists");
+    }
+    return c.json(renderMember(c, (await findMember(db, kind, src.id, input.user_id))!), 201);
+  });
+
+  membersApp.put(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
+    const src = await source(c, kind, true);
+    const userId = parseParams(userIdParam, c.req.param("user_id"));
+    const input = parseParams(EditMember, await readBody(c));
+    if (input.access_level > src.level) throw forbidden();
+    const db = getDb(c.env.DB);
+    const before = await findMember(db, kind, src.id, userId);
+    if (!before) throw notFound();
+    if (before.accessLevel === 50 && input.access_level < 50 && (await ownerCount(db, kind, src.id)) <= 1) {
+      throw new ApiError(400, { message: "The last owner cannot be demoted" });
+    }
+    await updateMember(db, kind, src.id, userId, { accessLevel: input.access_level, expiresAt: input.expires_at });
+    return c.json(renderMember(c, (await findMember(db, kind, src.id, userId))!));
+  });
+
+  membersApp.delete(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
+    const src = await source(c, kind, true);
+    const userId = parseParams(userIdParam, c.req.param("user_id"));
+    const db = getDb(c.env.DB);
+    const before = await findMember(db, kind, src.id, userId);
+    if (!before) throw notFound();
+    if (before.accessLevel === 50 && (await ownerCount(db, kind, src.id)) <= 1) {
+      throw new ApiError(400, { message: "The last owner cannot be removed" });
+    }
+    await removeMember(db, kind, src.id, userId);
+    return c.body(null, 204);
+  });
+}
+
+export default membersApp;

@@ -1,0 +1,135 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { z } from "zod";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import {
+  createPersonalAccessToken,
+  getPersonalAccessToken,
+  isPatExpired,
+  listPersonalAccessTokens,
+  revokePersonalAccessToken,
+  type PersonalAccessTokenRow,
+} from "../../db/personal-access-tokens";
+import { findUserById } from "../../db/users";
+import { validatePatInput } from "../../domain/pat-input";
+import type { AppEnv } from "../../env";
+import { READ_API, WRITE_API, requireAdmin, requireAuth } from "./auth";
+import { ApiError, invalidParam, notFound } from "./errors";
+import { parsePage, setPaginationHeaders } from "./pagination";
+import { boolParam, idParam } from "./params";
+import { validate, validateParams } from "./validate";
+
+/**
+ * GitLab's personal access token API: administrators create tokens for users; everyone lists,
+ * shows and revokes their own (administrators anyone's). Expiry is mandatory, at most a year.
+ */
+const pats = new Hono<AppEnv>();
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function patEntity(pat: PersonalAccessTokenRow, now = Date.now()) {
+  return {
+    id: pat.id,
+    name: pat.name,
+    revoked: pat.revoked,
+    created_at: iso(pat.createdAt),
+    description: null,
+    scopes: pat.scopes.split(" ").filter(Boolean),
+    user_id: pat.userId,
+    last_used_at: iso(pat.lastUsedAt),
+    active: !pat.revoked && !isPatExpired(pat.expiresAt, now),
+    expires_at: pat.expiresAt,
+  };
+}
+
+const NewToken = z.object({
+  name: z.string().max(255),
+  scopes: z.union([z.string().max(1024), z.array(z.string().max(64)).max(32)]),
+  expires_at: z.string().max(32).optional(),
+  description: z.string().max(1024).optional(),
+});
+
+pats.post("/users/:user_id/personal_access_tokens", requireAuth(WRITE_API), requireAdmin, validateParams(NewToken), async (c) => {
+  const userId = idParam.safeParse(c.req.param("user_id"));
+  if (!userId.success) throw invalidParam("user_id");
+  const db = getDb(c.env.DB);
+  const user = await findUserById(db, userId.data);
+  if (!user) throw notFound("User Not Found");
+  const input = c.req.valid("json");
+  const checked = validatePatInput({ name: input.name, scopes: Array.isArray(input.scopes) ? input.scopes : [input.scopes], expiresAt: input.expires_at });
+  if (!checked.ok) throw new ApiError(400, { message: checked.errors });
+  const { token, row } = await createPersonalAccessToken(db, { userId: user.id, ...checked.value });
+  await audit(c, "personal_access_token_created", row);
+  return c.json({ ...patEntity(row), token }, 201);
+});
+
+const ListQuery = z.object({
+  user_id: idParam.optional(),
+  state: z.enum(["active", "inactive"]).optional(),
+  revoked: boolParam.optional(),
+  search: z.string().max(255).optional(),
+  page: z.string().optional(),
+  per_page: z.string().optional(),
+});
+
+pats.get("/personal_access_tokens", requireAuth(READ_API), validate("query", ListQuery), async (c) => {
+  const q = c.req.valid("query");
+  const viewer = c.get("principal").user;
+  // Non-administrators see only their own tokens, whatever user_id says (GitLab).
+  const userId = viewer.isAdmin ? q.user_id : viewer.id;
+  if (!viewer.isAdmin && q.user_id !== undefined && q.user_id !== viewer.id) throw new ApiError(401, { message: "401 Unauthorized" });
+  const now = Date.now();
+  let rows = await listPersonalAccessTokens(getDb(c.env.DB), userId);
+  if (q.state) rows = rows.filter((r) => (q.state === "active") === (!r.revoked && !isPatExpired(r.expiresAt, now)));
+  if (q.revoked !== undefined) rows = rows.filter((r) => r.revoked === q.revoked);
+  if (q.search) rows = rows.filter((r) => r.name.toLowerCase().includes(q.search!.toLowerCase()));
+  const page = parsePage(c);
+  setPaginationHeaders(c, page, rows.length);
+  return c.json(rows.slice(page.offset, page.offset + page.perPage).map((r) => patEntity(r, now)));
+});
+
+/** The token of this request (GitLab's /personal_access_tokens/self). */
+function selfId(c: Context<AppEnv>): number {
+  const p = c.get("principal");
+  if (p.kind !== "personal_access_token") throw notFound();
+  return Number(p.tokenId);
+}
+
+async function visibleToken(c: Context<AppEnv>): Promise<PersonalAccessTokenRow> {
+  const raw = c.req.param("id");
+  let id: number;
+  if (raw === "self") id = selfId(c);
+  else {
+    const parsed = idParam.safeParse(raw);
+    if (!parsed.success) throw invalidParam("id");
+    id = parsed.data;
+  }
+  const pat = await getPersonalAccessToken(getDb(c.env.DB), id);
+  const viewer = c.get("principal").user;
+  if (!pat || (!viewer.isAdmin && pat.userId !== viewer.id)) throw notFound();
+  return pat;
+}
+
+pats.get("/personal_access_tokens/:id", requireAuth(READ_API), async (c) => c.json(patEntity(await visibleToken(c))));
+
+pats.delete("/personal_access_tokens/:id", requireAuth(WRITE_API), async (c) => {
+  const pat = await visibleToken(c);
+  if (pat.revoked) throw new ApiError(400, { message: "400 Bad request - Token already revoked" });
+  await revokePersonalAccessToken(getDb(c.env.DB), pat.id);
+  await audit(c, "personal_access_token_revoked", pat);
+  return c.body(null, 204);
+});
+
+function audit(c: Context<AppEnv>, action: "personal_access_token_created" | "personal_access_token_revoked", pat: PersonalAccessTokenRow) {
+  return recordAudit(getDb(c.env.DB), {
+    action,
+    authorId: c.get("principal").user.id,
+    entityType: "personal_access_token",
+    entityId: pat.id,
+    details: { name: pat.name, user_id: pat.userId, scopes: pat.scopes },
+    ip: c.req.header("cf-connecting-ip") ?? null,
+  });
+}
+
+export default pats;

@@ -1,0 +1,171 @@
+import { sql } from "drizzle-orm";
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { getDb } from "../../db/client";
+import { findProject, type ProjectRow } from "../../db/projects";
+import { deleteRepository, deleteTag, findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
+import { projects } from "../../db/schema/projects";
+import { AccessLevel } from "../../domain/access";
+import type { AppEnv } from "../../env";
+import { gate } from "../../versioning/gate";
+import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { invalidParam, notFound } from "./errors";
+import { iso, loadGroup, loadProject, parseBool, parseParams } from "./load";
+import { parsePage, setPaginationHeaders } from "./pagination";
+
+/**
+ * Container registry API (GitLab). Personal and OAuth tokens may get, list and delete here (DESIGN,
+ * Registries); the registry's own login is not served. Repositories come from the demo data until
+ * a registry that accepts pushes exists.
+ */
+const registry = new Hono<AppEnv>();
+
+const registryHost = (c: Context) => new URL(c.req.url).host;
+const renderTagSummary = (c: Context, repo: RegistryRepositoryRow, t: RegistryTagRow) => ({
+  name: t.name,
+  path: `${repo.path}:${t.name}`,
+  location: `${registryHost(c)}/${repo.path}:${t.name}`,
+});
+
+function renderRepository(c: Context, repo: RegistryRepositoryRow, extra: { tags?: RegistryTagRow[]; tagsCount?: number; size?: number }) {
+  const view: Record<string, unknown> = {
+    id: repo.id,
+    name: repo.name,
+    path: repo.path,
+    project_id: repo.projectId,
+    location: `${registryHost(c)}/${repo.path}`,
+    created_at: iso(repo.createdAt),
+    cleanup_policy_started_at: null,
+  };
+  if (extra.tagsCount !== undefined) view.tags_count = extra.tagsCount;
+  if (extra.tags) view.tags = extra.tags.map((t) => renderTagSummary(c, repo, t));
+  if (extra.size !== undefined) view.size = extra.size;
+  return view;
+}
+
+const ListQuery = z.object({ tags: z.string().optional(), tags_count: z.string().optional() });
+const bool = (name: string, v: string | undefined) => {
+  if (v === undefined) return false;
+  const b = parseBool(v);
+  if (b === undefined) throw invalidParam(name);
+  return b;
+};
+
+async function respondRepositories(c: Context<AppEnv>, projectIds: number[], honourTags: boolean) {
+  const q = parseParams(ListQuery, c.req.query());
+  // Ignored parameters are not even validated (GitLab drops them from the declared params).
+  const tags = honourTags && bool("tags", q.tags);
+  const tagsCount = honourTags && bool("tags_count", q.tags_count);
+  const db = getDb(c.env.DB);
+  const page = parsePage(c);
+  const { rows, total } = await listRepositories(db, projectIds, { limit: page.perPage, offset: page.offset });
+  const tagMap = tags || tagsCount ? await tagsOf(db, rows.map((r) => r.id)) : new Map<number, RegistryTagRow[]>();
+  setPaginationHeaders(c, page, total);
+  return c.json(
+    rows.map((r) =>
+      renderRepository(c, r, {
+        tags: tags ? (tagMap.get(r.id) ?? []) : undefined,
+        tagsCount: tagsCount ? (tagMap.get(r.id) ?? []).length : undefined,
+      }),
+    ),
+  );
+}
+
+/** Reading images: reporter on private projects, anyone who sees an internal or public one. */
+const readLevel = (project: ProjectRow) => (project.visibility === "private" ? AccessLevel.REPORTER : AccessLevel.NONE);
+
+registry.get("/projects/:id/registry/repositories", requireAuth(READ_API), async (c) => {
+  const { project, level } = await loadProject(c, c.req.param("id"));
+  if (level < readLevel(project)) throw notFound();
+  return respondRepositories(c, [project.id], true);
+});
+
+registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (c) => {
+  const { group } = await loadGroup(c, c.req.param("id"), AccessLevel.REPORTER);
+  const g = gate(c);
+  // tags and tags_count: honoured (deprecated) below 15.0, ignored from 15.0 (no tag information).
+  const usesTags = c.req.query("tags") !== undefined || c.req.query("tags_count") !== undefined;
+  const removed = g.isRemoved("group-registry-repositories-tags");
+  if (usesTags && !removed) g.markDeprecated("group-registry-repositories-tags");
+  const db = getDb(c.env.DB);
+  const rows = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(
+      sql`${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN (
+        WITH RECURSIVE d(id) AS (SELECT ${group.id} UNION SELECT groups.id FROM groups JOIN d ON groups.parent_id = d.id) SELECT id FROM d)`,
+    );
+  return respondRepositories(c, rows.map((r) => r.id), !removed);
+});
+
+/** GET /registry/repositories/:id: remains, with tags and tag_count (the replacement of the group parameters). */
+registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
+  const q = parseParams(
+    z.object({ tags: z.enum(["true", "false"]).optional(), tag_count: z.enum(["true", "false"]).optional(), size: z.enum(["true", "false"]).optional() }),
+    c.req.query(),
+  );
+  const db = getDb(c.env.DB);
+  const repo = await findRepository(db, Number(c.req.param("id")));
+  if (!repo) throw notFound();
+  const project = await findProject(db, String(repo.projectId));
+  if (!project) throw notFound();
+  const { level } = await loadProject(c, String(project.id));
+  if (level < readLevel(project)) throw notFound();
+  const wantTags = q.tags === "true";
+  const wantCount = q.tag_count === "true";
+  const wantSize = q.size === "true";
+  const tags = wantTags || wantCount || wantSize ? ((await tagsOf(db, [repo.id])).get(repo.id) ?? []) : [];
+  return c.json(
+    renderRepository(c, repo, {
+      tags: wantTags ? tags : undefined,
+      tagsCount: wantCount ? tags.length : undefined,
+      size: wantSize ? tags.reduce((n, t) => n + t.totalSize, 0) : undefined,
+    }),
+  );
+});
+
+async function loadRepository(c: Context<AppEnv>, minLevel: number) {
+  const { project, level } = await loadProject(c, c.req.param("id")!, minLevel);
+  if (level < readLevel(project)) throw notFound();
+  const repoId = parseParams(z.coerce.number().int().positive(), c.req.param("repository_id"));
+  const repo = await findRepository(getDb(c.env.DB), repoId);
+  if (!repo || repo.projectId !== project.id) throw notFound("Repository Not Found");
+  return repo;
+}
+
+registry.delete("/projects/:id/registry/repositories/:repository_id", requireAuth(WRITE_API), async (c) => {
+  const repo = await loadRepository(c, AccessLevel.DEVELOPER);
+  await deleteRepository(getDb(c.env.DB), repo.id);
+  // GitLab schedules the deletion and answers 202.
+  return c.body(null, 202);
+});
+
+registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireAuth(READ_API), async (c) => {
+  const repo = await loadRepository(c, AccessLevel.NONE);
+  const page = parsePage(c);
+  const { rows, total } = await listTags(getDb(c.env.DB), repo.id, { limit: page.perPage, offset: page.offset });
+  setPaginationHeaders(c, page, total);
+  return c.json(rows.map((t) => renderTagSummary(c, repo, t)));
+});
+
+registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(READ_API), async (c) => {
+  const repo = await loadRepository(c, AccessLevel.NONE);
+  const tag = await findTag(getDb(c.env.DB), repo.id, decodeURIComponent(c.req.param("tag_name")));
+  if (!tag) throw notFound("Tag Not Found");
+  return c.json({
+    ...renderTagSummary(c, repo, tag),
+    revision: tag.revision,
+    short_revision: tag.revision.slice(0, 9),
+    digest: tag.digest,
+    created_at: iso(tag.createdAt),
+    total_size: tag.totalSize,
+  });
+});
+
+registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
+  const repo = await loadRepository(c, AccessLevel.DEVELOPER);
+  if (!(await deleteTag(getDb(c.env.DB), repo.id, decodeURIComponent(c.req.param("tag_name"))))) throw notFound("Tag Not Found");
+  return c.body(null, 200);
+});
+
+export default registry;

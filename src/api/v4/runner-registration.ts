@@ -1,0 +1,126 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { getDb } from "../../db/client";
+import {
+  createRunner,
+  deleteRunner,
+  findRegistrationScope,
+  findRunnerByToken,
+  recordContact,
+  resetRegistrationToken,
+  updateRunner,
+  type NewRunner,
+} from "../../db/runners";
+import { AccessLevel } from "../../domain/access";
+import type { AppEnv } from "../../env";
+import { requireAdmin, requireAuth, WRITE_API } from "./auth";
+import { forbidden, invalidParam } from "./errors";
+import { loadGroup, loadProject, parseParams, readBody } from "./load";
+import { boolParam, requestedPaused, RunnerSettings } from "./runner-view";
+
+/**
+ * Runner creation and contact (GitLab): POST /user/runners (the current workflow, authenticated by
+ * a user token), the legacy POST /runners with a registration token, POST /runners/verify and
+ * DELETE /runners with the runner's own token, and the registration-token resets.
+ */
+const registration = new Hono<AppEnv>();
+
+const tokenResponse = (id: number, token: string) => ({ id, token, token_expires_at: null });
+
+function settingsFrom(c: Context<AppEnv>, input: z.infer<typeof RunnerSettings>): Partial<NewRunner> {
+  return {
+    description: input.description,
+    paused: requestedPaused(c, input, "runner-registration-active") ?? false,
+    locked: boolParam("locked", input.locked),
+    runUntagged: boolParam("run_untagged", input.run_untagged),
+    tagList: input.tag_list,
+    accessLevel: input.access_level,
+    maximumTimeout: input.maximum_timeout,
+    maintenanceNote: input.maintenance_note,
+  };
+}
+
+const UserRunner = RunnerSettings.extend({
+  runner_type: z.enum(["instance_type", "group_type", "project_type"]),
+  group_id: z.coerce.number().int().positive().optional(),
+  project_id: z.coerce.number().int().positive().optional(),
+});
+
+registration.post("/user/runners", requireAuth(WRITE_API), async (c) => {
+  const input = parseParams(UserRunner, await readBody(c));
+  const base: NewRunner = { runnerType: input.runner_type, creatorId: c.var.principal.user.id, ...settingsFrom(c, input) };
+  if (input.runner_type === "instance_type") {
+    if (!c.var.principal.user.isAdmin) throw forbidden();
+  } else if (input.runner_type === "group_type") {
+    if (!input.group_id) throw invalidParam("group_id", "is missing");
+    base.groupId = (await loadGroup(c, String(input.group_id), AccessLevel.OWNER)).group.id;
+  } else {
+    if (!input.project_id) throw invalidParam("project_id", "is missing");
+    base.projectId = (await loadProject(c, String(input.project_id), AccessLevel.MAINTAINER)).project.id;
+  }
+  const { runner, token } = await createRunner(getDb(c.env.DB), base);
+  return c.json(tokenResponse(runner.id, token), 201);
+});
+
+const LegacyRegistration = RunnerSettings.extend({
+  token: z.string().min(1),
+  info: z.unknown().optional(),
+});
+
+/** Legacy registration: the registration token decides the runner's type and owner. */
+registration.post("/runners", async (c) => {
+  const input = parseParams(LegacyRegistration, await readBody(c));
+  const db = getDb(c.env.DB);
+  const scope = await findRegistrationScope(db, input.token);
+  if (!scope) throw forbidden();
+  const settings = settingsFrom(c, input);
+  const info = input.info && typeof input.info === "object" ? (input.info as Record<string, unknown>) : {};
+  const base: NewRunner =
+    scope.scopeType === "instance"
+      ? { runnerType: "instance_type", ...settings }
+      : scope.scopeType === "group"
+        ? { runnerType: "group_type", groupId: scope.scopeId, ...settings }
+        : { runnerType: "project_type", projectId: scope.scopeId, ...settings };
+  const { runner, token } = await createRunner(db, base);
+  if (typeof info.version === "string") await updateRunner(db, runner.id, { version: info.version.slice(0, 64) });
+  return c.json(tokenResponse(runner.id, token), 201);
+});
+
+/** A runner checks its credentials; the contact is recorded (contacted_at), as a job request would. */
+registration.post("/runners/verify", async (c) => {
+  const { token } = parseParams(z.object({ token: z.string().min(1) }), await readBody(c));
+  const db = getDb(c.env.DB);
+  const runner = await findRunnerByToken(db, token);
+  if (!runner) throw forbidden();
+  await recordContact(db, runner.id, Date.now(), c.req.header("cf-connecting-ip") ?? c.req.header("x-forwarded-for") ?? null);
+  return c.json(tokenResponse(runner.id, token));
+});
+
+registration.delete("/runners", async (c) => {
+  const { token } = parseParams(z.object({ token: z.string().min(1) }), await readBody(c));
+  const db = getDb(c.env.DB);
+  const runner = await findRunnerByToken(db, token);
+  if (!runner) throw forbidden();
+  await deleteRunner(db, runner.id);
+  return c.body(null, 204);
+});
+
+// Registration tokens, shown once (only their SHA-256 is stored).
+registration.post("/runners/reset_registration_token", requireAuth(WRITE_API), requireAdmin, async (c) => {
+  const token = await resetRegistrationToken(getDb(c.env.DB), { scopeType: "instance", scopeId: 0 });
+  return c.json({ token, token_expires_at: null }, 201);
+});
+
+registration.post("/projects/:id/runners/reset_registration_token", requireAuth(WRITE_API), async (c) => {
+  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const token = await resetRegistrationToken(getDb(c.env.DB), { scopeType: "project", scopeId: project.id });
+  return c.json({ token, token_expires_at: null }, 201);
+});
+
+registration.post("/groups/:id/runners/reset_registration_token", requireAuth(WRITE_API), async (c) => {
+  const { group } = await loadGroup(c, c.req.param("id"), AccessLevel.OWNER);
+  const token = await resetRegistrationToken(getDb(c.env.DB), { scopeType: "group", scopeId: group.id });
+  return c.json({ token, token_expires_at: null }, 201);
+});
+
+export default registration;

@@ -1,0 +1,213 @@
+import type { Context } from "hono";
+import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { RunnerRow } from "../../db/runners";
+import { runners } from "../../db/schema/runners";
+import {
+  isOnline,
+  ONLINE_WINDOW_MS,
+  parseStatusFilter,
+  replacementAvailable,
+  RUNNER_TYPES,
+  RunnerParamError,
+  runnerStatus,
+  STALE_AFTER_MS,
+  type StatusFilter,
+} from "../../domain/runner-status";
+import type { AppEnv } from "../../env";
+import { gate } from "../../versioning/gate";
+import { iso, parseBool, parseParams } from "./load";
+import { ApiError, invalidParam } from "./errors";
+
+/** Rendering and list filters of runners by service version (spec part b, runner rows). */
+
+export function renderRunner(c: Context<AppEnv>, r: RunnerRow, now = Date.now()) {
+  const g = gate(c);
+  const status = runnerStatus(r, now, g.version);
+  if (status === "paused") g.markDeprecated("runner-status-legacy-values");
+  if (status === "not_connected") g.markDeprecated("runner-status-never-contacted");
+  const view: Record<string, unknown> = {
+    id: r.id,
+    description: r.description,
+    ip_address: r.ipAddress,
+    is_shared: r.runnerType === "instance_type",
+    runner_type: r.runnerType,
+    name: "gitlab-runner",
+    online: isOnline(r.contactedAt, now),
+    status,
+  };
+  // active until 16.0 (deprecated from 14.8), the boolean paused from 14.8.
+  if (!g.isRemoved("runner-active-field")) {
+    view.active = !r.paused;
+    g.markDeprecated("runner-active-field");
+  }
+  if (replacementAvailable("runner-active-field", g.version)) view.paused = r.paused;
+  return view;
+}
+
+export function renderRunnerDetails(
+  c: Context<AppEnv>,
+  r: RunnerRow,
+  projects: { id: number; name: string; path: string; pathWithNamespace: string }[],
+) {
+  return {
+    ...renderRunner(c, r),
+    tag_list: r.tagList ? r.tagList.split(",") : [],
+    run_untagged: r.runUntagged,
+    locked: r.locked,
+    maximum_timeout: r.maximumTimeout,
+    access_level: r.accessLevel,
+    version: r.version,
+    revision: null,
+    platform: null,
+    architecture: null,
+    contacted_at: iso(r.contactedAt),
+    created_at: iso(r.createdAt),
+    maintenance_note: r.maintenanceNote,
+    projects: projects.map((p) => ({
+      id: p.id,
+      name: p.name,
+      path: p.path,
+      path_with_namespace: p.pathWithNamespace,
+      name_with_namespace: p.pathWithNamespace.split("/").join(" / "),
+    })),
+  };
+}
+
+const ListQuery = z.object({
+  type: z.string().optional(),
+  status: z.string().optional(),
+  paused: z.enum(["true", "false"]).optional(),
+  tag_list: z.string().optional(),
+  search: z.string().optional(),
+  order_by: z.enum(["id", "created_at", "contacted_at"]).default("id"),
+  sort: z.enum(["asc", "desc"]).default("desc"),
+  pagination: z.enum(["offset", "keyset"]).default("offset"),
+  id_after: z.coerce.number().int().nonnegative().default(0),
+});
+export type RunnerListQuery = z.infer<typeof ListQuery>;
+
+function contactSql(f: Extract<StatusFilter, { kind: "contact" }>, now: number, staleSplitsOffline: boolean): SQL {
+  const online = now - ONLINE_WINDOW_MS;
+  const stale = now - STALE_AFTER_MS;
+  switch (f.value) {
+    case "online":
+      return sql`${runners.contactedAt} > ${online}`;
+    case "offline":
+      return staleSplitsOffline
+        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
+        : sql`${runners.contactedAt} <= ${online}`;
+    case "stale":
+      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
+    case "never_contacted":
+      return staleSplitsOffline
+        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
+        : sql`${runners.contactedAt} IS NULL`;
+  }
+}
+
+/** Parses the list parameters (type, status, paused, tag_list, search) into one SQL condition. */
+export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly string[] } = {}): { query: RunnerListQuery; where: SQL[] } {
+  const g = gate(c);
+  const query = parseParams(ListQuery, c.req.query());
+  const where: SQL[] = [];
+  if (query.type !== undefined) {
+    const allowed = opts.typeAllowed ?? RUNNER_TYPES;
+    if (!allowed.includes(query.type)) throw invalidParam("type", "does not have a valid value");
+    where.push(eq(runners.runnerType, query.type));
+  }
+  if (query.status !== undefined) {
+    let f: StatusFilter;
+    try {
+      f = parseStatusFilter(query.status, g.version);
+    } catch (e) {
+      if (e instanceof RunnerParamError) throw invalidParam(e.param, e.detail);
+      throw e;
+    }
+    if (f.kind === "paused") {
+      g.markDeprecated(f.deprecatedId);
+      where.push(eq(runners.paused, f.paused));
+    } else {
+      where.push(contactSql(f, Date.now(), g.isRemoved("runner-status-stale")));
+    }
+  }
+  // paused=true|false exists from 14.8 (when active was deprecated); earlier it is ignored, as Grape ignores unknown parameters.
+  if (query.paused !== undefined && replacementAvailable("runner-active-field", g.version)) {
+    where.push(eq(runners.paused, parseBool(query.paused)!));
+  }
+  if (query.tag_list) {
+    for (const tag of query.tag_list.split(",").map((t) => t.trim()).filter(Boolean)) {
+      where.push(sql`(',' || ${runners.tagList} || ',') LIKE ${`%,${tag},%`}`);
+    }
+  }
+  if (query.search) where.push(sql`lower(${runners.description}) LIKE ${`%${query.search.toLowerCase()}%`}`);
+  return { query, where };
+}
+
+/** Runners a user manages: project runners of projects they maintain, group runners of groups they own. */
+export function runnersManagedBy(userId: number): SQL {
+  const ownerGroups = sql`(
+    WITH RECURSIVE g(id) AS (
+      SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= 50
+      UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
+    ) SELECT id FROM g)`;
+  const maintainerProjects = sql`(
+    WITH RECURSIVE g(id) AS (
+      SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= 40
+      UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
+    )
+    SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId} AND access_level >= 40
+    UNION SELECT id FROM projects WHERE namespace_kind = 'user' AND namespace_id = ${userId}
+    UNION SELECT id FROM projects WHERE namespace_kind = 'group' AND namespace_id IN (SELECT id FROM g))`;
+  return or(
+    inArray(runners.id, sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${maintainerProjects})`),
+    and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, ownerGroups)),
+  )!;
+}
+
+/** tag_list as a comma-separated string or an array. */
+export const tagListSchema = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((t) => t.trim()).filter(Boolean));
+
+export const RunnerSettings = z.object({
+  description: z.string().max(1024).optional(),
+  active: z.string().or(z.boolean()).optional(),
+  paused: z.string().or(z.boolean()).optional(),
+  tag_list: tagListSchema.optional(),
+  run_untagged: z.string().or(z.boolean()).optional(),
+  locked: z.string().or(z.boolean()).optional(),
+  access_level: z.enum(["not_protected", "ref_protected"]).optional(),
+  maximum_timeout: z.coerce.number().int().min(600).optional(),
+  maintenance_note: z.string().max(1024).optional(),
+});
+export type RunnerSettingsInput = z.infer<typeof RunnerSettings>;
+
+/**
+ * The paused state a request asks for: paused (from 14.8) wins; active is accepted until 16.0
+ * (deprecated from 14.8) and from 16.0 refused with a 400 naming paused.
+ */
+export function requestedPaused(c: Context<AppEnv>, input: { active?: unknown; paused?: unknown }, entryId: string): boolean | undefined {
+  const g = gate(c);
+  let paused: boolean | undefined;
+  if (input.active !== undefined) {
+    if (g.isRemoved(entryId)) throw new ApiError(400, { error: "active is not supported; use paused" });
+    const active = parseBool(input.active);
+    if (active === undefined) throw invalidParam("active");
+    g.markDeprecated(entryId);
+    paused = !active;
+  }
+  if (input.paused !== undefined && replacementAvailable(entryId, g.version)) {
+    const p = parseBool(input.paused);
+    if (p === undefined) throw invalidParam("paused");
+    paused = p;
+  }
+  return paused;
+}
+
+export function boolParam(name: string, v: unknown): boolean | undefined {
+  if (v === undefined) return undefined;
+  const b = parseBool(v);
+  if (b === undefined) throw invalidParam(name);
+  return b;
+}

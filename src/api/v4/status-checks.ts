@@ -1,0 +1,109 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { getDb } from "../../db/client";
+import {
+  createStatusCheck,
+  deleteStatusCheck,
+  findStatusCheck,
+  latestResponses,
+  listStatusChecks,
+  recordStatusCheckResponse,
+  updateStatusCheck,
+  type StatusCheckRow,
+} from "../../db/merge-requests";
+import { AccessLevel } from "../../domain/access";
+import { StatusRequiredError, statusCheckOutcome, StatusValueError } from "../../domain/status-checks";
+import type { AppEnv } from "../../env";
+import { gate } from "../../versioning/gate";
+import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { ApiError, conflict, invalidParam, notFound } from "./errors";
+import { isUniqueViolation, loadProject, parseParams, readBody } from "./load";
+import { loadMergeRequest } from "./merge-requests";
+
+/** External status checks (GitLab): the checks of a project and the responses of external services. */
+const checks = new Hono<AppEnv>();
+
+const renderCheck = (s: StatusCheckRow) => ({ id: s.id, name: s.name, project_id: s.projectId, external_url: s.externalUrl, protected_branches: [], hmac: false });
+const url = z.string().url().max(255).refine((u) => /^https?:/.test(u));
+
+checks.get("/projects/:id/external_status_checks", requireAuth(READ_API), async (c) => {
+  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
+  return c.json((await listStatusChecks(getDb(c.env.DB), project.id)).map(renderCheck));
+});
+
+checks.post("/projects/:id/external_status_checks", requireAuth(WRITE_API), async (c) => {
+  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const input = parseParams(z.object({ name: z.string().min(1).max(255), external_url: url }), await readBody(c));
+  try {
+    return c.json(renderCheck(await createStatusCheck(getDb(c.env.DB), project.id, input.name, input.external_url)), 201);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new ApiError(400, { message: { name: ["has already been taken"] } });
+    throw e;
+  }
+});
+
+async function loadCheck(c: Context<AppEnv>) {
+  const { project } = await loadProject(c, c.req.param("id")!, AccessLevel.MAINTAINER);
+  const id = parseParams(z.coerce.number().int().positive(), c.req.param("check_id"));
+  const check = await findStatusCheck(getDb(c.env.DB), project.id, id);
+  if (!check) throw notFound();
+  return check;
+}
+
+checks.put("/projects/:id/external_status_checks/:check_id", requireAuth(WRITE_API), async (c) => {
+  const check = await loadCheck(c);
+  const input = parseParams(z.object({ name: z.string().min(1).max(255).optional(), external_url: url.optional() }), await readBody(c));
+  return c.json(renderCheck(await updateStatusCheck(getDb(c.env.DB), check.id, { name: input.name, externalUrl: input.external_url })));
+});
+
+checks.delete("/projects/:id/external_status_checks/:check_id", requireAuth(WRITE_API), async (c) => {
+  const check = await loadCheck(c);
+  await deleteStatusCheck(getDb(c.env.DB), check.id);
+  return c.body(null, 204);
+});
+
+checks.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", requireAuth(READ_API), async (c) => {
+  const { project, mr } = await loadMergeRequest(c, false);
+  const db = getDb(c.env.DB);
+  const [list, latest] = await Promise.all([listStatusChecks(db, project.id), latestResponses(db, mr.id, mr.sha)]);
+  return c.json(list.map((s) => ({ id: s.id, name: s.name, external_url: s.externalUrl, status: latest.get(s.id) ?? "pending" })));
+});
+
+/**
+ * A response of an external service. From 15.0 status is required (422 without it) and only pass
+ * passes; below 15.0 status is optional and approved/passed pass (status-check-status-required,
+ * status-check-pass-only).
+ */
+checks.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", requireAuth(WRITE_API), async (c) => {
+  const { mr } = await loadMergeRequest(c, true);
+  const input = parseParams(
+    z.object({ external_status_check_id: z.coerce.number().int().positive(), sha: z.string().min(1), status: z.string().optional() }),
+    await readBody(c),
+  );
+  const g = gate(c);
+  let outcome;
+  try {
+    outcome = statusCheckOutcome(input.status, g.version);
+  } catch (e) {
+    if (e instanceof StatusRequiredError) throw new ApiError(422, { message: e.message });
+    if (e instanceof StatusValueError) throw invalidParam("status", "does not have a valid value");
+    throw e;
+  }
+  for (const id of outcome.deprecatedIds) g.markDeprecated(id);
+  const db = getDb(c.env.DB);
+  const check = await findStatusCheck(db, mr.projectId, input.external_status_check_id);
+  if (!check) throw notFound("External status check Not Found");
+  if (input.sha !== mr.sha) throw conflict("SHA does not match HEAD of source branch");
+  const row = await recordStatusCheckResponse(db, mr.id, check.id, input.sha, outcome.outcome);
+  return c.json(
+    {
+      id: row.id,
+      merge_request: { id: mr.id, iid: mr.iid, project_id: mr.projectId, title: mr.title, sha: mr.sha },
+      external_status_check: renderCheck(check),
+      status: outcome.outcome,
+    },
+    201,
+  );
+});
+
+export default checks;

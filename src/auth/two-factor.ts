@@ -1,0 +1,174 @@
+import { and, eq, sql } from "drizzle-orm";
+import { getConfig } from "../config";
+import { decryptString, encryptString } from "../crypto/encrypt";
+import { sha256Hex } from "../crypto/hash";
+import { verifyPassword } from "../crypto/password";
+import { randomBytes, toHex } from "../crypto/random";
+import { generateTotpSecret, otpauthUri, verifyTotp } from "../crypto/totp";
+import { recordAudit } from "../db/audit";
+import { getDb } from "../db/client";
+import { users } from "../db/schema/accounts";
+import { userOtpState } from "../db/schema/two-factor";
+import { findUserById, type UserRow } from "../db/users";
+import type { Bindings } from "../env";
+import { userChanged } from "../oauth/authorizations";
+
+/**
+ * Two-factor authentication with TOTP (RFC 6238) and one-time recovery codes, as GitLab:
+ * a secret is generated and kept (encrypted) while enrolment is pending, enrolment is confirmed
+ * with a code and the current password, and 10 recovery codes are shown once and stored hashed.
+ */
+export const RECOVERY_CODE_COUNT = 10;
+const PURPOSE = "otp-secret";
+export const TOTP_ISSUER = "Edge Auth";
+
+export class TwoFactorError extends Error {
+  constructor(readonly reason: "wrong_password" | "wrong_code" | "already_enabled" | "not_enabled") {
+    super(`two-factor: ${reason}`);
+    this.name = "TwoFactorError";
+  }
+}
+
+async function secretOf(env: Bindings, user: UserRow): Promise<string | null> {
+  if (!user.otpSecretEnc) return null;
+  return decryptString(getConfig(env).secretKeyBase, PURPOSE, user.otpSecretEnc);
+}
+
+/** The pending secret for enrolment (made on first visit, kept until confirmed), and its URI. */
+export async function pendingEnrolment(env: Bindings, user: UserRow): Promise<{ secret: string; uri: string }> {
+  if (user.otpRequired) throw new TwoFactorError("already_enabled");
+  let secret = await secretOf(env, user).catch(() => null);
+  if (!secret) {
+    secret = generateTotpSecret();
+    const enc = await encryptString(getConfig(env).secretKeyBase, PURPOSE, secret);
+    // Only set it when still unset, so two tabs show the same secret.
+    const [row] = await getDb(env.DB)
+      .update(users)
+      .set({ otpSecretEnc: enc })
+      .where(and(eq(users.id, user.id), sql`${users.otpSecretEnc} IS NULL`, eq(users.otpRequired, false)))
+      .returning();
+    if (!row) {
+      const fresh = await findUserById(getDb(env.DB), user.id);
+      if (!fresh) throw new TwoFactorError("not_enabled");
+      return pendingEnrolment(env, fresh);
+    }
+  }
+  return { secret, uri: otpauthUri(TOTP_ISSUER, user.email, secret) };
+}
+
+/** GitLab's recovery codes: 16 hexadecimal characters each. */
+function newRecoveryCodes(): string[] {
+  return Array.from({ length: RECOVERY_CODE_COUNT }, () => toHex(randomBytes(8)));
+}
+
+async function hashCodes(codes: string[]): Promise<string> {
+  return JSON.stringify(await Promise.all(codes.map((c) => sha256Hex(c.toLowerCase()))));
+}
+
+/** Confirms enrolment; returns the recovery codes, which are never shown again. */
+export async function enableTwoFactor(
+  env: Bindings,
+  user: UserRow,
+  code: string,
+  password: string,
+  ip: string | null,
+): Promise<string[]> {
+  if (user.otpRequired) throw new TwoFactorError("already_enabled");
+  if (!(await verifyPassword(password, user.passwordHash))) throw new TwoFactorError("wrong_password");
+  const secret = await secretOf(env, user).catch(() => null);
+  if (!secret || !(await acceptTotp(env, user.id, secret, code))) throw new TwoFactorError("wrong_code");
+  const codes = newRecoveryCodes();
+  const db = getDb(env.DB);
+  await db
+    .update(users)
+    .set({ otpRequired: true, otpBackupCodeHashes: await hashCodes(codes) })
+    .where(eq(users.id, user.id));
+  await recordAudit(db, { action: "two_factor_enabled", authorId: user.id, entityType: "user", entityId: user.id, ip });
+  // Token families keep a copy of the user (two_factor_enabled is part of it): drop it now.
+  await userChanged(env, user.id);
+  return codes;
+}
+
+export async function disableTwoFactor(env: Bindings, user: UserRow, password: string, ip: string | null): Promise<void> {
+  if (!(await verifyPassword(password, user.passwordHash))) throw new TwoFactorError("wrong_password");
+  const db = getDb(env.DB);
+  await db.batch([
+    db.update(users).set({ otpRequired: false, otpSecretEnc: null, otpBackupCodeHashes: "[]" }).where(eq(users.id, user.id)),
+    db.delete(userOtpState).where(eq(userOtpState.userId, user.id)),
+  ]);
+  await recordAudit(db, { action: "two_factor_disabled", authorId: user.id, entityType: "user", entityId: user.id, ip });
+  await userChanged(env, user.id);
+}
+
+/** New recovery codes replace all old ones (GitLab: "Regenerate recovery codes"). */
+export async function regenerateRecoveryCodes(env: Bindings, user: UserRow, password: string): Promise<string[]> {
+  if (!user.otpRequired) throw new TwoFactorError("not_enabled");
+  if (!(await verifyPassword(password, user.passwordHash))) throw new TwoFactorError("wrong_password");
+  const codes = newRecoveryCodes();
+  await getDb(env.DB).update(users).set({ otpBackupCodeHashes: await hashCodes(codes) }).where(eq(users.id, user.id));
+  return codes;
+}
+
+/**
+ * Accepts a TOTP code at most once (RFC 6238 §5.2): the step is recorded with a conditional
+ * upsert, so of two requests with the same code only one succeeds.
+ */
+async function acceptTotp(env: Bindings, userId: number, secret: string, code: string): Promise<boolean> {
+  const step = await verifyTotp(secret, code);
+  if (step === null) return false;
+  const rows = await getDb(env.DB)
+    .insert(userOtpState)
+    .values({ userId, lastUsedStep: step })
+    .onConflictDoUpdate({
+      target: userOtpState.userId,
+      set: { lastUsedStep: step },
+      setWhere: sql`${userOtpState.lastUsedStep} < ${step}`,
+    })
+    .returning({ step: userOtpState.lastUsedStep });
+  return rows.length === 1;
+}
+
+/** Spends a recovery code with compare-and-swap on the stored list, so each works once. */
+async function consumeRecoveryCode(env: Bindings, user: UserRow, code: string): Promise<boolean> {
+  const clean = code.trim().toLowerCase();
+  if (!/^[0-9a-f]{16}$/.test(clean)) return false;
+  const hash = await sha256Hex(clean);
+  const db = getDb(env.DB);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const fresh = attempt === 0 ? user : await findUserById(db, user.id);
+    if (!fresh) return false;
+    const list: string[] = JSON.parse(fresh.otpBackupCodeHashes || "[]");
+    if (!list.includes(hash)) return false;
+    const rest = JSON.stringify(list.filter((h) => h !== hash));
+    const res = await db
+      .update(users)
+      .set({ otpBackupCodeHashes: rest })
+      .where(and(eq(users.id, user.id), eq(users.otpBackupCodeHashes, fresh.otpBackupCodeHashes)))
+      .returning({ id: users.id });
+    if (res.length === 1) return true;
+  }
+  return false;
+}
+
+/** The second step of sign-in: a TOTP code or a recovery code. Returns which one matched. */
+export async function verifySecondFactor(
+  env: Bindings,
+  user: UserRow,
+  code: string,
+): Promise<"two_factor" | "recovery_code" | null> {
+  if (!user.otpRequired) return null;
+  const trimmed = code.replace(/\s/g, "");
+  if (/^\d{6}$/.test(trimmed)) {
+    const secret = await secretOf(env, user).catch(() => null);
+    return secret && (await acceptTotp(env, user.id, secret, trimmed)) ? "two_factor" : null;
+  }
+  return (await consumeRecoveryCode(env, user, trimmed)) ? "recovery_code" : null;
+}
+
+export function remainingRecoveryCodes(user: UserRow): number {
+  try {
+    return (JSON.parse(user.otpBackupCodeHashes || "[]") as string[]).length;
+  } catch {
+    return 0;
+  }
+}

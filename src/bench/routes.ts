@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import { getConfig } from "../config";
+import { getDb } from "../db/client";
+import { findUserById } from "../db/users";
+import type { TokenFamily } from "../durable/token-family";
+import type { AppEnv } from "../env";
+
+/**
+ * Floor costs for bench/ (only when BENCH_ROUTES is "true"): an empty route, one Durable Object
+ * read and one Durable Object write (through the same stub path the token family uses), one D1 read.
+ */
+const bench = new Hono<AppEnv>();
+
+bench.use("*", async (c, next) => {
+  if (!getConfig(c.env).benchRoutes) return c.json({ message: "404 Not Found" }, 404);
+  await next();
+});
+
+function stub(c: { env: AppEnv["Bindings"] }, key: string) {
+  const ns = c.env.TOKEN_FAMILY as unknown as DurableObjectNamespace<TokenFamily>;
+  return ns.get(ns.idFromName(`bench:${key}`));
+}
+
+bench.get("/empty", (c) => c.json({ ok: true }));
+// One object per connection key spreads the load like real families do.
+bench.get("/do-read", async (c) => c.json({ n: await stub(c, c.req.query("k") ?? "0").benchRead() }));
+// The floor of anything that needs the user row: one D1 read by primary key.
+bench.get("/d1-read", async (c) => c.json({ id: (await findUserById(getDb(c.env.DB), 1))?.id ?? null }));
+bench.post("/do-write", async (c) => c.json({ n: await stub(c, c.req.query("k") ?? "0").benchWrite() }));
+// Plain HTTP upload of the body into R2 (bench/plugin.mjs measures SendFile against it).
+bench.put("/r2-upload", async (c) => {
+  if (!c.req.raw.body) return c.json({ message: "body required" }, 400);
+  const obj = await c.env.FILES.put(`bench/${crypto.randomUUID()}`, c.req.raw.body);
+  return c.json({ size: obj?.size ?? 0 });
+});
+
+export default bench;

@@ -1,0 +1,51 @@
+import { fromBase64Url, randomBytes, toBase64Url } from "./random";
+
+/**
+ * AES-256-GCM for the few values that must be read back (TOTP secrets), under a key derived
+ * with HKDF from SECRET_KEY_BASE and a purpose label, so each purpose has its own key.
+ * Format: v1.<iv b64url>.<ciphertext+tag b64url>. The purpose is also bound as associated data.
+ */
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function keyFor(secretKeyBase: string, purpose: string): Promise<CryptoKey> {
+  const id = `${purpose}\u0000${secretKeyBase}`;
+  let k = keys.get(id);
+  if (!k) {
+    k = (async () => {
+      const base = await crypto.subtle.importKey("raw", new TextEncoder().encode(secretKeyBase), "HKDF", false, ["deriveKey"]);
+      return crypto.subtle.deriveKey(
+        { name: "HKDF", hash: "SHA-256", salt: new TextEncoder().encode("edge-auth-encrypt-v1"), info: new TextEncoder().encode(purpose) },
+        base,
+        { name: "AES-GCM", length: 256 },
+        false,
+        ["encrypt", "decrypt"],
+      );
+    })();
+    keys.set(id, k);
+  }
+  return k;
+}
+
+export async function encryptString(secretKeyBase: string, purpose: string, plaintext: string): Promise<string> {
+  const iv = randomBytes(12);
+  const key = await keyFor(secretKeyBase, purpose);
+  const ct = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv: new Uint8Array(iv), additionalData: new TextEncoder().encode(purpose) },
+    key,
+    new TextEncoder().encode(plaintext),
+  );
+  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ct))}`;
+}
+
+/** Throws when the value was not made by encryptString under this key and purpose. */
+export async function decryptString(secretKeyBase: string, purpose: string, sealed: string): Promise<string> {
+  const [version, iv, ct] = sealed.split(".");
+  if (version !== "v1" || !iv || !ct) throw new Error("unsupported ciphertext");
+  const key = await keyFor(secretKeyBase, purpose);
+  const pt = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: new Uint8Array(fromBase64Url(iv)), additionalData: new TextEncoder().encode(purpose) },
+    key,
+    new Uint8Array(fromBase64Url(ct)),
+  );
+  return new TextDecoder().decode(pt);
+}

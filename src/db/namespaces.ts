@@ -1,0 +1,225 @@
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./client";
+import { users } from "./schema/accounts";
+import { groups, members, projects } from "./schema/projects";
+import type { GroupRow, ProjectRow } from "./projects";
+
+/** Creation and listing of groups, projects and members (lookups and access levels: ./projects.ts). */
+
+export async function createGroup(
+  db: Db,
+  input: { name: string; path: string; parent: GroupRow | null; visibility: string; description: string; ownerId: number },
+): Promise<GroupRow> {
+  const now = Date.now();
+  const fullPath = input.parent ? `${input.parent.fullPath}/${input.path}` : input.path;
+  const [group] = await db
+    .insert(groups)
+    .values({
+      name: input.name,
+      path: input.path,
+      fullPath,
+      parentId: input.parent?.id ?? null,
+      visibility: input.visibility,
+      description: input.description,
+      createdAt: now,
+    })
+    .returning();
+  await db.insert(members).values({ sourceType: "group", sourceId: group.id, userId: input.ownerId, accessLevel: 50, createdAt: now });
+  return group;
+}
+
+export async function createProject(
+  db: Db,
+  input: {
+    name: string;
+    path: string;
+    namespace: { kind: "group" | "user"; id: number; fullPath: string };
+    visibility: string;
+    description: string;
+    defaultBranch?: string;
+    creatorId: number;
+  },
+): Promise<ProjectRow> {
+  const now = Date.now();
+  const [project] = await db
+    .insert(projects)
+    .values({
+      name: input.name,
+      path: input.path,
+      pathWithNamespace: `${input.namespace.fullPath}/${input.path}`,
+      namespaceKind: input.namespace.kind,
+      namespaceId: input.namespace.id,
+      visibility: input.visibility,
+      description: input.description,
+      defaultBranch: input.defaultBranch ?? "main",
+      creatorId: input.creatorId,
+      createdAt: now,
+      lastActivityAt: now,
+    })
+    .returning();
+  return project;
+}
+
+/** SQL: ids of the groups a user is a member of, and all their descendants. */
+const memberGroupIds = (userId: number) => sql`(
+  WITH RECURSIVE g(id) AS (
+    SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId}
+    UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
+  ) SELECT id FROM g)`;
+
+/** Projects the user may see (GitLab: public, internal, and those of their memberships). */
+export function projectVisibleTo(userId: number, isAdmin: boolean, membershipOnly = false): SQL {
+  const mine = sql`(${projects.namespaceKind} = 'user' AND ${projects.namespaceId} = ${userId})
+    OR ${projects.id} IN (SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId})
+    OR (${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN ${memberGroupIds(userId)})`;
+  if (membershipOnly) return sql`(${mine})`;
+  if (isAdmin) return sql`1 = 1`;
+  return sql`(${projects.visibility} IN ('public', 'internal') OR ${mine})`;
+}
+
+export function groupVisibleTo(userId: number, isAdmin: boolean, membershipOnly = false): SQL {
+  const mine = sql`${groups.id} IN ${memberGroupIds(userId)}`;
+  if (membershipOnly) return mine;
+  if (isAdmin) return sql`1 = 1`;
+  return sql`(${groups.visibility} IN ('public', 'internal') OR ${mine})`;
+}
+
+const PROJECT_ORDER = {
+  id: projects.id,
+  name: projects.name,
+  path: projects.path,
+  created_at: projects.createdAt,
+  last_activity_at: projects.lastActivityAt,
+} as const;
+export type ProjectOrder = keyof typeof PROJECT_ORDER;
+
+export async function listProjects(
+  db: Db,
+  where: SQL,
+  opts: { orderBy: ProjectOrder; sort: "asc" | "desc"; limit: number; offset: number },
+): Promise<{ rows: ProjectRow[]; total: number }> {
+  const col = PROJECT_ORDER[opts.orderBy];
+  const [rows, [{ n }]] = await db.batch([
+    db
+      .select()
+      .from(projects)
+      .where(where)
+      .orderBy(opts.sort === "asc" ? asc(col) : desc(col), opts.sort === "asc" ? asc(projects.id) : desc(projects.id))
+      .limit(opts.limit)
+      .offset(opts.offset),
+    db.select({ n: sql<number>`count(*)` }).from(projects).where(where),
+  ]);
+  return { rows, total: n };
+}
+
+export async function listGroups(
+  db: Db,
+  where: SQL,
+  opts: { orderBy: "name" | "path" | "id"; sort: "asc" | "desc"; limit: number; offset: number },
+): Promise<{ rows: GroupRow[]; total: number }> {
+  const col = opts.orderBy === "id" ? groups.id : opts.orderBy === "path" ? groups.path : groups.name;
+  const [rows, [{ n }]] = await db.batch([
+    db
+      .select()
+      .from(groups)
+      .where(where)
+      .orderBy(opts.sort === "asc" ? asc(col) : desc(col), asc(groups.id))
+      .limit(opts.limit)
+      .offset(opts.offset),
+    db.select({ n: sql<number>`count(*)` }).from(groups).where(where),
+  ]);
+  return { rows, total: n };
+}
+
+export interface MemberView {
+  userId: number;
+  username: string;
+  name: string;
+  state: string;
+  accessLevel: number;
+  expiresAt: string | null;
+  createdAt: number;
+}
+
+const memberColumns = {
+  userId: users.id,
+  username: users.username,
+  name: users.name,
+  state: users.state,
+  accessLevel: members.accessLevel,
+  expiresAt: members.expiresAt,
+  createdAt: members.createdAt,
+};
+
+export async function listMembers(
+  db: Db,
+  sourceType: "group" | "project",
+  sourceId: number,
+  page: { limit: number; offset: number },
+): Promise<{ rows: MemberView[]; total: number }> {
+  const where = and(eq(members.sourceType, sourceType), eq(members.sourceId, sourceId));
+  const [rows, [{ n }]] = await db.batch([
+    db.select(memberColumns).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.id)).limit(page.limit).offset(page.offset),
+    db.select({ n: sql<number>`count(*)` }).from(members).where(where),
+  ]);
+  return { rows, total: n };
+}
+
+export async function findMember(db: Db, sourceType: "group" | "project", sourceId: number, userId: number): Promise<MemberView | null> {
+  const [row] = await db
+    .select(memberColumns)
+    .from(members)
+    .innerJoin(users, eq(users.id, members.userId))
+    .where(and(eq(members.sourceType, sourceType), eq(members.sourceId, sourceId), eq(members.userId, userId)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Adds a member; false when the user already is one (unique index). */
+export async function addMember(
+  db: Db,
+  sourceType: "group" | "project",
+  sourceId: number,
+  userId: number,
+  accessLevel: number,
+  expiresAt: string | null,
+): Promise<boolean> {
+  const res = await db
+    .insert(members)
+    .values({ sourceType, sourceId, userId, accessLevel, expiresAt, createdAt: Date.now() })
+    .onConflictDoNothing()
+    .returning({ id: members.id });
+  return res.length > 0;
+}
+
+export async function updateMember(
+  db: Db,
+  sourceType: "group" | "project",
+  sourceId: number,
+  userId: number,
+  patch: { accessLevel?: number; expiresAt?: string | null },
+): Promise<boolean> {
+  const res = await db
+    .update(members)
+    .set(patch)
+    .where(and(eq(members.sourceType, sourceType), eq(members.sourceId, sourceId), eq(members.userId, userId)))
+    .returning({ id: members.id });
+  return res.length > 0;
+}
+
+export async function removeMember(db: Db, sourceType: "group" | "project", sourceId: number, userId: number): Promise<boolean> {
+  const res = await db
+    .delete(members)
+    .where(and(eq(members.sourceType, sourceType), eq(members.sourceId, sourceId), eq(members.userId, userId)))
+    .returning({ id: members.id });
+  return res.length > 0;
+}
+
+/** Number of owners of a source (the last owner of a group may not leave). */
+export async function ownerCount(db: Db, sourceType: "group" | "project", sourceId: number): Promise<number> {
+  const [{ n }] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(members)
+    .where(and(eq(members.sourceType, sourceType), eq(members.sourceId, sourceId), eq(members.accessLevel, 50)));
+  return n;
+}

@@ -1,0 +1,129 @@
+import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./client";
+import { ciPipelines, packageFiles, packagePipelines, packages } from "./schema/packages";
+
+export type PackageRow = typeof packages.$inferSelect;
+export type PackageFileRow = typeof packageFiles.$inferSelect;
+export type PipelineRow = typeof ciPipelines.$inferSelect;
+
+/** The package of (project, name, version, type), created when absent (uploads add files to it). */
+export async function findOrCreatePackage(db: Db, projectId: number, name: string, version: string, packageType: string, status: string): Promise<PackageRow> {
+  const [created] = await db
+    .insert(packages)
+    .values({ projectId, name, version, packageType, status, createdAt: Date.now() })
+    .onConflictDoNothing()
+    .returning();
+  if (created) return created;
+  const [row] = await db
+    .select()
+    .from(packages)
+    .where(and(eq(packages.projectId, projectId), eq(packages.name, name), eq(packages.version, version), eq(packages.packageType, packageType)))
+    .limit(1);
+  return row;
+}
+
+export async function addPackageFile(
+  db: Db,
+  input: { packageId: number; fileName: string; size: number; fileSha256: string; r2Key: string; pipelineId: number | null },
+): Promise<PackageFileRow> {
+  const [row] = await db.insert(packageFiles).values({ ...input, createdAt: Date.now() }).returning();
+  if (input.pipelineId !== null) await db.insert(packagePipelines).values({ packageId: input.packageId, pipelineId: input.pipelineId }).onConflictDoNothing();
+  return row;
+}
+
+export async function findPackage(db: Db, projectId: number, id: number): Promise<PackageRow | null> {
+  const [row] = await db.select().from(packages).where(and(eq(packages.projectId, projectId), eq(packages.id, id))).limit(1);
+  return row ?? null;
+}
+
+/** The newest file of that name in the package (GitLab serves the latest upload). */
+export async function findPackageFile(db: Db, projectId: number, name: string, version: string, fileName: string) {
+  const [row] = await db
+    .select({ file: packageFiles, pkg: packages })
+    .from(packageFiles)
+    .innerJoin(packages, eq(packages.id, packageFiles.packageId))
+    .where(
+      and(
+        eq(packages.projectId, projectId),
+        eq(packages.packageType, "generic"),
+        eq(packages.name, name),
+        eq(packages.version, version),
+        eq(packageFiles.fileName, fileName),
+      ),
+    )
+    .orderBy(desc(packageFiles.id))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function packageFilesOf(db: Db, packageId: number): Promise<PackageFileRow[]> {
+  return db.select().from(packageFiles).where(eq(packageFiles.packageId, packageId)).orderBy(asc(packageFiles.id));
+}
+
+const ORDER = { created_at: packages.createdAt, name: packages.name, version: packages.version, type: packages.packageType } as const;
+export type PackageOrder = keyof typeof ORDER;
+
+export async function listPackages(
+  db: Db,
+  projectId: number,
+  o: { where: SQL[]; orderBy: PackageOrder; sort: "asc" | "desc"; limit: number; offset: number },
+): Promise<{ rows: PackageRow[]; total: number }> {
+  const cond = and(eq(packages.projectId, projectId), ...o.where);
+  const dir = o.sort === "asc" ? asc : desc;
+  const [rows, [{ n }]] = await db.batch([
+    db.select().from(packages).where(cond).orderBy(dir(ORDER[o.orderBy]), dir(packages.id)).limit(o.limit).offset(o.offset),
+    db.select({ n: sql<number>`count(*)` }).from(packages).where(cond),
+  ]);
+  return { rows, total: n };
+}
+
+/** Pipelines of many packages at once (list items), newest first. */
+export async function pipelinesOfPackages(db: Db, packageIds: number[]): Promise<Map<number, PipelineRow[]>> {
+  const out = new Map<number, PipelineRow[]>();
+  if (!packageIds.length) return out;
+  const rows = await db
+    .select({ packageId: packagePipelines.packageId, pipeline: ciPipelines })
+    .from(packagePipelines)
+    .innerJoin(ciPipelines, eq(ciPipelines.id, packagePipelines.pipelineId))
+    .where(inArray(packagePipelines.packageId, packageIds))
+    .orderBy(desc(ciPipelines.id));
+  for (const r of rows) out.set(r.packageId, [...(out.get(r.packageId) ?? []), r.pipeline]);
+  return out;
+}
+
+/** One keyset page of a package's pipelines by ascending id. */
+export async function packagePipelinesPage(db: Db, packageId: number, idAfter: number, limit: number) {
+  const rows = await db
+    .select({ pipeline: ciPipelines })
+    .from(packagePipelines)
+    .innerJoin(ciPipelines, eq(ciPipelines.id, packagePipelines.pipelineId))
+    .where(and(eq(packagePipelines.packageId, packageId), gt(ciPipelines.id, idAfter)))
+    .orderBy(asc(ciPipelines.id))
+    .limit(limit + 1);
+  return { rows: rows.slice(0, limit).map((r) => r.pipeline), hasNext: rows.length > limit };
+}
+
+export async function deletePackage(db: Db, id: number): Promise<string[]> {
+  const files = await db.select({ key: packageFiles.r2Key }).from(packageFiles).where(eq(packageFiles.packageId, id));
+  await db.batch([
+    db.delete(packagePipelines).where(eq(packagePipelines.packageId, id)),
+    db.delete(packageFiles).where(eq(packageFiles.packageId, id)),
+    db.delete(packages).where(eq(packages.id, id)),
+  ]);
+  return files.map((f) => f.key);
+}
+
+export async function findPipeline(db: Db, projectId: number, id: number): Promise<PipelineRow | null> {
+  const [row] = await db.select().from(ciPipelines).where(and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.id, id))).limit(1);
+  return row ?? null;
+}
+
+export async function createPipeline(db: Db, input: { projectId: number; sha: string; ref: string; status?: string; userId?: number | null }): Promise<PipelineRow> {
+  const now = Date.now();
+  const [{ n }] = await db.select({ n: sql<number>`coalesce(max(${ciPipelines.iid}), 0)` }).from(ciPipelines).where(eq(ciPipelines.projectId, input.projectId));
+  const [row] = await db
+    .insert(ciPipelines)
+    .values({ projectId: input.projectId, iid: n + 1, sha: input.sha, ref: input.ref, status: input.status ?? "success", userId: input.userId ?? null, createdAt: now, updatedAt: now })
+    .returning();
+  return row;
+}

@@ -1,0 +1,65 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { registryRepositories, registryTags } from "./schema/registry";
+
+export type RegistryRepositoryRow = typeof registryRepositories.$inferSelect;
+export type RegistryTagRow = typeof registryTags.$inferSelect;
+
+export async function createRepository(db: Db, projectId: number, projectPath: string, name: string): Promise<RegistryRepositoryRow> {
+  const [row] = await db
+    .insert(registryRepositories)
+    .values({ projectId, name, path: name ? `${projectPath}/${name}` : projectPath, createdAt: Date.now() })
+    .returning();
+  return row;
+}
+
+export async function addTag(db: Db, repositoryId: number, t: { name: string; digest: string; revision: string; totalSize: number }): Promise<RegistryTagRow> {
+  const [row] = await db.insert(registryTags).values({ repositoryId, ...t, createdAt: Date.now() }).returning();
+  return row;
+}
+
+export async function findRepository(db: Db, id: number): Promise<RegistryRepositoryRow | null> {
+  const [row] = await db.select().from(registryRepositories).where(eq(registryRepositories.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function listRepositories(db: Db, projectIds: number[], page: { limit: number; offset: number }) {
+  const cond = inArray(registryRepositories.projectId, projectIds.length ? projectIds : [0]);
+  const [rows, [{ n }]] = await db.batch([
+    db.select().from(registryRepositories).where(cond).orderBy(asc(registryRepositories.id)).limit(page.limit).offset(page.offset),
+    db.select({ n: sql<number>`count(*)` }).from(registryRepositories).where(cond),
+  ]);
+  return { rows, total: n };
+}
+
+/** Tags of many repositories at once, by name. */
+export async function tagsOf(db: Db, repositoryIds: number[]): Promise<Map<number, RegistryTagRow[]>> {
+  const out = new Map<number, RegistryTagRow[]>();
+  if (!repositoryIds.length) return out;
+  const rows = await db.select().from(registryTags).where(inArray(registryTags.repositoryId, repositoryIds)).orderBy(asc(registryTags.name));
+  for (const r of rows) out.set(r.repositoryId, [...(out.get(r.repositoryId) ?? []), r]);
+  return out;
+}
+
+export async function listTags(db: Db, repositoryId: number, page: { limit: number; offset: number }) {
+  const cond = eq(registryTags.repositoryId, repositoryId);
+  const [rows, [{ n }]] = await db.batch([
+    db.select().from(registryTags).where(cond).orderBy(asc(registryTags.name)).limit(page.limit).offset(page.offset),
+    db.select({ n: sql<number>`count(*)` }).from(registryTags).where(cond),
+  ]);
+  return { rows, total: n };
+}
+
+export async function findTag(db: Db, repositoryId: number, name: string): Promise<RegistryTagRow | null> {
+  const [row] = await db.select().from(registryTags).where(and(eq(registryTags.repositoryId, repositoryId), eq(registryTags.name, name))).limit(1);
+  return row ?? null;
+}
+
+export async function deleteTag(db: Db, repositoryId: number, name: string): Promise<boolean> {
+  const res = await db.delete(registryTags).where(and(eq(registryTags.repositoryId, repositoryId), eq(registryTags.name, name))).returning();
+  return res.length > 0;
+}
+
+export async function deleteRepository(db: Db, id: number): Promise<void> {
+  await db.batch([db.delete(registryTags).where(eq(registryTags.repositoryId, id)), db.delete(registryRepositories).where(eq(registryRepositories.id, id))]);
+}

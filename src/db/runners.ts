@@ -1,0 +1,167 @@
+import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { sha256Hex } from "../crypto/hash";
+import { randomToken } from "../crypto/random";
+import type { Db } from "./client";
+import { runnerProjects, runnerRegistrationTokens, runners } from "./schema/runners";
+import { projects } from "./schema/projects";
+
+export type RunnerRow = typeof runners.$inferSelect;
+export const RUNNER_TOKEN_PREFIX = "glrt-";
+export const REGISTRATION_TOKEN_PREFIX = "GR1348941";
+
+export interface NewRunner {
+  runnerType: "instance_type" | "group_type" | "project_type";
+  groupId?: number | null;
+  projectId?: number | null;
+  description?: string;
+  paused?: boolean;
+  locked?: boolean;
+  runUntagged?: boolean;
+  tagList?: string[];
+  accessLevel?: string;
+  maximumTimeout?: number | null;
+  maintenanceNote?: string | null;
+  creatorId?: number | null;
+  createdAt?: number;
+  contactedAt?: number | null;
+}
+
+export const normaliseTags = (tags: string[] | undefined) =>
+  [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))].sort().join(",");
+
+/** Creates a runner; returns its authentication token once (only its SHA-256 is stored). */
+export async function createRunner(db: Db, input: NewRunner): Promise<{ runner: RunnerRow; token: string }> {
+  const token = randomToken(RUNNER_TOKEN_PREFIX);
+  const now = input.createdAt ?? Date.now();
+  const [runner] = await db
+    .insert(runners)
+    .values({
+      runnerType: input.runnerType,
+      groupId: input.groupId ?? null,
+      description: input.description ?? "",
+      tokenHash: await sha256Hex(token),
+      paused: input.paused ?? false,
+      locked: input.locked ?? false,
+      runUntagged: input.runUntagged ?? true,
+      tagList: normaliseTags(input.tagList),
+      accessLevel: input.accessLevel ?? "not_protected",
+      maximumTimeout: input.maximumTimeout ?? null,
+      maintenanceNote: input.maintenanceNote ?? null,
+      creatorId: input.creatorId ?? null,
+      contactedAt: input.contactedAt ?? null,
+      createdAt: now,
+    })
+    .returning();
+  if (input.projectId) await db.insert(runnerProjects).values({ runnerId: runner.id, projectId: input.projectId, createdAt: now });
+  return { runner, token };
+}
+
+export async function findRunner(db: Db, id: number): Promise<RunnerRow | null> {
+  const [row] = await db.select().from(runners).where(eq(runners.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function findRunnerByToken(db: Db, token: string): Promise<RunnerRow | null> {
+  const [row] = await db.select().from(runners).where(eq(runners.tokenHash, await sha256Hex(token))).limit(1);
+  return row ?? null;
+}
+
+/** Records a runner's contact (POST /runners/verify; job requests would do the same). */
+export async function recordContact(db: Db, id: number, at: number, ipAddress: string | null): Promise<void> {
+  await db.update(runners).set({ contactedAt: at, ipAddress }).where(eq(runners.id, id));
+}
+
+export async function updateRunner(db: Db, id: number, patch: Partial<RunnerRow>): Promise<RunnerRow> {
+  const [row] = await db.update(runners).set(patch).where(eq(runners.id, id)).returning();
+  return row;
+}
+
+export async function deleteRunner(db: Db, id: number): Promise<void> {
+  await db.batch([db.delete(runnerProjects).where(eq(runnerProjects.runnerId, id)), db.delete(runners).where(eq(runners.id, id))]);
+}
+
+export async function runnerProjectIds(db: Db, runnerId: number): Promise<number[]> {
+  const rows = await db.select({ id: runnerProjects.projectId }).from(runnerProjects).where(eq(runnerProjects.runnerId, runnerId)).orderBy(asc(runnerProjects.createdAt));
+  return rows.map((r) => r.id);
+}
+
+export async function runnerProjectsOf(db: Db, runnerId: number) {
+  return db
+    .select({ id: projects.id, name: projects.name, path: projects.path, pathWithNamespace: projects.pathWithNamespace })
+    .from(runnerProjects)
+    .innerJoin(projects, eq(projects.id, runnerProjects.projectId))
+    .where(eq(runnerProjects.runnerId, runnerId))
+    .orderBy(asc(runnerProjects.createdAt));
+}
+
+/** Enables a runner on a project; false when it already was. */
+export async function enableRunner(db: Db, runnerId: number, projectId: number): Promise<boolean> {
+  const res = await db.insert(runnerProjects).values({ runnerId, projectId, createdAt: Date.now() }).onConflictDoNothing().returning();
+  return res.length > 0;
+}
+
+export async function disableRunner(db: Db, runnerId: number, projectId: number): Promise<boolean> {
+  const res = await db
+    .delete(runnerProjects)
+    .where(and(eq(runnerProjects.runnerId, runnerId), eq(runnerProjects.projectId, projectId)))
+    .returning();
+  return res.length > 0;
+}
+
+export interface RunnerListOptions {
+  where: SQL | undefined;
+  orderBy: "id" | "created_at" | "contacted_at";
+  sort: "asc" | "desc";
+  limit: number;
+  offset: number;
+}
+
+const ORDER = { id: runners.id, created_at: runners.createdAt, contacted_at: runners.contactedAt } as const;
+
+/** One page and the total, in a single D1 round trip of two statements. */
+export async function listRunners(db: Db, o: RunnerListOptions): Promise<{ rows: RunnerRow[]; total: number }> {
+  const dir = o.sort === "asc" ? asc : desc;
+  const [rows, [{ n }]] = await db.batch([
+    db.select().from(runners).where(o.where).orderBy(dir(ORDER[o.orderBy]), dir(runners.id)).limit(o.limit).offset(o.offset),
+    db.select({ n: sql<number>`count(*)` }).from(runners).where(o.where),
+  ]);
+  return { rows, total: n };
+}
+
+/** Keyset page by ascending id: one statement, one extra row to know whether a next page exists. */
+export async function listRunnersKeyset(db: Db, where: SQL | undefined, idAfter: number, limit: number) {
+  const rows = await db
+    .select()
+    .from(runners)
+    .where(and(where, gt(runners.id, idAfter)))
+    .orderBy(asc(runners.id))
+    .limit(limit + 1);
+  return { rows: rows.slice(0, limit), hasNext: rows.length > limit };
+}
+
+export const runnerIdsOnProjects = (projectIds: number[]) =>
+  inArray(runners.id, sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${projectIds.length ? projectIds : [0]})`);
+
+// Legacy registration tokens (POST /runners).
+
+export type RegistrationScope = { scopeType: "instance" | "group" | "project"; scopeId: number };
+
+/** Replaces the scope's registration token and returns the new one (shown once). */
+export async function resetRegistrationToken(db: Db, scope: RegistrationScope): Promise<string> {
+  const token = randomToken(REGISTRATION_TOKEN_PREFIX);
+  const tokenHash = await sha256Hex(token);
+  await db
+    .insert(runnerRegistrationTokens)
+    .values({ ...scope, tokenHash, createdAt: Date.now() })
+    .onConflictDoUpdate({ target: [runnerRegistrationTokens.scopeType, runnerRegistrationTokens.scopeId], set: { tokenHash, createdAt: Date.now() } });
+  return token;
+}
+
+export async function findRegistrationScope(db: Db, token: string): Promise<RegistrationScope | null> {
+  const [row] = await db
+    .select({ scopeType: runnerRegistrationTokens.scopeType, scopeId: runnerRegistrationTokens.scopeId })
+    .from(runnerRegistrationTokens)
+    .where(eq(runnerRegistrationTokens.tokenHash, await sha256Hex(token)))
+    .limit(1);
+  return row ? (row as RegistrationScope) : null;
+}

@@ -1,0 +1,61 @@
+import type { Principal } from "../auth/principal";
+import { canPushCode, canReadCode, type Visibility } from "../domain/access";
+import { hasAnyScope } from "../domain/scopes";
+
+/** What a git request does: upload-pack serves a fetch or clone, receive-pack a push. */
+export type GitOperation = "fetch" | "push";
+
+/** Scopes that let a token use Git over HTTPS (spec, scope table; GitLab: write implies read). */
+export const FETCH_SCOPES = ["api", "read_repository", "write_repository"] as const;
+export const PUSH_SCOPES = ["api", "write_repository"] as const;
+
+/** The user name an OAuth token must be sent with (spec, Git over HTTPS). */
+export const OAUTH_GIT_USERNAME = "oauth2";
+
+/**
+ * unauthorized: 401 with a Basic challenge (git asks for credentials); forbidden: 403;
+ * not_found: 404, also for projects the caller may not see, so their existence is not revealed.
+ */
+export type GitDenial = "unauthorized" | "forbidden" | "not_found";
+
+export class GitAccessError extends Error {
+  constructor(readonly denial: GitDenial) {
+    super(`git access ${denial}`);
+    this.name = "GitAccessError";
+  }
+}
+
+export interface ProjectFacts {
+  visibility: Visibility;
+  /** The caller's effective access level (0 when anonymous or not a member). */
+  accessLevel: number;
+}
+
+/**
+ * The token must have been sent under a user name that its kind allows: OAuth tokens only as
+ * `oauth2`; personal access tokens under any user name (GitLab).
+ */
+export function checkGitLogin(principal: Principal, username: string): void {
+  if (principal.kind === "oauth" && username !== OAUTH_GIT_USERNAME) throw new GitAccessError("unauthorized");
+  // A token without any repository scope is not a git credential at all (GitLab answers 401).
+  if (!hasAnyScope(principal.scopes, FETCH_SCOPES)) throw new GitAccessError("unauthorized");
+}
+
+/**
+ * The ordered access decision once the credentials (if any) are valid. `project` is null when no
+ * project has that path. Anonymous callers get 401 for anything they cannot fetch, so that git asks
+ * for credentials and an anonymous probe learns nothing about private projects.
+ */
+export function decideGitAccess(op: GitOperation, principal: Principal | null, project: ProjectFacts | null): void {
+  if (!principal) {
+    if (op === "fetch" && project && canReadCode(project.visibility, 0, false, false)) return;
+    throw new GitAccessError("unauthorized");
+  }
+  const isAdmin = principal.user.isAdmin;
+  if (!project || !canReadCode(project.visibility, project.accessLevel, true, isAdmin)) {
+    throw new GitAccessError("not_found");
+  }
+  if (op === "fetch") return;
+  if (!hasAnyScope(principal.scopes, PUSH_SCOPES)) throw new GitAccessError("forbidden");
+  if (!canPushCode(project.accessLevel, isAdmin)) throw new GitAccessError("forbidden");
+}

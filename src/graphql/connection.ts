@@ -1,0 +1,95 @@
+import { GraphQLError } from "graphql";
+
+/**
+ * Relay connections (GitLab: first/after/last/before, at most 100 nodes a page). Cursors are opaque
+ * base64 offsets into the ordered result; `count` is the total.
+ */
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export const MAX_PAGE_SIZE = 100;
+
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+function decodeCursor(cursor: string, name: string): number {
+  let n = Number.NaN;
+  try {
+    const m = /^offset:(\d+)$/.exec(atob(cursor));
+    if (m) n = Number(m[1]);
+  } catch {
+    // fall through to the error below
+  }
+  if (!Number.isSafeInteger(n)) throw new GraphQLError(`Argument '${name}' is not a valid cursor`);
+  return n;
+}
+
+const encodeCursor = (offset: number) => btoa(`offset:${offset}`);
+
+/** The slice [start, end) of a result of `total` rows that the arguments select. */
+export function pageWindow(args: ConnectionArgs, total: number): Window {
+  for (const name of ["first", "last"] as const) {
+    const v = args[name];
+    if (v != null && v < 0) throw new GraphQLError(`Argument '${name}' must be a non-negative integer`);
+  }
+  let start = args.after ? decodeCursor(args.after, "after") + 1 : 0;
+  let end = args.before ? Math.min(decodeCursor(args.before, "before"), total) : total;
+  if (start > end) start = end;
+  if (args.first != null) end = Math.min(end, start + Math.min(args.first, MAX_PAGE_SIZE));
+  if (args.last != null) start = Math.max(start, end - Math.min(args.last, MAX_PAGE_SIZE));
+  if (args.first == null && args.last == null) end = Math.min(end, start + MAX_PAGE_SIZE);
+  return { offset: start, limit: Math.max(0, end - start) };
+}
+
+export interface Connection<T> {
+  count: number;
+  nodes: T[];
+  edges: { cursor: string; node: T }[];
+  pageInfo: { startCursor: string | null; endCursor: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
+}
+
+export function toConnection<T>(rows: T[], window: Window, total: number): Connection<T> {
+  const edges = rows.map((node, i) => ({ cursor: encodeCursor(window.offset + i), node }));
+  return {
+    count: total,
+    nodes: rows,
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: window.offset > 0,
+      hasNextPage: window.offset + rows.length < total,
+    },
+  };
+}
+
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+/**
+ * Fetches one page and the total (a data function runs both in one D1 batch). Only last/before
+ * need the total before the page can be chosen, and so cost a second round trip.
+ */
+export async function paginate<T>(args: ConnectionArgs, fetch: (w: Window) => Promise<Page<T>>): Promise<Connection<T>> {
+  if (args.last == null && !args.before) {
+    const w = pageWindow(args, Number.MAX_SAFE_INTEGER);
+    const { rows, total } = await fetch(w);
+    return toConnection(rows, w, total);
+  }
+  const { total } = await fetch({ offset: 0, limit: 0 });
+  const w = pageWindow(args, total);
+  const rows = w.limit > 0 ? (await fetch(w)).rows : [];
+  return toConnection(rows, w, total);
+}
+
+export function emptyConnection<T>(): Connection<T> {
+  return toConnection<T>([], { offset: 0, limit: 0 }, 0);
+}

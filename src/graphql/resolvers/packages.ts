@@ -1,0 +1,120 @@
+import type { GroupRow, ProjectRow } from "../../db/projects";
+import { projects } from "../../db/schema/projects";
+import { inArray, type SQL } from "drizzle-orm";
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+import { paginate, type ConnectionArgs } from "../connection";
+import { canSeeProjectCode, loadProject, visibleProject, type GqlContext } from "../context";
+import { listPackages as listProjectPackages } from "../../db/packages";
+import {
+  findPackage,
+  packageConditions,
+  groupTreeProjectIds,
+  listOtherVersions,
+  listPackageFiles,
+  listPackagePipelines,
+  listPackages,
+  type PackageFileRow,
+  type PackageRow,
+  type PackageSort,
+} from "../data/packages";
+import { parseGid, toGid } from "../schema/global-id";
+
+/**
+ * Package, PackageBase and PackageDetailsType (schedule: Package.pipelines and Package.versions
+ * removed in 15.0; PackageDetailsType.versions without pipelines from 15.0). The schema decides
+ * which of these fields exist; resolvers only note deprecated use.
+ */
+interface PackageArgs extends ConnectionArgs {
+  packageName?: string | null;
+  packageType?: string | null;
+  sort?: PackageSort | null;
+}
+
+const baseFields = {
+  id: (p: PackageRow) => p.id,
+  packageType: (p: PackageRow) => p.packageType.toUpperCase(),
+  status: (p: PackageRow) => p.status.toUpperCase(),
+  updatedAt: (p: PackageRow) => p.createdAt,
+  project: (p: PackageRow, _: unknown, ctx: GqlContext) => loadProject(ctx, p.projectId),
+};
+
+/** Whether the field's selection (fragments included) asks for a field of that name at any depth. */
+function selectsField(info: GraphQLResolveInfo, name: string): boolean {
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined): boolean =>
+    !!set?.selections.some((s) => {
+      if (s.kind === Kind.FIELD) return s.name.value === name || walk(s.selectionSet);
+      if (s.kind === Kind.INLINE_FRAGMENT) return walk(s.selectionSet);
+      if (seen.has(s.name.value)) return false;
+      seen.add(s.name.value);
+      return walk(info.fragments[s.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((n) => walk(n.selectionSet));
+}
+
+const pipelinesOf = (p: PackageRow, args: ConnectionArgs, ctx: GqlContext) => paginate(args, (w) => listPackagePipelines(ctx.db, p.id, w));
+
+function list(ctx: GqlContext, projectIds: number[] | SQL, args: PackageArgs) {
+  return paginate(args, (w) =>
+    listPackages(ctx.db, { projectIds, packageName: args.packageName ?? undefined, packageType: args.packageType?.toLowerCase() }, args.sort ?? "CREATED_DESC", w),
+  );
+}
+
+export const packageResolvers = {
+  Query: {
+    package: async (_: unknown, { id }: { id: string }, ctx: GqlContext) => {
+      const pkg = await findPackage(ctx.db, parseGid(id, "Packages::Package", "PackagesPackageID"));
+      if (!pkg) return null;
+      return (await visibleProject(ctx, pkg.projectId, true)) ? pkg : null;
+    },
+  },
+  Project: {
+    packages: async (project: ProjectRow, args: PackageArgs, ctx: GqlContext) => {
+      if (!(await canSeeProjectCode(ctx, project))) return null;
+      const f = packageConditions({ packageName: args.packageName ?? undefined, packageType: args.packageType?.toLowerCase() });
+      const [col, dir] = (args.sort ?? "CREATED_DESC").split("_");
+      const orderBy = ({ CREATED: "created_at", NAME: "name", VERSION: "version", TYPE: "type" } as const)[col as "CREATED"];
+      return paginate(args, (w) =>
+        listProjectPackages(ctx.db, project.id, { where: f, orderBy, sort: dir === "ASC" ? "asc" : "desc", limit: w.limit, offset: w.offset }),
+      );
+    },
+  },
+  Group: {
+    // Packages of the group's projects (subgroups included) that the caller may read.
+    packages: async (group: GroupRow, args: PackageArgs, ctx: GqlContext) => {
+      const rows = await ctx.db.select().from(projects).where(inArray(projects.id, groupTreeProjectIds(group.id)));
+      const visible: number[] = [];
+      for (const p of rows) {
+        ctx.memo.set(`project:${p.id}`, Promise.resolve(p));
+        if (await canSeeProjectCode(ctx, p)) visible.push(p.id);
+      }
+      return list(ctx, visible, args);
+    },
+  },
+  Package: {
+    ...baseFields,
+    pipelines: (p: PackageRow, args: ConnectionArgs, ctx: GqlContext) => {
+      ctx.deprecations.add("graphql-package-pipelines");
+      return pipelinesOf(p, args, ctx);
+    },
+    versions: (p: PackageRow, args: ConnectionArgs, ctx: GqlContext) => {
+      ctx.deprecations.add("graphql-package-versions");
+      return paginate(args, (w) => listOtherVersions(ctx.db, p, w));
+    },
+  },
+  PackageBase: baseFields,
+  PackageDetailsType: {
+    ...baseFields,
+    versions: (p: PackageRow, args: ConnectionArgs, ctx: GqlContext, info: GraphQLResolveInfo) => {
+      // The field stays; what is deprecated (and gone in 15.0) is asking its nodes for pipelines.
+      if (selectsField(info, "pipelines")) ctx.deprecations.add("graphql-package-details-versions-pipelines");
+      return paginate(args, (w) => listOtherVersions(ctx.db, p, w));
+    },
+    pipelines: pipelinesOf,
+    packageFiles: (p: PackageRow, args: ConnectionArgs, ctx: GqlContext) => paginate(args, (w) => listPackageFiles(ctx.db, p.id, w)),
+  },
+  PackageFile: {
+    id: (f: PackageFileRow) => toGid("Packages::PackageFile", f.id),
+    size: (f: PackageFileRow) => String(f.size),
+  },
+};

@@ -1,0 +1,78 @@
+import { and, eq } from "drizzle-orm";
+import { recordAudit } from "../db/audit";
+import { getDb } from "../db/client";
+import { applications } from "../db/schema/applications";
+import { oauthTokenFamilies } from "../db/schema/oauth";
+import type { Bindings } from "../env";
+import { familyStub, liveFamilies, markFamilies, type FamilyRow } from "./family";
+
+/**
+ * What the account pages and the admin API need from the OAuth engine: the applications a user
+ * has authorized, and revocation of a user's or an application's grants at once.
+ */
+export interface AuthorizedApplication {
+  application: { id: number; uid: string; name: string };
+  scopes: string[];
+  /** Milliseconds since the epoch of the oldest live grant. */
+  createdAt: number;
+}
+
+/** Applications with at least one live (exchanged, not revoked) grant of the user; scopes merged. */
+export async function listAuthorizedApplications(env: Bindings, userId: number): Promise<AuthorizedApplication[]> {
+  const db = getDb(env.DB);
+  const rows = await db
+    .select({ family: oauthTokenFamilies, app: { id: applications.id, uid: applications.uid, name: applications.name } })
+    .from(oauthTokenFamilies)
+    .innerJoin(applications, eq(applications.id, oauthTokenFamilies.applicationId))
+    .where(and(eq(oauthTokenFamilies.userId, userId), eq(oauthTokenFamilies.status, "active")));
+  const byApp = new Map<number, AuthorizedApplication>();
+  for (const { family, app } of rows) {
+    const entry = byApp.get(app.id) ?? { application: app, scopes: [], createdAt: family.createdAt };
+    for (const s of family.scopes.split(" ").filter(Boolean)) if (!entry.scopes.includes(s)) entry.scopes.push(s);
+    entry.createdAt = Math.min(entry.createdAt, family.createdAt);
+    byApp.set(app.id, entry);
+  }
+  return [...byApp.values()].sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** Revokes the families in their Durable Objects first (that is what takes effect), then in D1. */
+export async function revokeFamilies(env: Bindings, families: FamilyRow[], actorId: number | null, reason: string): Promise<number> {
+  if (families.length === 0) return 0;
+  const now = Date.now();
+  await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now)));
+  const db = getDb(env.DB);
+  await markFamilies(db, families.map((f) => f.id), "revoked", now);
+  await Promise.all(
+    families.map((f) =>
+      recordAudit(db, {
+        action: "token_revoked",
+        authorId: actorId,
+        entityType: "oauth_token_family",
+        entityId: f.id,
+        details: { reason, application_id: f.applicationId, user_id: f.userId },
+      }),
+    ),
+  );
+  return families.length;
+}
+
+/** "Revoke" on the authorized-applications page: every grant of that user for that application. */
+export async function revokeUserAuthorizationsForApplication(env: Bindings, userId: number, applicationId: number): Promise<number> {
+  const families = await liveFamilies(getDb(env.DB), { userId, applicationId });
+  return revokeFamilies(env, families, userId, "user_revoked_application");
+}
+
+/** On application delete (call before deleting the row): every grant of the application dies. */
+export async function revokeAllForApplication(env: Bindings, applicationId: number): Promise<void> {
+  const families = await liveFamilies(getDb(env.DB), { applicationId });
+  await revokeFamilies(env, families, null, "application_deleted");
+}
+
+/**
+ * Call after changing a user row (block, unblock, admin flag, profile, two-factor, password): every
+ * live family of the user drops its user snapshot, so the next API request reads the new row.
+ */
+export async function userChanged(env: Bindings, userId: number): Promise<void> {
+  const families = await liveFamilies(getDb(env.DB), { userId });
+  await Promise.all(families.map((f) => familyStub(env, f.id).dropUser()));
+}

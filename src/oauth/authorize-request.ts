@@ -1,0 +1,93 @@
+import type { ApplicationRow } from "../db/applications";
+import { isValidS256Challenge } from "../domain/pkce";
+import { matchesRegistered, registeredUris } from "../domain/redirect-uri";
+import { isScope, parseScopes } from "../domain/scopes";
+import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
+
+/**
+ * The pure validator of an authorization request (GET /oauth/authorize and the consent POST,
+ * which re-validates everything it echoes). The order is the security model (DESIGN, convention
+ * 5): until client and redirect_uri are known good, errors are shown, never redirected.
+ */
+export interface AuthorizeRequest {
+  app: ApplicationRow;
+  redirectUri: string;
+  responseType: "code" | "token";
+  scopes: string[];
+  state: string | null;
+  codeChallenge: string | null;
+}
+
+export type AuthorizeCheck =
+  | { kind: "show_error"; error: "invalid_client" | "invalid_redirect_uri"; description: string }
+  | { kind: "redirect_error"; redirectUri: string; fragment: boolean; error: OAuthErrorCode; description: string; state: string | null }
+  | { kind: "ok"; request: AuthorizeRequest };
+
+export type Query = (name: string) => string | undefined;
+
+export function checkAuthorizeRequest(
+  q: Query,
+  app: ApplicationRow | null,
+  opts: { allowInsecureRedirects: boolean; implicitRemoved: boolean },
+): AuthorizeCheck {
+  if (!q("client_id") || !app) return { kind: "show_error", error: "invalid_client", description: DESCRIPTIONS.invalid_client };
+  const redirectUri = q("redirect_uri");
+  if (!redirectUri || !matchesRegistered(redirectUri, registeredUris(app.redirectUri), opts.allowInsecureRedirects)) {
+    return {
+      kind: "show_error",
+      error: "invalid_redirect_uri",
+      description: "The requested redirect uri is malformed or doesn't match client redirect URI.",
+    };
+  }
+  const state = q("state") ?? null;
+  const rawType = q("response_type");
+  // Errors of an implicit request travel in the fragment (RFC 6749 §4.2.2.1) while it is served.
+  const fragment = rawType === "token" && !opts.implicitRemoved;
+  const fail = (error: OAuthErrorCode, description: string = DESCRIPTIONS[error]): AuthorizeCheck => ({
+    kind: "redirect_error",
+    redirectUri,
+    fragment,
+    error,
+    description,
+    state,
+  });
+  if (!rawType) return fail("invalid_request", "Missing required parameter: response_type.");
+  if (rawType !== "code" && !(rawType === "token" && !opts.implicitRemoved)) return fail("unsupported_response_type");
+  const responseType = rawType as "code" | "token";
+
+  const registered = parseScopes(app.scopes);
+  const requested = parseScopes(q("scope"));
+  // Absent scope: the application's registered scopes (GitLab's default for the code flows).
+  const scopes = requested.length > 0 ? requested : registered;
+  if (scopes.length === 0 || !scopes.every((s) => isScope(s) && registered.includes(s))) return fail("invalid_scope");
+
+  let codeChallenge: string | null = null;
+  if (responseType === "code") {
+    const challenge = q("code_challenge");
+    const method = q("code_challenge_method");
+    if (challenge) {
+      // S256 only (DESIGN, PKCE); RFC 7636 §4.3 defaults to plain, so the method must be named.
+      if (method !== "S256") return fail("invalid_request", "Code challenge method must be S256.");
+      if (!isValidS256Challenge(challenge)) return fail("invalid_request", "Code challenge is malformed.");
+      codeChallenge = challenge;
+    } else if (method) {
+      return fail("invalid_request", "Missing required parameter: code_challenge.");
+    } else if (!app.confidential) {
+      // Public clients cannot keep a secret, so PKCE is what binds the code to them.
+      return fail("invalid_request", "Missing required parameter: code_challenge.");
+    }
+  }
+  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge } };
+}
+
+/** The redirect back to the client, with iss on every response (RFC 9207 §2). */
+export function clientRedirect(redirectUri: string, params: Record<string, string | null | undefined>, fragment: boolean): string {
+  const url = new URL(redirectUri);
+  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== null && e[1] !== undefined);
+  if (fragment) {
+    url.hash = new URLSearchParams(entries).toString();
+  } else {
+    for (const [k, v] of entries) url.searchParams.set(k, v);
+  }
+  return url.toString();
+}

@@ -1,0 +1,102 @@
+import { Hono, type Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { getConfig } from "../config";
+import { findApplicationByUid } from "../db/applications";
+import { getDb } from "../db/client";
+import type { AppEnv } from "../env";
+import { gate } from "../versioning/gate";
+import { renderPage, clientIp } from "../web/page";
+import { pageSecurityHeaders, requireCsrf } from "../web/security";
+import { csrfToken, currentUser } from "../web/session";
+import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest, type Query } from "./authorize-request";
+import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
+import { DESCRIPTIONS } from "./errors";
+import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
+import { issuerOf } from "./issuer";
+
+/**
+ * GET /oauth/authorize and the consent decision (POST /oauth/authorize). Never CORS-enabled and
+ * never framed (frame-ancestors 'none', X-Frame-Options: DENY via pageSecurityHeaders). The
+ * consent form redirects to another site, so its CSP leaves form-action open.
+ */
+const routes = new Hono<AppEnv>();
+routes.use("/authorize", pageSecurityHeaders({ formAction: false }));
+routes.onError(async (err, c) => {
+  const status = (err instanceof HTTPException ? err.status : 500) as ContentfulStatusCode;
+  if (!(err instanceof HTTPException)) console.error("OAuth authorize: unexpected error", err.name);
+  const message = err instanceof HTTPException ? err.message : "Something went wrong. Try again.";
+  return renderPage(c, "Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
+});
+
+async function check(c: Context<AppEnv>, q: Query) {
+  const clientId = q("client_id");
+  const app = clientId ? await findApplicationByUid(getDb(c.env.DB), clientId) : null;
+  return checkAuthorizeRequest(q, app, {
+    allowInsecureRedirects: getConfig(c.env).allowInsecureRedirects,
+    implicitRemoved: gate(c).isRemoved("oauth-implicit-grant"),
+  });
+}
+
+/** Approval: a code (query) or, below 15.0, an access token (fragment). */
+async function approve(c: Context<AppEnv>, r: AuthorizeRequest, userId: number, status: 302 | 303): Promise<Response> {
+  const iss = issuerOf(c);
+  if (r.responseType === "code") {
+    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge });
+    return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
+  }
+  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientIp(c) });
+  const body = tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
+  return c.redirect(
+    clientRedirect(
+      r.redirectUri,
+      { access_token: body.access_token, token_type: body.token_type, expires_in: body.expires_in?.toString(), scope: body.scope, state: r.state, iss },
+      true,
+    ),
+    status,
+  );
+}
+
+routes.get("/authorize", async (c) => {
+  const q: Query = (n) => c.req.query(n);
+  const result = await check(c, q);
+  if (result.kind === "show_error") return renderPage(c, "Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
+  if (result.kind === "redirect_error") {
+    const { redirectUri, fragment, error, description, state } = result;
+    return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), 302);
+  }
+  const r = result.request;
+  if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
+  const user = await currentUser(c);
+  if (!user) {
+    const url = new URL(c.req.url);
+    return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(url.pathname + url.search)}`, 302);
+  }
+  // Trusted (first-party) applications skip the consent page (GitLab).
+  if (r.app.trusted) return approve(c, r, user.id, 302);
+  return renderPage(c, "Authorize application", <ConsentPage request={r} username={user.username} csrf={await csrfToken(c)} />);
+});
+
+routes.post("/authorize", requireCsrf, async (c) => {
+  const body = await c.req.parseBody();
+  const q: Query = (n) => (typeof body[n] === "string" ? (body[n] as string) : undefined);
+  const result = await check(c, q);
+  if (result.kind === "show_error") return renderPage(c, "Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
+  if (result.kind === "redirect_error") {
+    const { redirectUri, fragment, error, description, state } = result;
+    return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), 303);
+  }
+  const r = result.request;
+  if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
+  const user = await currentUser(c);
+  if (!user) return c.redirect(`/users/sign_in`, 303);
+  if (q("decision") !== "approve") {
+    return c.redirect(
+      clientRedirect(r.redirectUri, { error: "access_denied", error_description: DESCRIPTIONS.access_denied, state: r.state, iss: issuerOf(c) }, r.responseType === "token"),
+      303,
+    );
+  }
+  return approve(c, r, user.id, 303);
+});
+
+export default routes;

@@ -1,0 +1,66 @@
+import { SCOPES, isScope } from "../domain/scopes";
+import { CsrfField } from "../web/page";
+import type { AuthorizeRequest } from "./authorize-request";
+
+/**
+ * The consent page: names the application, the signed-in user and each scope with its
+ * description; the decision is a POST (CSRF-protected) that re-validates every field it echoes.
+ */
+export function ConsentPage(props: { request: AuthorizeRequest; username: string; csrf: string }) {
+  const { request: r } = props;
+  const hidden: Record<string, string | null> = {
+    client_id: r.app.uid,
+    redirect_uri: r.redirectUri,
+    response_type: r.responseType,
+    scope: r.scopes.join(" "),
+    state: r.state,
+    code_challenge: r.codeChallenge,
+    code_challenge_method: r.codeChallenge ? "S256" : null,
+  };
+  return (
+    <div class="narrow">
+      <h1>
+        Authorize <strong>{r.app.name}</strong> to use your account?
+      </h1>
+      <p>
+        You are signed in as <strong>{props.username}</strong>. An application called <strong>{r.app.name}</strong> is
+        requesting access to your account. It will be redirected to <code>{new URL(r.redirectUri).origin}</code>.
+      </p>
+      <p>This application will be able to:</p>
+      <ul>
+        {r.scopes.map((s) => (
+          <li>
+            <strong>{s}</strong>: {isScope(s) ? SCOPES[s] : ""}
+          </li>
+        ))}
+      </ul>
+      <form method="post" action="/oauth/authorize">
+        <CsrfField token={props.csrf} />
+        {Object.entries(hidden).map(([name, value]) => (value === null ? null : <input type="hidden" name={name} value={value} />))}
+        <p>
+          <button type="submit" name="decision" value="approve">
+            Authorize
+          </button>{" "}
+          <button type="submit" name="decision" value="deny" class="secondary">
+            Deny
+          </button>
+        </p>
+      </form>
+    </div>
+  );
+}
+
+export function AuthorizeErrorPage(props: { error: string; description: string }) {
+  return (
+    <div class="narrow">
+      <h1>An error has occurred</h1>
+      <div class="flash error" role="alert">
+        <p>
+          <strong>{props.error}</strong>
+        </p>
+        <p>{props.description}</p>
+      </div>
+      <p class="muted">The application that sent you here is not registered for this request. You were not redirected back to it.</p>
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/**
+ * OAuth errors (RFC 6749 §5.2) with Doorkeeper's descriptions, as GitLab sends them. Domain code
+ * throws OAuthError; renderOAuthError is the one place they become responses (DESIGN, convention 2).
+ */
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "invalid_scope"
+  | "access_denied"
+  | "unsupported_response_type"
+  | "invalid_token"
+  | "server_error";
+
+export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
+  invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
+  invalid_client: "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.",
+  invalid_grant:
+    "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.",
+  unauthorized_client: "The client is not authorized to perform this request using this method.",
+  unsupported_grant_type: "The authorization grant type is not supported by the authorization server.",
+  invalid_scope: "The requested scope is invalid, unknown, or malformed.",
+  access_denied: "The resource owner or authorization server denied the request.",
+  unsupported_response_type: "The authorization server does not support this response type.",
+  invalid_token: "The access token is invalid",
+  server_error: "The authorization server encountered an unexpected condition which prevented it from fulfilling the request.",
+};
+
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string = DESCRIPTIONS[code],
+    /** invalid_client answered to an HTTP Basic attempt names that scheme (RFC 6749 §5.2). */
+    readonly status: ContentfulStatusCode = code === "invalid_client" || code === "invalid_token" ? 401 : code === "unauthorized_client" ? 403 : 400,
+  ) {
+    super(`${code}: ${description}`);
+    this.name = "OAuthError";
+  }
+}
+
+export const missingParam = (name: string) => new OAuthError("invalid_request", `Missing required parameter: ${name}.`);
+
+/** The token, revoke, introspect and token-info endpoints' error renderer. */
+export function renderOAuthError(err: Error, c: Context): Response {
+  c.header("Cache-Control", "no-store");
+  c.header("Pragma", "no-cache");
+  if (err instanceof OAuthError) {
+    if (err.code === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
+    if (err.code === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${err.description}"`);
+    return c.json({ error: err.code, error_description: err.description }, err.status);
+  }
+  console.error("OAuth: unexpected error", err instanceof Error ? err.name + ": " + err.message : "unknown");
+  return c.json({ error: "server_error", error_description: DESCRIPTIONS.server_error }, 500);
+}

@@ -1,0 +1,75 @@
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { isValidVerifier, s256 } from "../../domain/pkce";
+import { OAuthError } from "../errors";
+import { familyStub, markFamilies } from "../family";
+import { expiryForced, tokenResponse } from "../issue";
+import { identifyClient } from "../request";
+import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../tokens";
+import type { Grant } from "./types";
+
+/**
+ * grant_type=authorization_code (spec, POST /oauth/token): with PKCE (client_id, code,
+ * redirect_uri, code_verifier) or without (client_id, client_secret, code, redirect_uri).
+ * Order (DESIGN, convention 4): client, redirect_uri, PKCE, single use; the last three run inside
+ * the family's Durable Object, atomically, so of concurrent exchanges exactly one succeeds.
+ */
+export const authorizationCodeGrant: Grant = {
+  required: ["code", "redirect_uri"],
+  reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier"],
+  async handle({ env, params, creds, ip }) {
+    const db = getDb(env.DB);
+    const client = await identifyClient(db, creds);
+    const code = params.get("code")!;
+    const verifier = params.get("code_verifier") || null;
+    const parsed = parseCode(code);
+    if (!parsed) throw new OAuthError("invalid_grant");
+    // RFC 7636 §4.6: a malformed verifier cannot match; refuse it as a bad grant.
+    if (verifier !== null && !isValidVerifier(verifier)) throw new OAuthError("invalid_grant");
+    const { fid, userId } = parsed;
+    const now = Date.now();
+    const family = familyStub(env, fid);
+    // Everything is hashed and minted before the one call, which then runs atomically.
+    const [codeHash, verifierChallenge] = await Promise.all([hashToken(code), verifier ? s256(verifier) : null]);
+    const access = mintAccessToken(userId, fid);
+    const refresh = mintRefreshToken(userId, fid);
+    const [accessHash, refreshHash] = await Promise.all([hashToken(access), hashToken(refresh)]);
+    const result = await family.exchangeCode({
+      codeHash,
+      applicationId: client.app.id,
+      clientAuthenticated: client.authenticated,
+      redirectUri: params.get("redirect_uri")!,
+      verifierChallenge,
+      pair: { accessHash, refreshHash, createdAt: now },
+      forceExpiry: expiryForced(env),
+      now,
+    });
+    if (!result.ok) {
+      if (result.error === "invalid_client") throw new OAuthError("invalid_client");
+      if (result.reuse) {
+        await markFamilies(db, [fid], "revoked", now);
+        await recordAudit(db, {
+          action: "code_reuse",
+          authorId: userId,
+          entityType: "oauth_token_family",
+          entityId: fid,
+          details: { application_id: client.app.id, revoked: true },
+          ip,
+        });
+      }
+      throw new OAuthError("invalid_grant");
+    }
+    await Promise.all([
+      markFamilies(db, [fid], "active", now),
+      recordAudit(db, {
+        action: "token_issued",
+        authorId: userId,
+        entityType: "oauth_token_family",
+        entityId: fid,
+        details: { grant_type: "authorization_code", application_id: client.app.id, scopes: result.family.scopes, pkce: verifier !== null },
+        ip,
+      }),
+    ]);
+    return tokenResponse(result.family, { access, refresh }, now, { createdAt: true });
+  },
+};

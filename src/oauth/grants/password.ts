@@ -1,0 +1,42 @@
+import { LoginError, verifyPasswordLogin } from "../../auth/password-login";
+import { getDb } from "../../db/client";
+import { isScope, parseScopes } from "../../domain/scopes";
+import { OAuthError } from "../errors";
+import { issueAccessOnly, tokenResponse } from "../issue";
+import { authenticateClient } from "../request";
+import type { Grant } from "./types";
+
+/**
+ * grant_type=password (spec): username and password, optionally HTTP Basic client credentials;
+ * default scope api; refused (invalid_grant) for two-factor users and locked or blocked users; the
+ * lockout (10 failures, 10 minutes) is verifyPasswordLogin's. The response carries neither
+ * refresh_token nor created_at (spec, Token response).
+ */
+export const DEFAULT_PASSWORD_SCOPES = ["api"];
+
+export const passwordGrant: Grant = {
+  required: ["username", "password"],
+  reads: ["username", "password", "scope", "client_id", "client_secret"],
+  async handle({ env, params, creds, ip }) {
+    const db = getDb(env.DB);
+    const client = creds.clientId ? await authenticateClient(db, creds) : null;
+    const requested = parseScopes(params.get("scope"));
+    const scopes = requested.length > 0 ? requested : DEFAULT_PASSWORD_SCOPES;
+    if (!scopes.every(isScope)) throw new OAuthError("invalid_scope");
+    if (client) {
+      const allowed = parseScopes(client.app.scopes);
+      if (!scopes.every((s) => allowed.includes(s))) throw new OAuthError("invalid_scope");
+    }
+    let user;
+    try {
+      user = await verifyPasswordLogin(env, params.get("username")!, params.get("password")!, ip);
+    } catch (e) {
+      if (e instanceof LoginError) throw new OAuthError("invalid_grant");
+      throw e;
+    }
+    // Two-factor users use personal access tokens instead (spec, Authentication 3).
+    if (user.otpRequired) throw new OAuthError("invalid_grant");
+    const { token, family } = await issueAccessOnly(env, { app: client?.app ?? null, userId: user.id, scopes, grantType: "password", ip, user });
+    return tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
+  },
+};

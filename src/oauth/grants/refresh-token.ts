@@ -1,0 +1,88 @@
+import { getConfig } from "../../config";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { isValidVerifier, s256 } from "../../domain/pkce";
+import { OAuthError } from "../errors";
+import { familyStub, markFamilies } from "../family";
+import { expiryForced, tokenResponse } from "../issue";
+import { identifyClient } from "../request";
+import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../tokens";
+import type { Grant } from "./types";
+
+interface SealedTokens {
+  access: string;
+  refresh: string;
+}
+
+/**
+ * grant_type=refresh_token (spec parameter sets: client_id, refresh_token, redirect_uri,
+ * code_verifier with PKCE; client_id, client_secret, refresh_token, redirect_uri without). The
+ * policy is DESIGN's, Refresh tokens 2-4, applied atomically in the family's Durable Object.
+ *
+ * A client that sends no secret is checked by the family itself (client_id and a PKCE grant), so
+ * a PKCE rotation costs one storage hop; a secret is verified against D1 first.
+ */
+export const refreshTokenGrant: Grant = {
+  required: ["refresh_token"],
+  reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier"],
+  async handle({ env, params, creds, ip }) {
+    if (!creds.clientId) throw new OAuthError("invalid_client");
+    const refreshToken = params.get("refresh_token")!;
+    const verifier = params.get("code_verifier") || null;
+    const parsed = parseRefreshToken(refreshToken);
+    if (!parsed) throw new OAuthError("invalid_grant");
+    if (verifier !== null && !isValidVerifier(verifier)) throw new OAuthError("invalid_grant");
+    const db = getDb(env.DB);
+    let clientAuthenticated = false;
+    if (creds.clientSecret) {
+      const client = await identifyClient(db, creds);
+      clientAuthenticated = client.authenticated;
+    }
+    const { fid, userId } = parsed;
+    const now = Date.now();
+    const access = mintAccessToken(userId, fid);
+    const refresh = mintRefreshToken(userId, fid);
+    const [refreshHash, accessHash, newRefreshHash, verifierChallenge, sealed] = await Promise.all([
+      hashToken(refreshToken),
+      hashToken(access),
+      hashToken(refresh),
+      verifier ? s256(verifier) : null,
+      sealPair(refreshToken, fid, { access, refresh } satisfies SealedTokens),
+    ]);
+    const result = await familyStub(env, fid).rotate({
+      refreshHash,
+      clientId: creds.clientId,
+      clientAuthenticated,
+      redirectUri: params.get("redirect_uri") || null,
+      verifierChallenge,
+      pair: { accessHash, refreshHash: newRefreshHash, createdAt: now },
+      forceExpiry: expiryForced(env),
+      sealed,
+      now,
+      graceMs: getConfig(env).refreshGraceSeconds * 1000,
+      ip,
+    });
+    if (!result.ok) {
+      if (result.error === "invalid_client") throw new OAuthError("invalid_client");
+      if (result.reuse) {
+        await markFamilies(db, [fid], "revoked", now);
+        await recordAudit(db, {
+          action: "refresh_reuse",
+          authorId: userId,
+          entityType: "oauth_token_family",
+          entityId: fid,
+          details: { application_id: result.family?.applicationId ?? null, revoked: true },
+          ip,
+        });
+      }
+      throw new OAuthError("invalid_grant");
+    }
+    if (result.kind === "grace") {
+      // The same pair again, opened with the presented token: only its holder can read it.
+      const same = await openPair<SealedTokens>(refreshToken, fid, result.sealed);
+      return tokenResponse(result.family, same, now, { createdAt: true });
+    }
+    // token_refreshed is queued by the family with the rotation and flushed to D1 in batches.
+    return tokenResponse(result.family, { access, refresh }, now, { createdAt: true });
+  },
+};

@@ -1,0 +1,19 @@
+import type { Bindings } from "../../env";
+import type { TokenResponse } from "../issue";
+import type { ClientCredentials, Params } from "../request";
+
+export interface GrantContext {
+  env: Bindings;
+  params: Params;
+  creds: ClientCredentials;
+  ip: string | null;
+}
+
+/** One OAuth grant (DESIGN, convention 3): the parameters it reads, and what it does. */
+export interface Grant {
+  /** Parameters that must be present and non-empty ("Missing required parameter: X."). */
+  required: readonly string[];
+  /** Every parameter the grant reads (documentation and tests; others are ignored). */
+  reads: readonly string[];
+  handle(ctx: GrantContext): Promise<TokenResponse>;
+}

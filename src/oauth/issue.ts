@@ -1,0 +1,162 @@
+import { getConfig } from "../config";
+import { recordAudit } from "../db/audit";
+import type { ApplicationRow } from "../db/applications";
+import type { UserRow } from "../db/users";
+import { getDb } from "../db/client";
+import type { FamilyState, FamilyView } from "../durable/token-family";
+import type { Bindings } from "../env";
+import { isRemoved } from "../versioning/gate";
+import { familyStub, insertFamilyRow } from "./family";
+import { hashToken, mintAccessToken, mintCode, newFamilyId } from "./tokens";
+
+/** Authorization codes live 10 minutes (DESIGN, /oauth/authorize; Doorkeeper's default). */
+export const CODE_TTL_MS = 10 * 60 * 1000;
+
+/** From 15.0 every token expires, whatever the application says (spec, Versioning). */
+export function expiryForced(env: Bindings): boolean {
+  return isRemoved("oauth-tokens-without-expiry", getConfig(env).serviceVersion);
+}
+
+/** The lifetime settings of a grant: the application's, or the configured default without one. */
+function lifetime(env: Bindings, app: ApplicationRow | null): { ttlSeconds: number; expiring: boolean } {
+  if (!app) return { ttlSeconds: getConfig(env).accessTokenTtlSeconds, expiring: true };
+  return { ttlSeconds: app.accessTokenTtlSeconds, expiring: app.expireAccessTokens };
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "bearer";
+  expires_in?: number;
+  refresh_token?: string;
+  scope: string;
+  created_at?: number;
+}
+
+/** The spec's token response; expires_in is left out for a token without expiry (Doorkeeper). */
+export function tokenResponse(
+  family: Pick<FamilyView, "scopes" | "accessCreatedAt" | "accessExpiresAt">,
+  tokens: { access: string; refresh?: string | null },
+  now: number,
+  opts: { createdAt: boolean },
+): TokenResponse {
+  const body: TokenResponse = { access_token: tokens.access, token_type: "bearer", scope: family.scopes.join(" ") };
+  if (family.accessExpiresAt !== null) body.expires_in = Math.max(0, Math.round((family.accessExpiresAt - now) / 1000));
+  if (tokens.refresh) body.refresh_token = tokens.refresh;
+  if (opts.createdAt) body.created_at = Math.floor(family.accessCreatedAt / 1000);
+  return body;
+}
+
+function baseState(
+  env: Bindings,
+  fid: string,
+  app: ApplicationRow | null,
+  userId: number,
+  scopes: string[],
+  grantType: FamilyState["grantType"],
+  now: number,
+): FamilyState {
+  return {
+    id: fid,
+    userId,
+    applicationId: app?.id ?? null,
+    applicationUid: app?.uid ?? null,
+    grantType,
+    scopes,
+    createdAt: now,
+    revokedAt: null,
+    ...lifetime(env, app),
+    redirectUri: null,
+    challenge: null,
+    code: null,
+    access: null,
+    refreshHash: null,
+    grace: null,
+  };
+}
+
+/** Approval of a code request: a new family whose Durable Object holds the code's hash. */
+export async function issueCode(
+  env: Bindings,
+  input: { app: ApplicationRow; userId: number; scopes: string[]; redirectUri: string; challenge: string | null },
+): Promise<string> {
+  const now = Date.now();
+  const fid = newFamilyId();
+  const code = mintCode(input.userId, fid);
+  const state = baseState(env, fid, input.app, input.userId, input.scopes, "authorization_code", now);
+  state.redirectUri = input.redirectUri;
+  state.challenge = input.challenge;
+  state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null };
+  await Promise.all([
+    familyStub(env, fid).init(state),
+    insertFamilyRow(getDb(env.DB), {
+      id: fid,
+      applicationId: input.app.id,
+      userId: input.userId,
+      grantType: "authorization_code",
+      scopes: input.scopes.join(" "),
+      status: "pending",
+      createdAt: now,
+    }),
+  ]);
+  return code;
+}
+
+/**
+ * A family that starts with its access token and has no refresh token: the implicit grant and the
+ * password grant (spec: no refresh_token in the password-flow response).
+ */
+export async function issueAccessOnly(
+  env: Bindings,
+  input: {
+    app: ApplicationRow | null;
+    userId: number;
+    scopes: string[];
+    grantType: "implicit" | "password";
+    ip?: string | null;
+    /** The user row when the caller has it: seeds the family's user snapshot. */
+    user?: UserRow;
+  },
+): Promise<{ token: string; family: FamilyView }> {
+  const now = Date.now();
+  const fid = newFamilyId();
+  const token = mintAccessToken(input.userId, fid);
+  const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
+  const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
+  state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false };
+  if (input.user) state.user = { row: { ...input.user, passwordHash: "", otpSecretEnc: null, otpBackupCodeHashes: "[]" }, at: now };
+  const db = getDb(env.DB);
+  await Promise.all([
+    familyStub(env, fid).init(state),
+    insertFamilyRow(db, {
+      id: fid,
+      applicationId: input.app?.id ?? null,
+      userId: input.userId,
+      grantType: input.grantType,
+      scopes: input.scopes.join(" "),
+      status: "active",
+      createdAt: now,
+    }),
+    recordAudit(db, {
+      action: "token_issued",
+      authorId: input.userId,
+      entityType: "oauth_token_family",
+      entityId: fid,
+      details: { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes },
+      ip: input.ip ?? null,
+    }),
+  ]);
+  return {
+    token,
+    family: {
+      id: fid,
+      userId: input.userId,
+      applicationId: state.applicationId,
+      applicationUid: state.applicationUid,
+      scopes: input.scopes,
+      grantType: input.grantType,
+      ttlSeconds: state.ttlSeconds,
+      accessCreatedAt: now,
+      accessExpiresAt: expiresAt,
+    },
+  };
+}

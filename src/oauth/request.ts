@@ -1,0 +1,101 @@
+import type { Context } from "hono";
+import { findApplicationByUid, verifyClientSecret, type ApplicationRow } from "../db/applications";
+import type { Db } from "../db/client";
+import { OAuthError } from "./errors";
+
+/**
+ * Parameters of the token, revoke and introspect endpoints: name=value pairs joined with & (spec),
+ * JSON accepted too, as Doorkeeper does. RFC 6749 §3.2: a parameter must not appear twice.
+ */
+export type Params = Map<string, string>;
+
+export async function readParams(c: Context): Promise<Params> {
+  const type = c.req.header("content-type") ?? "";
+  const out: Params = new Map();
+  if (type.includes("application/json")) {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new OAuthError("invalid_request", "The request body is not valid JSON.");
+    }
+    if (!body || typeof body !== "object" || Array.isArray(body)) throw new OAuthError("invalid_request", "The request body must be a JSON object.");
+    for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out.set(k, String(v));
+  } else {
+    const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
+    for (const [k, v] of form) {
+      if (out.has(k)) throw new OAuthError("invalid_request", `Duplicate parameter: ${k}.`);
+      out.set(k, v);
+    }
+  }
+  return out;
+}
+
+export interface ClientCredentials {
+  clientId: string | null;
+  clientSecret: string | null;
+  viaBasic: boolean;
+}
+
+/** RFC 6749 §2.3.1: HTTP Basic with form-encoded id and secret, or client_id/client_secret in the body. */
+export function clientCredentials(c: Context, params: Params): ClientCredentials {
+  const auth = c.req.header("authorization");
+  if (auth && /^Basic\s+/i.test(auth)) {
+    let decoded: string;
+    try {
+      decoded = atob(auth.replace(/^Basic\s+/i, "").trim());
+    } catch {
+      throw new OAuthError("invalid_client");
+    }
+    const i = decoded.indexOf(":");
+    if (i < 0) throw new OAuthError("invalid_client");
+    const dec = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, " "));
+      } catch {
+        throw new OAuthError("invalid_client");
+      }
+    };
+    const clientId = dec(decoded.slice(0, i));
+    const bodyId = params.get("client_id");
+    // Two different client identities in one request: refuse rather than pick one.
+    if (bodyId !== undefined && bodyId !== clientId) throw new OAuthError("invalid_client");
+    return { clientId, clientSecret: dec(decoded.slice(i + 1)), viaBasic: true };
+  }
+  return { clientId: params.get("client_id") ?? null, clientSecret: params.get("client_secret") ?? null, viaBasic: false };
+}
+
+export interface AuthenticatedClient {
+  app: ApplicationRow;
+  /** True when a correct client secret was presented; false when the client only named itself. */
+  authenticated: boolean;
+}
+
+/**
+ * Finds the client and checks its secret when one is sent. A client that only names itself is
+ * returned unauthenticated: the caller decides whether that suffices (PKCE grants, public clients).
+ */
+export async function identifyClient(db: Db, creds: ClientCredentials): Promise<AuthenticatedClient> {
+  if (!creds.clientId) throw new OAuthError("invalid_client");
+  const app = await findApplicationByUid(db, creds.clientId);
+  if (!app) throw new OAuthError("invalid_client");
+  if (creds.clientSecret !== null && creds.clientSecret !== "") {
+    if (!(await verifyClientSecret(app, creds.clientSecret))) throw new OAuthError("invalid_client");
+    return { app, authenticated: true };
+  }
+  return { app, authenticated: false };
+}
+
+/** Confidential clients must authenticate; public ones may only name themselves (RFC 6749 §2.1). */
+export async function authenticateClient(db: Db, creds: ClientCredentials): Promise<AuthenticatedClient> {
+  const client = await identifyClient(db, creds);
+  if (client.app.confidential && !client.authenticated) throw new OAuthError("invalid_client");
+  return client;
+}
+
+export function requireParams(params: Params, names: readonly string[]): void {
+  for (const name of names) {
+    const v = params.get(name);
+    if (v === undefined || v === "") throw new OAuthError("invalid_request", `Missing required parameter: ${name}.`);
+  }
+}

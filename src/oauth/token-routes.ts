@@ -1,0 +1,129 @@
+import { Hono } from "hono";
+import { getConfig } from "../config";
+import { recordAudit } from "../db/audit";
+import { getDb } from "../db/client";
+import { findUserById } from "../db/users";
+import type { AppEnv } from "../env";
+import { isRemoved } from "../versioning/gate";
+import { validateAccessToken } from "./access-token-resolver";
+import { OAuthError, missingParam, renderOAuthError } from "./errors";
+import { familyStub, markFamilies } from "./family";
+import { grantFor } from "./grants";
+import { issuerOf } from "./issuer";
+import { authenticateClient, clientCredentials, readParams, requireParams } from "./request";
+import { familyOfToken, hashToken, parseAccessToken } from "./tokens";
+
+/** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
+const routes = new Hono<AppEnv>();
+routes.onError(renderOAuthError);
+
+const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
+const ipOf = (req: Request) => req.headers.get("cf-connecting-ip");
+
+routes.post("/token", async (c) => {
+  const params = await readParams(c);
+  const type = params.get("grant_type");
+  if (!type) throw missingParam("grant_type");
+  const grant = grantFor(type);
+  if (!grant) throw new OAuthError("unsupported_grant_type");
+  requireParams(params, grant.required);
+  const body = await grant.handle({
+    env: c.env,
+    params,
+    creds: clientCredentials(c, params),
+    ip: ipOf(c.req.raw),
+  });
+  return c.json(body, 200, noStore);
+});
+
+/** The spec's two places for the token: Authorization: Bearer, or the access_token query parameter. */
+function bearerOrQuery(req: Request): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "");
+  if (m) return m[1];
+  return new URL(req.url).searchParams.get("access_token");
+}
+
+routes.get("/token/info", async (c) => {
+  const token = bearerOrQuery(c.req.raw);
+  const parsed = token ? parseAccessToken(token) : null;
+  if (!token || !parsed) throw new OAuthError("invalid_token");
+  const check = await validateAccessToken(c.env, token, parsed);
+  if (!check.ok) throw new OAuthError("invalid_token");
+  const f = check.family;
+  const expiresIn = f.accessExpiresAt === null ? null : Math.max(0, Math.floor((f.accessExpiresAt - Date.now()) / 1000));
+  const body: Record<string, unknown> = {
+    resource_owner_id: f.userId,
+    scope: f.scopes,
+    expires_in: expiresIn,
+    application: { uid: f.applicationUid },
+    created_at: Math.floor(f.accessCreatedAt / 1000),
+  };
+  if (!isRemoved("oauth-token-info-aliases", getConfig(c.env).serviceVersion)) {
+    body.scopes = f.scopes;
+    body.expires_in_seconds = expiresIn;
+  }
+  return c.json(body, 200, noStore);
+});
+
+/** RFC 7009. Either token of a pair revokes the family; unknown tokens get 200 {} (§2.2). */
+routes.post("/revoke", async (c) => {
+  const params = await readParams(c);
+  const client = await authenticateClient(getDb(c.env.DB), clientCredentials(c, params));
+  requireParams(params, ["token"]);
+  const token = params.get("token")!;
+  const fid = familyOfToken(token);
+  if (!fid) return c.json({}, 200, noStore);
+  const now = Date.now();
+  const outcome = await familyStub(c.env, fid).revokeToken({ tokenHash: await hashToken(token), applicationId: client.app.id, now });
+  if (outcome === "foreign") throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token");
+  if (outcome === "revoked") {
+    const db = getDb(c.env.DB);
+    await markFamilies(db, [fid], "revoked", now);
+    await recordAudit(db, {
+      action: "token_revoked",
+      entityType: "oauth_token_family",
+      entityId: fid,
+      details: { reason: "client_revoked", application_id: client.app.id },
+      ip: ipOf(c.req.raw),
+    });
+  }
+  return c.json({}, 200, noStore);
+});
+
+/**
+ * RFC 7662. The client authenticates; it learns about its own tokens and about tokens without an
+ * application (Doorkeeper's rule); anything else is reported inactive, as are unknown tokens.
+ */
+routes.post("/introspect", async (c) => {
+  const params = await readParams(c);
+  const client = await authenticateClient(getDb(c.env.DB), clientCredentials(c, params));
+  // Introspection tells who a token acts for: only clients that prove their identity may ask.
+  if (!client.authenticated) throw new OAuthError("invalid_client");
+  requireParams(params, ["token"]);
+  const token = params.get("token")!;
+  const fid = familyOfToken(token);
+  const inactive = () => c.json({ active: false }, 200, noStore);
+  if (!fid) return inactive();
+  const d = await familyStub(c.env, fid).describe({
+    tokenHash: await hashToken(token),
+    now: Date.now(),
+    fillExpiry: isRemoved("oauth-tokens-without-expiry", getConfig(c.env).serviceVersion),
+  });
+  if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
+  const user = await findUserById(getDb(c.env.DB), d.userId);
+  if (!user) return inactive();
+  const body: Record<string, unknown> = {
+    active: true,
+    scope: d.scopes.join(" "),
+    client_id: d.applicationUid,
+    username: user.username,
+    token_type: d.tokenType === "access_token" ? "Bearer" : "refresh_token",
+    iat: Math.floor(d.accessCreatedAt / 1000),
+    sub: String(d.userId),
+    iss: issuerOf(c),
+  };
+  if (d.tokenType === "access_token" && d.accessExpiresAt !== null) body.exp = Math.floor(d.accessExpiresAt / 1000);
+  return c.json(body, 200, noStore);
+});
+
+export default routes;

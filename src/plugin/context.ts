@@ -1,0 +1,51 @@
+import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { AuthError, ScopeError } from "../auth/errors";
+import { extractToken } from "../auth/extract";
+import type { Principal } from "../auth/principal";
+import { requireScopes, resolveToken } from "../auth/resolve";
+import type { Bindings } from "../env";
+
+/** What a Connect handler needs from the Worker request: bindings and waitUntil. */
+export interface WorkerContext {
+  env: Bindings;
+  waitUntil: (p: Promise<unknown>) => void;
+  request: Request;
+}
+
+export const workerKey = createContextKey<WorkerContext | undefined>(undefined, { description: "worker" });
+
+export function workerOf(ctx: HandlerContext): WorkerContext {
+  const w = ctx.values.get(workerKey);
+  if (!w) throw new ConnectError("internal error", Code.Internal);
+  return w;
+}
+
+/** The Plugin service accepts tokens with scope api (DESIGN). */
+export const PLUGIN_SCOPES = ["api"] as const;
+
+const AUTH_MESSAGES: Record<string, string> = {
+  missing: "a Bearer token with scope api is required",
+  invalid: "the token is invalid",
+  expired: "the token has expired",
+  revoked: "the token was revoked",
+  blocked: "the token's user is blocked",
+};
+
+/**
+ * Resolves the Bearer token on every call (never cached), so a revoked token is refused at once.
+ * Failures are Connect errors: unauthenticated, or permission_denied for too few scopes.
+ */
+export async function authenticate(ctx: HandlerContext): Promise<{ principal: Principal; worker: WorkerContext }> {
+  const worker = workerOf(ctx);
+  try {
+    const principal = await resolveToken(worker.env, extractToken(worker.request), worker.waitUntil);
+    requireScopes(principal, PLUGIN_SCOPES);
+    return { principal, worker };
+  } catch (err) {
+    if (err instanceof AuthError) throw new ConnectError(AUTH_MESSAGES[err.reason] ?? "unauthenticated", Code.Unauthenticated);
+    if (err instanceof ScopeError) {
+      throw new ConnectError(`the token needs scope ${PLUGIN_SCOPES.join(" or ")}`, Code.PermissionDenied);
+    }
+    throw err;
+  }
+}

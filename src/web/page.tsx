@@ -1,0 +1,92 @@
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { html } from "hono/html";
+import { createMiddleware } from "hono/factory";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { UserRow } from "../db/users";
+import type { AppEnv, Bindings, Variables } from "../env";
+import { Layout } from "./layout";
+import { csrfToken, currentUser } from "./session";
+
+type Ctx = Context<any>;
+
+/** Env of page sub-apps: requireUser puts the signed-in user in c.var.user. */
+export type PageEnv = { Bindings: Bindings; Variables: Variables & { user: UserRow } };
+
+/** Renders a page in the layout, with the navigation bar when someone is signed in. */
+export async function renderPage(c: Ctx, title: string, body: Child, status: ContentfulStatusCode = 200): Promise<Response> {
+  const user = await currentUser(c);
+  const token = user ? await csrfToken(c) : undefined;
+  // The doctype keeps browsers in standards mode; JSX cannot express it.
+  return c.html(
+    html`<!DOCTYPE html>${(
+      <Layout title={title} username={user?.username} csrfToken={token}>
+        {body}
+      </Layout>
+    )}`,
+    status,
+  );
+}
+
+/** The hidden field every form carries (GitLab's name for it). */
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="authenticity_token" value={token} />;
+}
+
+export function Flash({ kind, message }: { kind: "error" | "notice" | "warning"; message?: string | null }) {
+  if (!message) return null;
+  return (
+    <div class={`flash ${kind}`} role={kind === "error" ? "alert" : "status"}>
+      {message}
+    </div>
+  );
+}
+
+/** Pages for signed-in users: others go to sign-in and come back afterwards. */
+export const requireUser = createMiddleware<PageEnv>(async (c, next) => {
+  const user = await currentUser(c);
+  if (!user) {
+    const url = new URL(c.req.url);
+    const back = c.req.method === "GET" ? `${url.pathname}${url.search}` : url.pathname;
+    return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(back)}`, 302);
+  }
+  c.set("user", user);
+  await next();
+});
+
+/**
+ * A one-shot notice carried across a redirect (POST, then redirect, then GET). Never a secret:
+ * secrets shown once are rendered in the POST's own response.
+ */
+const FLASH_COOKIE = "_edge_auth_flash";
+
+export function setFlash(c: Ctx, message: string): void {
+  setCookie(c, FLASH_COOKIE, encodeURIComponent(message.slice(0, 300)), {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: new URL(c.req.url).protocol === "https:",
+    maxAge: 60,
+  });
+}
+
+export function takeFlash(c: Ctx): string | null {
+  const v = getCookie(c, FLASH_COOKIE);
+  if (!v) return null;
+  deleteCookie(c, FLASH_COOKIE, { path: "/" });
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return null;
+  }
+}
+
+export function clientIp(c: Ctx): string | null {
+  return c.req.header("cf-connecting-ip") ?? null;
+}
+
+export function formatDate(ms: number | null): string {
+  if (ms === null) return "Never";
+  return new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}

@@ -1,0 +1,229 @@
+import type { ApplicationRow } from "../../db/applications";
+import type { ApplicationErrors } from "../../domain/application-input";
+import { registeredUris } from "../../domain/redirect-uri";
+import { ALL_SCOPES, SCOPES } from "../../domain/scopes";
+import type { AuthorizedApplication } from "../../oauth/authorizations";
+import { CsrfField, formatDate } from "../page";
+
+/** The components of /profile/applications (routes in applications.tsx). */
+export interface AppFormValues {
+  name: string;
+  redirectUri: string;
+  scopes: string[];
+  confidential: boolean;
+  expireAccessTokens: boolean;
+}
+
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true };
+
+export function formValuesOf(app: ApplicationRow): AppFormValues {
+  return {
+    name: app.name,
+    redirectUri: app.redirectUri,
+    scopes: app.scopes.split(" ").filter(Boolean),
+    confidential: app.confidential,
+    expireAccessTokens: app.expireAccessTokens,
+  };
+}
+
+function FieldErrors({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <p class="flash error" id={id} role="alert">
+      {errors.join(" ")}
+    </p>
+  );
+}
+
+export function ApplicationForm(props: { action: string; submit: string; token: string; values: AppFormValues; errors?: ApplicationErrors }) {
+  const { values, errors = {} } = props;
+  return (
+    <form method="post" action={props.action} class="card">
+      <CsrfField token={props.token} />
+      <label for="application_name">Name</label>
+      <input type="text" id="application_name" name="name" required maxlength={255} value={values.name} aria-describedby={errors.name ? "name_errors" : undefined} />
+      <FieldErrors id="name_errors" errors={errors.name?.map((e) => `Name ${e}`)} />
+      <label for="application_redirect_uri">Redirect URI</label>
+      <p class="hint" id="redirect_hint">
+        One URI per line. Use HTTPS, or http://127.0.0.1 or http://localhost for apps on this machine (any port).
+      </p>
+      <textarea id="application_redirect_uri" name="redirect_uri" required aria-describedby="redirect_hint">
+        {values.redirectUri}
+      </textarea>
+      <FieldErrors id="redirect_errors" errors={errors.redirect_uri?.map((e) => `Redirect URI ${e}`)} />
+      <div class="checkbox">
+        <input type="checkbox" id="application_confidential" name="confidential" value="1" checked={values.confidential} aria-describedby="confidential_hint" />
+        <label for="application_confidential">Confidential</label>
+        <p class="hint" id="confidential_hint">
+          The application can keep the client secret confidential (a server). Native apps and single-page apps are not
+          confidential and must use PKCE.
+        </p>
+      </div>
+      <div class="checkbox">
+        <input type="checkbox" id="application_expire_access_tokens" name="expire_access_tokens" value="1" checked={values.expireAccessTokens} aria-describedby="expire_hint" />
+        <label for="application_expire_access_tokens">Expire access tokens</label>
+        <p class="hint" id="expire_hint">Access tokens expire after 2 hours; use the refresh token to get a new one.</p>
+      </div>
+      <fieldset>
+        <legend>Scopes</legend>
+        <FieldErrors id="scope_errors" errors={errors.scopes?.map((e) => `Scopes ${e}`)} />
+        {ALL_SCOPES.map((scope) => (
+          <div class="checkbox">
+            <input type="checkbox" id={`scope_${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} aria-describedby={`scope_${scope}_hint`} />
+            <label for={`scope_${scope}`}>{scope}</label>
+            <p class="hint" id={`scope_${scope}_hint`}>
+              {SCOPES[scope]}
+            </p>
+          </div>
+        ))}
+      </fieldset>
+      <button type="submit">{props.submit}</button>
+    </form>
+  );
+}
+
+export function ApplicationDetails(props: { app: ApplicationRow; secret?: string | null; token: string }) {
+  const { app, secret } = props;
+  return (
+    <section class="card" aria-labelledby="app-heading">
+      <h2 id="app-heading">{app.name}</h2>
+      <dl>
+        <dt>Application ID</dt>
+        <dd class="secret-row">
+          <code id="application_id">{app.uid}</code>
+          <button type="button" class="secondary" data-copy="application_id" hidden>
+            Copy ID
+          </button>
+        </dd>
+        <dt>Secret</dt>
+        {secret ? (
+          <dd>
+            <span class="secret-row">
+              <code id="client_secret">{secret}</code>
+              <button type="button" class="secondary" data-copy="client_secret" hidden>
+                Copy secret
+              </button>
+            </span>
+            <p class="flash warning" role="status">
+              This is the only time the secret is shown. Copy it now; if you lose it, renew it.
+            </p>
+          </dd>
+        ) : (
+          <dd class="muted">Shown only once, when created or renewed.</dd>
+        )}
+        <dt>Callback URLs</dt>
+        <dd>
+          {registeredUris(app.redirectUri).map((u) => (
+            <div>
+              <code>{u}</code>
+            </div>
+          ))}
+        </dd>
+        <dt>Confidential</dt>
+        <dd>{app.confidential ? "Yes" : "No"}</dd>
+        <dt>Expire access tokens</dt>
+        <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
+        <dt>Scopes</dt>
+        <dd>
+          {app.scopes.split(" ").filter(Boolean).map((s) => (
+            <span class="badge">{s}</span>
+          ))}
+        </dd>
+      </dl>
+      <div class="actions">
+        <a class="button secondary" href={`/profile/applications/${app.id}/edit`}>
+          Edit
+        </a>
+        <form method="post" action={`/profile/applications/${app.id}/renew`} data-confirm="Renew the secret? The current secret stops working at once.">
+          <CsrfField token={props.token} />
+          <button type="submit" class="secondary">
+            Renew secret
+          </button>
+        </form>
+        <a class="button danger" href={`/profile/applications/${app.id}/delete`}>
+          Delete
+        </a>
+      </div>
+    </section>
+  );
+}
+
+export function ApplicationsTable({ apps }: { apps: ApplicationRow[] }) {
+  if (apps.length === 0) return <p class="muted">You have no applications yet.</p>;
+  return (
+    <table>
+      <caption class="muted">Your applications</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Application ID</th>
+          <th scope="col">Callback URL</th>
+          <th scope="col">Confidential</th>
+        </tr>
+      </thead>
+      <tbody>
+        {apps.map((app) => (
+          <tr>
+            <td>
+              <a href={`/profile/applications/${app.id}`}>{app.name}</a>
+            </td>
+            <td>
+              <code>{app.uid}</code>
+            </td>
+            <td>
+              {registeredUris(app.redirectUri).map((u) => (
+                <div>{u}</div>
+              ))}
+            </td>
+            <td>{app.confidential ? "Yes" : "No"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function AuthorizedApplications({ list, token }: { list: AuthorizedApplication[]; token: string }) {
+  return (
+    <section aria-labelledby="authorized-heading">
+      <h2 id="authorized-heading">Authorized applications</h2>
+      {list.length === 0 ? (
+        <p class="muted">You have not authorized any application to use your account.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Authorized at</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">
+                <span class="muted">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((a) => (
+              <tr>
+                <td>{a.application.name}</td>
+                <td>{formatDate(a.createdAt)}</td>
+                <td>
+                  {a.scopes.map((s) => (
+                    <span class="badge">{s}</span>
+                  ))}
+                </td>
+                <td>
+                  <form method="post" action={`/profile/applications/authorized/${a.application.id}/revoke`} data-confirm={`Revoke access of ${a.application.name}?`}>
+                    <CsrfField token={token} />
+                    <button type="submit" class="danger" aria-label={`Revoke ${a.application.name}`}>
+                      Revoke
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

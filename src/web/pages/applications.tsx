@@ -1,0 +1,226 @@
+import { Hono, type Context } from "hono";
+import { getConfig } from "../../config";
+import { recordAudit, type AuditAction } from "../../db/audit";
+import {
+  createApplication,
+  deleteApplication,
+  findApplicationById,
+  listApplications,
+  renewApplicationSecret,
+  updateApplication,
+  type ApplicationRow,
+} from "../../db/applications";
+import { getDb } from "../../db/client";
+import { validateApplicationInput, type ApplicationErrors } from "../../domain/application-input";
+import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../oauth/authorizations";
+import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { csrfToken } from "../session";
+import {
+  ApplicationDetails,
+  ApplicationForm,
+  ApplicationsTable,
+  AuthorizedApplications,
+  EMPTY_FORM,
+  formValuesOf,
+  type AppFormValues,
+} from "./application-views";
+
+/**
+ * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
+ * secret, delete) and, below, the applications the user has authorized (revoke).
+ */
+const apps = new Hono<PageEnv>();
+apps.use("/profile/applications", requireUser);
+apps.use("/profile/applications/*", requireUser);
+
+type Ctx = Context<PageEnv>;
+
+async function readForm(c: Ctx): Promise<AppFormValues> {
+  const body = await c.req.parseBody({ all: true });
+  const one = (v: unknown) => (typeof v === "string" ? v : Array.isArray(v) && typeof v[0] === "string" ? v[0] : "");
+  const scopes = ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string");
+  return {
+    name: one(body.name),
+    redirectUri: one(body.redirect_uri),
+    scopes,
+    confidential: body.confidential !== undefined,
+    expireAccessTokens: body.expire_access_tokens !== undefined,
+  };
+}
+
+function check(c: Ctx, v: AppFormValues) {
+  return validateApplicationInput({ name: v.name, redirectUri: v.redirectUri, scopes: v.scopes.join(" ") }, getConfig(c.env).allowInsecureRedirects);
+}
+
+async function audit(c: Ctx, action: AuditAction, app: ApplicationRow) {
+  await recordAudit(getDb(c.env.DB), {
+    action,
+    authorId: c.var.user.id,
+    entityType: "oauth_application",
+    entityId: app.id,
+    details: { name: app.name, application_id: app.uid },
+    ip: clientIp(c),
+  });
+}
+
+async function indexPage(c: Ctx, opts: { values?: AppFormValues; errors?: ApplicationErrors } = {}) {
+  const user = c.var.user;
+  const [own, authorized] = await Promise.all([listApplications(getDb(c.env.DB), user.id), listAuthorizedApplications(c.env, user.id)]);
+  const token = await csrfToken(c);
+  return renderPage(
+    c,
+    "Applications",
+    <>
+      <h1>Applications</h1>
+      <Flash kind="notice" message={takeFlash(c)} />
+      <p>Manage applications that can use this service as an OAuth provider, and applications you have authorized to use your account.</p>
+      <h2>Your applications</h2>
+      <ApplicationsTable apps={own} />
+      <h2 id="new-application">Add new application</h2>
+      {opts.errors ? <Flash kind="error" message="The application could not be saved. Correct the fields below." /> : null}
+      <ApplicationForm action="/profile/applications" submit="Save application" token={token} values={opts.values ?? EMPTY_FORM} errors={opts.errors} />
+      <AuthorizedApplications list={authorized} token={token} />
+    </>,
+    opts.errors ? 422 : 200,
+  );
+}
+
+async function showPage(c: Ctx, app: ApplicationRow, opts: { secret?: string; notice?: string | null; status?: 200 | 201 } = {}) {
+  return renderPage(
+    c,
+    `Application: ${app.name}`,
+    <>
+      <h1>Application: {app.name}</h1>
+      <Flash kind="notice" message={opts.notice ?? takeFlash(c)} />
+      <ApplicationDetails app={app} secret={opts.secret} token={await csrfToken(c)} />
+      <p>
+        <a href="/profile/applications">Back to applications</a>
+      </p>
+    </>,
+    opts.status ?? 200,
+  );
+}
+
+/** The user's own application, or null (another user's application is as good as missing). */
+async function ownApplication(c: Ctx): Promise<ApplicationRow | null> {
+  const id = Number(c.req.param("id"));
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  const app = await findApplicationById(getDb(c.env.DB), id);
+  return app && app.ownerId === c.var.user.id ? app : null;
+}
+
+async function notFoundPage(c: Ctx) {
+  return renderPage(c, "Not found", <><h1>Application not found</h1><p><a href="/profile/applications">Back to applications</a></p></>, 404);
+}
+
+apps.get("/profile/applications", (c) => indexPage(c));
+
+apps.post("/profile/applications", async (c) => {
+  const values = await readForm(c);
+  const checked = check(c, values);
+  if (!checked.ok) return indexPage(c, { values, errors: checked.errors });
+  const { row, secret } = await createApplication(getDb(c.env.DB), {
+    ...checked.value,
+    confidential: values.confidential,
+    expireAccessTokens: values.expireAccessTokens,
+    ownerId: c.var.user.id,
+  });
+  await audit(c, "application_created", row);
+  // The secret is shown in this response only; storage has its hash.
+  return showPage(c, row, { secret, notice: "The application was created.", status: 201 });
+});
+
+apps.get("/profile/applications/:id{[0-9]+}", async (c) => {
+  const app = await ownApplication(c);
+  return app ? showPage(c, app) : notFoundPage(c);
+});
+
+async function editPage(c: Ctx, app: ApplicationRow, values: AppFormValues, errors?: ApplicationErrors) {
+  return renderPage(
+    c,
+    `Edit application: ${app.name}`,
+    <>
+      <h1>Edit application: {app.name}</h1>
+      {errors ? <Flash kind="error" message="The application could not be saved. Correct the fields below." /> : null}
+      <ApplicationForm action={`/profile/applications/${app.id}`} submit="Save application" token={await csrfToken(c)} values={values} errors={errors} />
+      <p>
+        <a href={`/profile/applications/${app.id}`}>Cancel</a>
+      </p>
+    </>,
+    errors ? 422 : 200,
+  );
+}
+
+apps.get("/profile/applications/:id{[0-9]+}/edit", async (c) => {
+  const app = await ownApplication(c);
+  return app ? editPage(c, app, formValuesOf(app)) : notFoundPage(c);
+});
+
+apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
+  const app = await ownApplication(c);
+  if (!app) return notFoundPage(c);
+  const values = await readForm(c);
+  const checked = check(c, values);
+  if (!checked.ok) return editPage(c, app, values, checked.errors);
+  await updateApplication(getDb(c.env.DB), app.id, {
+    name: checked.value.name,
+    redirectUri: checked.value.redirectUri,
+    scopes: checked.value.scopes.join(" "),
+    confidential: values.confidential,
+    expireAccessTokens: values.expireAccessTokens,
+  });
+  setFlash(c, "The application was updated.");
+  return c.redirect(`/profile/applications/${app.id}`, 303);
+});
+
+apps.post("/profile/applications/:id{[0-9]+}/renew", async (c) => {
+  const app = await ownApplication(c);
+  if (!app) return notFoundPage(c);
+  const renewed = await renewApplicationSecret(getDb(c.env.DB), app.id);
+  if (!renewed) return notFoundPage(c);
+  await audit(c, "application_secret_renewed", renewed.row);
+  return showPage(c, renewed.row, { secret: renewed.secret, notice: "The secret was renewed; the old one no longer works." });
+});
+
+/** Deleting asks first on a page of its own, so it works without JavaScript. */
+apps.get("/profile/applications/:id{[0-9]+}/delete", async (c) => {
+  const app = await ownApplication(c);
+  if (!app) return notFoundPage(c);
+  return renderPage(
+    c,
+    `Delete application: ${app.name}`,
+    <>
+      <h1>Delete application {app.name}?</h1>
+      <p>Every token it holds stops working at once, and users will have to authorize it again. This cannot be undone.</p>
+      <form method="post" action={`/profile/applications/${app.id}/delete`} class="actions">
+        <CsrfField token={await csrfToken(c)} />
+        <button type="submit" class="danger">
+          Delete application
+        </button>
+        <a class="button secondary" href={`/profile/applications/${app.id}`}>
+          Cancel
+        </a>
+      </form>
+    </>,
+  );
+});
+
+apps.post("/profile/applications/:id{[0-9]+}/delete", async (c) => {
+  const app = await ownApplication(c);
+  if (!app) return notFoundPage(c);
+  await revokeAllForApplication(c.env, app.id);
+  await deleteApplication(getDb(c.env.DB), app.id);
+  await audit(c, "application_deleted", app);
+  setFlash(c, `The application ${app.name} was deleted.`);
+  return c.redirect("/profile/applications", 303);
+});
+
+apps.post("/profile/applications/authorized/:id{[0-9]+}/revoke", async (c) => {
+  const id = Number(c.req.param("id"));
+  const app = await findApplicationById(getDb(c.env.DB), id);
+  const n = await revokeUserAuthorizationsForApplication(c.env, c.var.user.id, id);
+  setFlash(c, n > 0 ? `Access of ${app?.name ?? "the application"} was revoked.` : "Nothing to revoke.");
+  return c.redirect("/profile/applications", 303);
+});
+
+export default apps;

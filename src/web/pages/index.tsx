@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import assets from "../assets";
+import demoSpa from "../demo-spa";
+import { renderPage, type PageEnv } from "../page";
+import { pageSecurityHeaders, requireCsrf } from "../security";
+import applications from "./applications";
+import deprecations from "./deprecations";
+import home from "./home";
+import personalAccessTokens from "./personal-access-tokens";
+import signIn from "./sign-in";
+import twoFactor from "./two-factor";
+
+/**
+ * Every page a person uses. Security headers and CSRF protection apply to the page paths only,
+ * never to the API, the OAuth endpoints or git (which carry tokens, not cookies).
+ */
+const pages = new Hono<PageEnv>();
+
+pages.onError(async (err, c) => {
+  if (err instanceof HTTPException && err.status < 500) {
+    return renderPage(
+      c,
+      "Request refused",
+      <>
+        <h1>Request refused</h1>
+        <div class="flash error" role="alert">
+          {err.message || "The request was refused."}
+        </div>
+        <p>
+          <a href="/">Back to the home page</a>
+        </p>
+      </>,
+      err.status,
+    );
+  }
+  console.error("pages: unexpected error", err);
+  return renderPage(c, "Something went wrong", <h1>Something went wrong. Try again later.</h1>, 500);
+});
+
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*"] as const;
+for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
+
+pages.route("/", assets);
+pages.route("/", demoSpa);
+pages.route("/", home);
+pages.route("/", signIn);
+pages.route("/", twoFactor);
+pages.route("/", applications);
+pages.route("/", personalAccessTokens);
+pages.route("/", deprecations);
+
+export default pages;

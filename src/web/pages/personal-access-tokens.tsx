@@ -1,0 +1,162 @@
+import { Hono, type Context } from "hono";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { createPersonalAccessToken, isPatExpired, listPersonalAccessTokens, revokePersonalAccessToken } from "../../db/personal-access-tokens";
+import { PAT_SCOPES, isoDay, maxPatExpiry, validatePatInput, type PatErrors } from "../../domain/pat-input";
+import { SCOPES } from "../../domain/scopes";
+import { CsrfField, Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { csrfToken } from "../session";
+
+/** /profile/personal_access_tokens: create (expiry required, at most a year), shown once, list, revoke. */
+const pats = new Hono<PageEnv>();
+pats.use("/profile/personal_access_tokens", requireUser);
+pats.use("/profile/personal_access_tokens/*", requireUser);
+
+type Ctx = Context<PageEnv>;
+interface FormValues {
+  name: string;
+  expiresAt: string;
+  scopes: string[];
+}
+
+async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; created?: { token: string; name: string } } = {}) {
+  const user = c.var.user;
+  const now = Date.now();
+  const tokens = (await listPersonalAccessTokens(getDb(c.env.DB), user.id)).filter((t) => !t.revoked && !isPatExpired(t.expiresAt, now));
+  const token = await csrfToken(c);
+  const values = opts.values ?? { name: "", expiresAt: isoDay(now + 30 * 86_400_000), scopes: [] };
+  const errors = opts.errors ?? {};
+  const errorText = Object.entries(errors).map(([field, list]) => `${field === "expires_at" ? "Expiration date" : field === "scopes" ? "Scopes" : "Token name"} ${list!.join(", ")}.`);
+  return renderPage(
+    c,
+    "Personal access tokens",
+    <>
+      <h1>Personal access tokens</h1>
+      <Flash kind="notice" message={takeFlash(c)} />
+      {opts.created ? (
+        <section class="card" aria-labelledby="created-heading">
+          <h2 id="created-heading">Your new personal access token</h2>
+          <p class="secret-row">
+            <code id="created-personal-access-token">{opts.created.token}</code>
+            <button type="button" class="secondary" data-copy="created-personal-access-token" hidden>
+              Copy token
+            </button>
+          </p>
+          <p class="flash warning" role="status">
+            Make sure you save it: you won't be able to access it again.
+          </p>
+        </section>
+      ) : null}
+      <p>
+        Personal access tokens authenticate scripts and git (<code>PRIVATE-TOKEN</code> header or Bearer). Users with
+        two-factor authentication use them instead of the password grant.
+      </p>
+      <h2>Add a personal access token</h2>
+      {errorText.length ? <Flash kind="error" message={errorText.join(" ")} /> : null}
+      <form method="post" action="/profile/personal_access_tokens" class="card">
+        <CsrfField token={token} />
+        <label for="personal_access_token_name">Token name</label>
+        <input type="text" id="personal_access_token_name" name="name" required maxlength={255} value={values.name} />
+        <label for="personal_access_token_expires_at">Expiration date</label>
+        <p class="hint" id="expiry_hint">
+          Required; at most one year from today (until {maxPatExpiry(now)}).
+        </p>
+        <input type="date" id="personal_access_token_expires_at" name="expires_at" required min={isoDay(now + 86_400_000)} max={maxPatExpiry(now)} value={values.expiresAt} aria-describedby="expiry_hint" />
+        <fieldset>
+          <legend>Select scopes</legend>
+          {PAT_SCOPES.map((scope) => (
+            <div class="checkbox">
+              <input type="checkbox" id={`pat_scope_${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} aria-describedby={`pat_scope_${scope}_hint`} />
+              <label for={`pat_scope_${scope}`}>{scope}</label>
+              <p class="hint" id={`pat_scope_${scope}_hint`}>
+                {SCOPES[scope]}
+              </p>
+            </div>
+          ))}
+        </fieldset>
+        <button type="submit">Create personal access token</button>
+      </form>
+      <h2>Active personal access tokens ({tokens.length})</h2>
+      {tokens.length === 0 ? (
+        <p class="muted">This user has no active personal access tokens.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Token name</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span class="muted">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.map((t) => (
+              <tr>
+                <td>{t.name}</td>
+                <td>
+                  {t.scopes.split(" ").map((s) => (
+                    <span class="badge">{s}</span>
+                  ))}
+                </td>
+                <td>{formatDate(t.createdAt)}</td>
+                <td>{formatDate(t.lastUsedAt)}</td>
+                <td>{t.expiresAt}</td>
+                <td>
+                  <form method="post" action={`/profile/personal_access_tokens/${t.id}/revoke`} data-confirm={`Revoke ${t.name}?`}>
+                    <CsrfField token={token} />
+                    <button type="submit" class="danger" aria-label={`Revoke ${t.name}`}>
+                      Revoke
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>,
+    opts.errors ? 422 : opts.created ? 201 : 200,
+  );
+}
+
+pats.get("/profile/personal_access_tokens", (c) => page(c));
+
+pats.post("/profile/personal_access_tokens", async (c) => {
+  const body = await c.req.parseBody({ all: true });
+  const values: FormValues = {
+    name: typeof body.name === "string" ? body.name : "",
+    expiresAt: typeof body.expires_at === "string" ? body.expires_at : "",
+    scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string"),
+  };
+  const checked = validatePatInput(values);
+  if (!checked.ok) return page(c, { values, errors: checked.errors });
+  const db = getDb(c.env.DB);
+  const { token, row } = await createPersonalAccessToken(db, { userId: c.var.user.id, ...checked.value });
+  await recordAudit(db, {
+    action: "personal_access_token_created",
+    authorId: c.var.user.id,
+    entityType: "personal_access_token",
+    entityId: row.id,
+    details: { name: row.name, user_id: row.userId, scopes: row.scopes },
+    ip: clientIp(c),
+  });
+  // Shown in this response only; storage has its hash.
+  return page(c, { created: { token, name: row.name } });
+});
+
+pats.post("/profile/personal_access_tokens/:id{[0-9]+}/revoke", async (c) => {
+  const id = Number(c.req.param("id"));
+  const db = getDb(c.env.DB);
+  const ok = await revokePersonalAccessToken(db, id, c.var.user.id);
+  if (ok) {
+    await recordAudit(db, { action: "personal_access_token_revoked", authorId: c.var.user.id, entityType: "personal_access_token", entityId: id, ip: clientIp(c) });
+  }
+  setFlash(c, ok ? "The personal access token was revoked." : "No such token.");
+  return c.redirect("/profile/personal_access_tokens", 303);
+});
+
+export default pats;

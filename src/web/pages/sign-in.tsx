@@ -1,0 +1,134 @@
+import { Hono } from "hono";
+import { LoginError, recordFailedAttempt, recordSuccessfulSignIn, isLocked, verifyPasswordLogin } from "../../auth/password-login";
+import { verifySecondFactor } from "../../auth/two-factor";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { CsrfField, Flash, clientIp, renderPage, takeFlash, type PageEnv } from "../page";
+import { safeRedirectPath } from "../redirect";
+import { csrfToken, currentUser, endSession, pendingTwoFactorUser, startSession } from "../session";
+
+/** Sign-in (password, then two-factor when enabled) and sign-out. */
+const signIn = new Hono<PageEnv>();
+
+function lockMessage(until: number | null): string {
+  const minutes = until ? Math.max(1, Math.ceil((until - Date.now()) / 60000)) : 10;
+  return `Your account is locked after too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+}
+
+const MESSAGES: Record<LoginError["reason"], string> = {
+  invalid: "Invalid username or password.",
+  locked: "",
+  blocked: "Your account has been blocked. Contact your administrator.",
+};
+
+function SignInForm(props: { token: string; redirectTo: string; login?: string; error?: string | null; notice?: string | null }) {
+  return (
+    <div class="narrow">
+      <h1>Sign in</h1>
+      <Flash kind="error" message={props.error} />
+      <Flash kind="notice" message={props.notice} />
+      <form method="post" action="/users/sign_in" class="card">
+        <CsrfField token={props.token} />
+        <input type="hidden" name="redirect_to" value={props.redirectTo} />
+        <label for="user_login">Username</label>
+        <p class="hint" id="user_login_hint">Your username or email address.</p>
+        <input type="text" id="user_login" name="username" autocomplete="username" required autofocus value={props.login ?? ""} aria-describedby="user_login_hint" />
+        <label for="user_password">Password</label>
+        <input type="password" id="user_password" name="password" autocomplete="current-password" required />
+        <p>
+          <button type="submit">Sign in</button>
+        </p>
+      </form>
+    </div>
+  );
+}
+
+function TwoFactorForm(props: { token: string; redirectTo: string; error?: string | null }) {
+  return (
+    <div class="narrow">
+      <h1>Two-factor authentication</h1>
+      <Flash kind="error" message={props.error} />
+      <form method="post" action="/users/sign_in/two_factor" class="card">
+        <CsrfField token={props.token} />
+        <input type="hidden" name="redirect_to" value={props.redirectTo} />
+        <label for="user_otp_attempt">Two-factor code</label>
+        <p class="hint" id="otp_hint">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+        <input type="text" id="user_otp_attempt" name="otp_attempt" autocomplete="one-time-code" inputmode="text" required autofocus aria-describedby="otp_hint" />
+        <p>
+          <button type="submit">Verify code</button>
+        </p>
+      </form>
+    </div>
+  );
+}
+
+signIn.get("/users/sign_in", async (c) => {
+  const redirectTo = safeRedirectPath(c.req.query("redirect_to"));
+  if (await currentUser(c)) return c.redirect(redirectTo, 302);
+  return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} notice={takeFlash(c)} />);
+});
+
+signIn.post("/users/sign_in", async (c) => {
+  const body = await c.req.parseBody();
+  const login = typeof body.username === "string" ? body.username : "";
+  const password = typeof body.password === "string" ? body.password : "";
+  const redirectTo = safeRedirectPath(typeof body.redirect_to === "string" ? body.redirect_to : null);
+  const again = async (error: string, status: 401 | 403 | 422 | 423) =>
+    renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} login={login} error={error} />, status);
+  if (!login || !password) return again("Enter your username and password.", 422);
+  try {
+    const user = await verifyPasswordLogin(c.env, login, password, clientIp(c));
+    if (user.otpRequired) {
+      await startSession(c, user.id, { pendingTwoFactor: true });
+      return c.redirect(`/users/sign_in/two_factor?redirect_to=${encodeURIComponent(redirectTo)}`, 303);
+    }
+    await startSession(c, user.id);
+    return c.redirect(redirectTo, 303);
+  } catch (e) {
+    if (!(e instanceof LoginError)) throw e;
+    if (e.reason === "locked") return again(lockMessage(e.lockedUntil), 423);
+    return again(MESSAGES[e.reason], e.reason === "blocked" ? 403 : 401);
+  }
+});
+
+signIn.get("/users/sign_in/two_factor", async (c) => {
+  const redirectTo = safeRedirectPath(c.req.query("redirect_to"));
+  if (!(await pendingTwoFactorUser(c))) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(redirectTo)}`, 302);
+  return renderPage(c, "Two-factor authentication", <TwoFactorForm token={await csrfToken(c)} redirectTo={redirectTo} />);
+});
+
+signIn.post("/users/sign_in/two_factor", async (c) => {
+  const body = await c.req.parseBody();
+  const code = typeof body.otp_attempt === "string" ? body.otp_attempt : "";
+  const redirectTo = safeRedirectPath(typeof body.redirect_to === "string" ? body.redirect_to : null);
+  const user = await pendingTwoFactorUser(c);
+  if (!user) {
+    return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error="Your sign-in took too long. Sign in again." />, 401);
+  }
+  const ip = clientIp(c);
+  const lockedOut = async (until: number | null) => {
+    await endSession(c);
+    return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error={lockMessage(until)} />, 423);
+  };
+  if (isLocked(user)) return lockedOut(user.lockedUntil);
+  const method = code ? await verifySecondFactor(c.env, user, code) : null;
+  if (!method) {
+    // Wrong codes count towards the same lockout as wrong passwords (GitLab).
+    const until = await recordFailedAttempt(c.env, user.id, ip, "two_factor");
+    if (until !== null) return lockedOut(until);
+    return renderPage(c, "Two-factor authentication", <TwoFactorForm token={await csrfToken(c)} redirectTo={redirectTo} error="Invalid two-factor code." />, 401);
+  }
+  await recordSuccessfulSignIn(c.env, user, ip, method);
+  await startSession(c, user.id);
+  return c.redirect(redirectTo, 303);
+});
+
+/** Sign-out is a POST with the CSRF token (a link could be triggered by any other site). */
+signIn.post("/users/sign_out", async (c) => {
+  const user = await currentUser(c);
+  await endSession(c);
+  if (user) await recordAudit(getDb(c.env.DB), { action: "sign_out", authorId: user.id, entityType: "user", entityId: user.id, ip: clientIp(c) });
+  return c.redirect("/users/sign_in", 303);
+});
+
+export default signIn;

@@ -1,0 +1,72 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../env";
+import { verifyCsrf } from "./session";
+
+/**
+ * Headers of every page: a strict CSP (no inline script or style, nothing from elsewhere, never
+ * framed), nosniff, no referrer leaving the origin, HSTS over HTTPS, and no caching of pages that
+ * show secrets. `formAction: false` is for pages whose form ends in a redirect to another site
+ * (the consent page), because Chromium applies form-action to the redirect too.
+ */
+export function pageSecurityHeaders(opts: { formAction?: boolean } = {}) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    await next();
+    const csp = [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "base-uri 'none'",
+      "frame-ancestors 'none'",
+      ...(opts.formAction === false ? [] : ["form-action 'self'"]),
+    ].join("; ");
+    const h = c.res.headers;
+    if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", csp);
+    h.set("X-Content-Type-Options", "nosniff");
+    h.set("X-Frame-Options", "DENY");
+    if (!h.has("Referrer-Policy")) h.set("Referrer-Policy", "strict-origin-when-cross-origin");
+    h.set("Cross-Origin-Opener-Policy", "same-origin");
+    if (new URL(c.req.url).protocol === "https:") h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+    if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
+  });
+}
+
+export class CsrfError extends HTTPException {
+  constructor() {
+    super(403, { message: "The form's security token is missing or out of date. Go back, reload the page and try again." });
+  }
+}
+
+const originCheck = csrf();
+
+/**
+ * CSRF protection of every POST: Hono's Origin / Sec-Fetch-Site check, then the session-bound
+ * token in the form field `authenticity_token` (GitLab's name).
+ */
+export const requireCsrf = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.method !== "POST") return next();
+  try {
+    await originCheck(c, async () => {});
+  } catch {
+    throw new CsrfError();
+  }
+  if (!(await verifyCsrf(c, await formToken(c)))) throw new CsrfError();
+  await next();
+});
+
+async function formToken(c: Context<AppEnv>): Promise<string> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return c.req.header("x-csrf-token") ?? "";
+  try {
+    const body = await c.req.parseBody();
+    const v = body["authenticity_token"];
+    return typeof v === "string" ? v : "";
+  } catch {
+    // A body that does not parse carries no token: refused like any other forgery.
+    return "";
+  }
+}

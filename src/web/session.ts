@@ -1,0 +1,181 @@
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { and, eq, gt, lt } from "drizzle-orm";
+import { getConfig } from "../config";
+import { sha256Hex, timingSafeEqual } from "../crypto/hash";
+import { randomToken, toBase64Url } from "../crypto/random";
+import { getDb } from "../db/client";
+import { sessions, users } from "../db/schema/accounts";
+import type { UserRow } from "../db/users";
+import type { Bindings } from "../env";
+
+/**
+ * Browser sessions. The cookie holds a random id; D1 holds only its SHA-256, so a copy of the
+ * database cannot be replayed as a cookie. Sessions expire (SESSION_TTL_SECONDS) and end on sign-out.
+ *
+ * CSRF tokens are an HMAC of the session id (or, before sign-in, of a random pre-session cookie)
+ * under a key derived from SECRET_KEY_BASE: nothing to store, and a token is useless with another
+ * browser's cookie.
+ */
+export const SESSION_COOKIE = "_edge_auth_session";
+export const PRE_SESSION_COOKIE = "_edge_auth_csrf";
+/** Between the password and the two-factor step: long enough to type a code, no longer. */
+const PENDING_TTL_MS = 10 * 60 * 1000;
+
+type Ctx = Context<any>;
+
+function isHttps(c: Ctx): boolean {
+  return new URL(c.req.url).protocol === "https:";
+}
+
+function cookieOptions(c: Ctx, maxAgeSeconds?: number) {
+  return {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax" as const,
+    secure: isHttps(c),
+    ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
+  };
+}
+
+interface SessionState {
+  row: typeof sessions.$inferSelect;
+  user: UserRow;
+}
+
+/** Per-request memo: pages ask for the user several times (layout, handler, CSRF). */
+const memo = new WeakMap<Request, Promise<SessionState | null>>();
+/** A session started during this request is the one CSRF tokens of the response bind to. */
+const cookieOverride = new WeakMap<Request, string>();
+
+async function loadSession(c: Ctx, raw: string | undefined): Promise<SessionState | null> {
+  if (!raw || raw.length > 200) return null;
+  const db = getDb((c.env as Bindings).DB);
+  const [hit] = await db
+    .select({ row: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.idHash, await sha256Hex(raw)), gt(sessions.expiresAt, Date.now())))
+    .limit(1);
+  return hit ?? null;
+}
+
+function session(c: Ctx): Promise<SessionState | null> {
+  let p = memo.get(c.req.raw);
+  if (!p) {
+    p = loadSession(c, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE));
+    memo.set(c.req.raw, p);
+  }
+  return p;
+}
+
+/** The signed-in user; null when signed out, expired, blocked, or still pending two-factor. */
+export async function currentUser(c: Ctx): Promise<UserRow | null> {
+  const s = await session(c);
+  if (!s || s.row.pendingTwoFactor || s.user.state !== "active") return null;
+  return s.user;
+}
+
+/** The user who passed the password step and still owes a two-factor code. */
+export async function pendingTwoFactorUser(c: Ctx): Promise<UserRow | null> {
+  const s = await session(c);
+  if (!s || !s.row.pendingTwoFactor || s.user.state !== "active") return null;
+  return s.user;
+}
+
+/**
+ * Starts a new session (a fresh id every time, against session fixation) and ends the one the
+ * browser held before.
+ */
+export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFactor?: boolean } = {}): Promise<void> {
+  const env = c.env as Bindings;
+  const db = getDb(env.DB);
+  await endSession(c);
+  const now = Date.now();
+  const ttlMs = opts.pendingTwoFactor ? PENDING_TTL_MS : getConfig(env).sessionTtlSeconds * 1000;
+  const raw = randomToken();
+  await db.insert(sessions).values({
+    idHash: await sha256Hex(raw),
+    userId,
+    pendingTwoFactor: opts.pendingTwoFactor ?? false,
+    createdAt: now,
+    expiresAt: now + ttlMs,
+  });
+  // Expired rows are swept opportunistically so the table does not grow without bound.
+  const sweep = db.delete(sessions).where(lt(sessions.expiresAt, now)).then(() => undefined, () => undefined);
+  try {
+    c.executionCtx.waitUntil(sweep);
+  } catch {
+    await sweep; // no execution context (a direct app.fetch without one)
+  }
+  setCookie(c, SESSION_COOKIE, raw, cookieOptions(c, Math.floor(ttlMs / 1000)));
+  cookieOverride.set(c.req.raw, raw);
+  memo.delete(c.req.raw);
+}
+
+/** Ends the browser's session, in storage and in the cookie. */
+export async function endSession(c: Ctx): Promise<void> {
+  const raw = cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE);
+  if (raw) {
+    await getDb((c.env as Bindings).DB)
+      .delete(sessions)
+      .where(eq(sessions.idHash, await sha256Hex(raw)));
+  }
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+  memo.set(c.req.raw, Promise.resolve(null));
+  cookieOverride.delete(c.req.raw);
+}
+
+/** Ends every session of a user (password or two-factor change, block). */
+export async function endAllSessions(env: Bindings, userId: number): Promise<void> {
+  await getDb(env.DB).delete(sessions).where(eq(sessions.userId, userId));
+}
+
+const keyCache = new Map<string, Promise<CryptoKey>>();
+function csrfKey(secretKeyBase: string): Promise<CryptoKey> {
+  let k = keyCache.get(secretKeyBase);
+  if (!k) {
+    k = (async () => {
+      // A key of its own for CSRF, derived so it never equals the key of anything else.
+      const material = new TextEncoder().encode(`csrf-token-v1:${secretKeyBase}`);
+      const digest = await crypto.subtle.digest("SHA-256", material);
+      return crypto.subtle.importKey("raw", digest, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    })();
+    keyCache.set(secretKeyBase, k);
+  }
+  return k;
+}
+
+async function hmac(c: Ctx, binding: string): Promise<string> {
+  const key = await csrfKey(getConfig(c.env as Bindings).secretKeyBase);
+  const sig = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(binding));
+  return toBase64Url(new Uint8Array(sig));
+}
+
+/**
+ * The CSRF token for forms of this response: bound to the session, or before sign-in to a
+ * pre-session cookie that this call sets when the browser has none.
+ */
+export async function csrfToken(c: Ctx): Promise<string> {
+  const started = cookieOverride.get(c.req.raw);
+  if (started) return hmac(c, `session:${started}`);
+  const sessionId = getCookie(c, SESSION_COOKIE);
+  if (sessionId && (await session(c)) !== null) return hmac(c, `session:${sessionId}`);
+  let pre = getCookie(c, PRE_SESSION_COOKIE);
+  if (!pre || pre.length > 200) {
+    pre = randomToken();
+    setCookie(c, PRE_SESSION_COOKIE, pre, cookieOptions(c));
+  }
+  return hmac(c, `pre:${pre}`);
+}
+
+/** True when the token was made by csrfToken for a cookie this browser holds. */
+export async function verifyCsrf(c: Ctx, token: string): Promise<boolean> {
+  if (!token || token.length > 200) return false;
+  const sessionId = getCookie(c, SESSION_COOKIE);
+  const pre = getCookie(c, PRE_SESSION_COOKIE);
+  let ok = false;
+  if (sessionId) ok = timingSafeEqual(token, await hmac(c, `session:${sessionId}`)) || ok;
+  if (pre) ok = timingSafeEqual(token, await hmac(c, `pre:${pre}`)) || ok;
+  return ok;
+}

@@ -1,0 +1,50 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../src/oauth/authorizations";
+import { REDIRECT, call, getCode, makeApp, pkce, signedInUser, tokenRequest, type Tokens } from "./helpers";
+
+async function grantFor(appRow: { uid: string }, browser: Awaited<ReturnType<typeof signedInUser>>["browser"], scope?: string) {
+  const { verifier, challenge } = await pkce();
+  const code = await getCode(browser, { client_id: appRow.uid, code_challenge: challenge, code_challenge_method: "S256", scope });
+  const res = await tokenRequest({ grant_type: "authorization_code", client_id: appRow.uid, code, redirect_uri: REDIRECT, code_verifier: verifier });
+  return (await res.json()) as Tokens;
+}
+
+describe("Authorized applications (exports for the account pages and the admin API)", () => {
+  it("listAuthorizedApplications lists each application with a live grant once, scopes merged", async () => {
+    const { app } = await makeApp({ confidential: false, scopes: ["api", "read_user"] });
+    const { user, browser } = await signedInUser();
+    expect(await listAuthorizedApplications(env, user.id)).toEqual([]);
+    await grantFor(app, browser, "read_user");
+    await grantFor(app, browser, "api");
+    // A code that was never exchanged is not an authorization.
+    await getCode(browser, { client_id: app.uid, code_challenge: (await pkce()).challenge, code_challenge_method: "S256" });
+    const list = await listAuthorizedApplications(env, user.id);
+    expect(list).toHaveLength(1);
+    expect(list[0].application).toEqual({ id: app.id, uid: app.uid, name: app.name });
+    expect(list[0].scopes.sort()).toEqual(["api", "read_user"]);
+  });
+
+  it("revokeUserAuthorizationsForApplication revokes every grant of that user for that app at once", async () => {
+    const { app } = await makeApp({ confidential: false });
+    const { user, browser } = await signedInUser();
+    const a = await grantFor(app, browser);
+    const b = await grantFor(app, browser);
+    const other = await signedInUser();
+    const c = await grantFor(app, other.browser);
+    expect(await revokeUserAuthorizationsForApplication(env, user.id, app.id)).toBe(2);
+    for (const t of [a, b]) expect((await call("/api/v4/user", { token: t.access_token })).status).toBe(401);
+    expect((await call("/api/v4/user", { token: c.access_token })).status).toBe(200);
+    expect(await listAuthorizedApplications(env, user.id)).toEqual([]);
+  });
+
+  it("revokeAllForApplication revokes every grant of the application (application deleted)", async () => {
+    const { app } = await makeApp({ confidential: false });
+    const one = await signedInUser();
+    const two = await signedInUser();
+    const a = await grantFor(app, one.browser);
+    const b = await grantFor(app, two.browser);
+    await revokeAllForApplication(env, app.id);
+    for (const t of [a, b]) expect((await call("/oauth/token/info", { token: t.access_token })).status).toBe(401);
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { SCOPES } from "../../src/domain/scopes";
+import { Browser, REDIRECT, authorizeUrl, call, csrfFrom, decide, makeApp, pkce, signedInUser } from "./helpers";
+
+const ISS = "http://localhost";
+/** Redirects are answers to check, not to follow. */
+const get = (path: string) => call(path, { redirect: "manual" });
+
+function expectErrorPage(res: Response) {
+  expect(res.status).toBe(400);
+  expect(res.headers.get("location")).toBeNull();
+  expect(res.headers.get("content-type")).toContain("text/html");
+}
+
+function redirectParams(res: Response, status = 302) {
+  expect(res.status).toBe(status);
+  const loc = new URL(res.headers.get("location")!);
+  expect(`${loc.origin}${loc.pathname}`).toBe(REDIRECT);
+  return loc.searchParams;
+}
+
+describe("GET /oauth/authorize: errors before the client and redirect_uri are validated are shown, never redirected (DESIGN convention 5)", () => {
+  it("unknown or missing client_id renders the HTML error page", async () => {
+    const { browser } = await signedInUser();
+    expectErrorPage(await browser.fetch(authorizeUrl({ client_id: "nope", redirect_uri: REDIRECT, response_type: "code" })));
+    expectErrorPage(await browser.fetch(authorizeUrl({ redirect_uri: REDIRECT, response_type: "code" })));
+  });
+
+  it("an unregistered or missing redirect_uri renders the HTML error page", async () => {
+    const { app } = await makeApp();
+    const { browser } = await signedInUser();
+    for (const redirect_uri of ["https://evil.example/callback", `${REDIRECT}/extra`, `${REDIRECT}?x=1`, undefined]) {
+      const res = await browser.fetch(authorizeUrl({ client_id: app.uid, redirect_uri, response_type: "code", state: "s" }));
+      expectErrorPage(res);
+      expect(await res.text()).toContain("invalid_redirect_uri");
+    }
+  });
+
+  it("DESIGN Redirect URIs: http: only for loopback hosts; the loopback port may vary (RFC 8252 §7.3)", async () => {
+    const insecure = await makeApp({ redirectUri: "http://client.example/cb" });
+    const loopback = await makeApp({ redirectUri: "http://127.0.0.1:1234/cb" });
+    const { browser } = await signedInUser();
+    expectErrorPage(await browser.fetch(authorizeUrl({ client_id: insecure.app.uid, redirect_uri: "http://client.example/cb", response_type: "code" })));
+    const ok = await browser.fetch(authorizeUrl({ client_id: loopback.app.uid, redirect_uri: "http://127.0.0.1:5555/cb", response_type: "code" }));
+    expect(ok.status).toBe(200);
+    expectErrorPage(await browser.fetch(authorizeUrl({ client_id: loopback.app.uid, redirect_uri: "http://127.0.0.1:5555/other", response_type: "code" })));
+  });
+});
+
+describe("GET /oauth/authorize: other errors redirect with error, error_description, state and iss (DESIGN; RFC 9207)", () => {
+  it("missing response_type is invalid_request", async () => {
+    const { app } = await makeApp();
+    const q = redirectParams(await get(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, state: "xyz" })));
+    expect(q.get("error")).toBe("invalid_request");
+    expect(q.get("error_description")).toBe("Missing required parameter: response_type.");
+    expect(q.get("state")).toBe("xyz");
+    expect(q.get("iss")).toBe(ISS);
+  });
+
+  it("an unknown response_type is unsupported_response_type", async () => {
+    const { app } = await makeApp();
+    const q = redirectParams(await get(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "id_token", state: "s" })));
+    expect(q.get("error")).toBe("unsupported_response_type");
+  });
+
+  it("spec Application scopes: a scope outside the application's registered scopes (or unknown) is invalid_scope", async () => {
+    const { app } = await makeApp({ scopes: ["read_user"] });
+    for (const scope of ["api", "read_user api", "nonsense"]) {
+      const q = redirectParams(await get(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", scope, state: "s" })));
+      expect(q.get("error")).toBe("invalid_scope");
+      expect(q.get("state")).toBe("s");
+    }
+  });
+
+  it("DESIGN PKCE: S256 only; a public application must use PKCE", async () => {
+    const confidential = await makeApp();
+    const pub = await makeApp({ confidential: false });
+    const { challenge } = await pkce();
+    const plain = redirectParams(
+      await get(authorizeUrl({ client_id: confidential.app.uid, redirect_uri: REDIRECT, response_type: "code", code_challenge: challenge, code_challenge_method: "plain" })),
+    );
+    expect(plain.get("error")).toBe("invalid_request");
+    const noMethod = redirectParams(await get(authorizeUrl({ client_id: confidential.app.uid, redirect_uri: REDIRECT, response_type: "code", code_challenge: challenge })));
+    expect(noMethod.get("error")).toBe("invalid_request");
+    const publicNoPkce = redirectParams(await get(authorizeUrl({ client_id: pub.app.uid, redirect_uri: REDIRECT, response_type: "code" })));
+    expect(publicNoPkce.get("error")).toBe("invalid_request");
+    expect(publicNoPkce.get("error_description")).toBe("Missing required parameter: code_challenge.");
+  });
+});
+
+describe("GET /oauth/authorize: sign-in and consent (spec; issue 2)", () => {
+  it("without a session it sends the browser to the sign-in page and back", async () => {
+    const { app } = await makeApp();
+    const { user } = await signedInUser();
+    const browser = new Browser();
+    const url = authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", scope: "api", state: "st" });
+    const res = await browser.fetch(url);
+    expect(res.status).toBe(302);
+    const loc = res.headers.get("location")!;
+    expect(loc).toBe(`/users/sign_in?redirect_to=${encodeURIComponent(url)}`);
+    const page = await browser.fetch(loc);
+    const redirectTo = new URL(loc, "http://localhost").searchParams.get("redirect_to")!;
+    const signedIn = await browser.post("/users/sign_in", {
+      authenticity_token: csrfFrom(await page.text()),
+      username: user.username,
+      password: "correct horse battery staple",
+      redirect_to: redirectTo,
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("location")).toBe(url);
+    expect((await browser.fetch(url)).status).toBe(200);
+  });
+
+  it("the consent page names the application, the user and each scope with its description; Authorize and Deny; never framed", async () => {
+    const { app } = await makeApp({ scopes: ["api", "read_user"] });
+    const { user, browser } = await signedInUser();
+    const res = await browser.fetch(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "s" }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    const html = await res.text();
+    expect(html).toContain(app.name);
+    expect(html).toContain(user.username);
+    // Absent scope: the application's registered scopes.
+    for (const s of ["api", "read_user"] as const) expect(html).toContain(SCOPES[s].replace(/'/g, "&#39;"));
+    expect(html).toMatch(/<button[^>]*>\s*Authorize\s*<\/button>/);
+    expect(html).toMatch(/<button[^>]*>\s*Deny\s*<\/button>/);
+    expect(html).toContain('method="post"');
+  });
+
+  it("approval redirects with 303, code, state and iss (RFC 9207)", async () => {
+    const { app } = await makeApp();
+    const { browser } = await signedInUser();
+    const q = redirectParams(await decide(browser, { client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "abc" }), 303);
+    expect(q.get("code")).toBeTruthy();
+    expect(q.get("state")).toBe("abc");
+    expect(q.get("iss")).toBe(ISS);
+  });
+
+  it("denial redirects with 303 and error=access_denied, state and iss", async () => {
+    const { app } = await makeApp();
+    const { browser } = await signedInUser();
+    const q = redirectParams(await decide(browser, { client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "abc" }, "deny"), 303);
+    expect(q.get("error")).toBe("access_denied");
+    expect(q.get("state")).toBe("abc");
+    expect(q.get("iss")).toBe(ISS);
+    expect(q.get("code")).toBeNull();
+  });
+
+  it("the decision POST needs the CSRF token (403 without, no code)", async () => {
+    const { app } = await makeApp();
+    const { browser } = await signedInUser();
+    const res = await browser.post("/oauth/authorize", { client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", decision: "approve", authenticity_token: "forged" });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("location")).toBeNull();
+  });
+
+  it("the decision POST re-validates what it echoes: a swapped redirect_uri is shown as an error, never followed", async () => {
+    const { app } = await makeApp();
+    const { browser } = await signedInUser();
+    const page = await browser.fetch(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code" }));
+    const res = await browser.post("/oauth/authorize", {
+      authenticity_token: csrfFrom(await page.text()),
+      client_id: app.uid,
+      redirect_uri: "https://evil.example/cb",
+      response_type: "code",
+      decision: "approve",
+    });
+    expectErrorPage(res);
+  });
+
+  it("trusted applications skip the consent page (GitLab)", async () => {
+    const { app } = await makeApp({ trusted: true });
+    const { browser } = await signedInUser();
+    const q = redirectParams(await browser.fetch(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "t" })), 302);
+    expect(q.get("code")).toBeTruthy();
+    expect(q.get("iss")).toBe(ISS);
+  });
+});
+

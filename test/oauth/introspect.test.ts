@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { call, makeApp, pkceTokens } from "./helpers";
+
+const introspect = (token: string, basic?: [string, string]) =>
+  call("/oauth/introspect", {
+    method: "POST",
+    body: new URLSearchParams({ token }),
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...(basic ? { Authorization: `Basic ${btoa(`${basic[0]}:${basic[1]}`)}` } : {}) },
+  });
+
+describe("POST /oauth/introspect (RFC 7662)", () => {
+  it("§2.2: an active access token of the authenticated client is described", async () => {
+    const { app, secret, user, tokens } = await pkceTokens({ confidential: true });
+    const res = await introspect(tokens.access_token, [app.uid, secret]);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ active: true, client_id: app.uid, username: user.username, sub: String(user.id), token_type: "Bearer" });
+    expect(body.scope).toBe("api read_user read_repository");
+    expect(body.exp).toBeGreaterThan(Date.now() / 1000);
+    const refresh = (await (await introspect(tokens.refresh_token, [app.uid, secret])).json()) as Record<string, unknown>;
+    expect(refresh.active).toBe(true);
+  });
+
+  it("§2.2: unknown tokens and tokens of other clients are inactive", async () => {
+    const { tokens } = await pkceTokens();
+    const other = await makeApp();
+    for (const token of [tokens.access_token, "nonsense"]) {
+      const res = await introspect(token, [other.app.uid, other.secret]);
+      expect(await res.json()).toEqual({ active: false });
+    }
+  });
+
+  it("§2.1: the client must authenticate (401 invalid_client)", async () => {
+    const { app, tokens } = await pkceTokens();
+    const res = await call("/oauth/introspect", {
+      method: "POST",
+      body: new URLSearchParams({ token: tokens.access_token, client_id: app.uid }),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: string }).error).toBe("invalid_client");
+  });
+});
