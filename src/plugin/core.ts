@@ -1,7 +1,6 @@
 import { userPrivate } from "../api/v4/user-entities";
 import { getConfig } from "../config";
-import { CATALOGUE } from "../versioning/catalogue";
-import { stateAt } from "../versioning/gate";
+import { catalogueReport } from "../versioning/report";
 import { invalidArgument, notFound, PluginError, ResCode } from "./codes";
 import { fileJson, readFileChunks } from "./files";
 import { jsonData, parseJsonData, type CallFn, type ChatFn, type FnContext } from "./functions";
@@ -35,21 +34,7 @@ export const CORE_CALLS: Record<string, CallFn> = {
     return jsonData(await userPrivate(me, new URL(fc.worker.request.url).origin, me.isAdmin));
   },
   async "deprecations.list"(_data, fc) {
-    const version = getConfig(fc.worker.env).serviceVersion;
-    return jsonData({
-      service_version: version,
-      entries: CATALOGUE.map((e) => ({
-        id: e.id,
-        interface: e.interface,
-        title: e.title,
-        change: e.change,
-        deprecated_in: e.deprecatedIn,
-        removed_in: e.removedIn,
-        planned_date: e.date,
-        replacement: e.replacement,
-        state: stateAt(e, version),
-      })),
-    });
+    return jsonData(catalogueReport(getConfig(fc.worker.env).serviceVersion));
   },
   async "files.get"(data, fc) {
     const req = parseJsonData(data, invalidArgument);

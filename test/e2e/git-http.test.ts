@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { passwordGrant } from "./pages-support";
 
 /**
  * Git over HTTPS end to end (DESIGN.md "Git over HTTPS"; oauth-service.md "Git over HTTPS"): the real
@@ -59,15 +60,6 @@ async function api(method: string, p: string, token: string, body?: unknown): Pr
   return JSON.parse(text);
 }
 
-async function passwordGrant(username: string, password: string, scope?: string): Promise<string> {
-  const form = new URLSearchParams({ grant_type: "password", username, password });
-  if (scope) form.set("scope", scope);
-  const res = await fetch(`${base}/oauth/token`, { method: "POST", body: form });
-  const json = (await res.json()) as { access_token?: string };
-  if (!res.ok || !json.access_token) throw new Error(`password grant for ${username} → ${res.status} ${JSON.stringify(json)}`);
-  return json.access_token;
-}
-
 const suffix = randomBytes(4).toString("hex");
 const password = `Git-e2e-${randomBytes(8).toString("hex")}`;
 let username = "";
@@ -77,7 +69,7 @@ let readPat = "";
 let projectPath = "";
 
 beforeAll(async () => {
-  const rootToken = await passwordGrant("root", inject("rootPassword"));
+  const rootToken = await passwordGrant(base, "root", inject("rootPassword"));
   username = `gitter${suffix}`;
   const user = await api("POST", "/users", rootToken, {
     username,
@@ -94,7 +86,7 @@ beforeAll(async () => {
   const apiPat = await mkPat(["api"]);
   const project = await api("POST", "/projects", apiPat, { name: `Repo ${suffix}`, path: `repo-${suffix}`, visibility: "private" });
   projectPath = project.path_with_namespace;
-  oauthToken = await passwordGrant(username, password);
+  oauthToken = await passwordGrant(base, username, password);
 }, 120_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));

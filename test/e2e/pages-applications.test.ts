@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authorizeUrl,
   callbackPage,
-  createUser,
-  launch,
+  pagesSession,
   registerApplication,
-  rootToken,
   shot,
   signIn,
   startServer,
@@ -18,24 +15,20 @@ import {
  * as another user, deny, revoke it from "Authorized applications", and the consent page's
  * protections (no framing; no cross-site POST without the CSRF token).
  */
-const base = inject("baseURL");
-let browser: Browser;
-let admin: string;
+const pages = pagesSession();
+const base = pages.base;
 let client: Awaited<ReturnType<typeof startServer>>;
 
 beforeAll(async () => {
-  browser = await launch();
-  admin = await rootToken(base, inject("rootPassword"));
   client = await startServer(callbackPage);
 });
 afterAll(async () => {
-  await browser?.close();
   await client?.close();
 });
 
 async function ownerAndApp(scopes = ["read_user", "api"]) {
-  const owner = await createUser(base, admin, "owner");
-  const ctx = await browser.newContext();
+  const owner = await pages.createUser("owner");
+  const ctx = await pages.newContext();
   const page = await ctx.newPage();
   await signIn(page, base, owner.username, owner.password, "/profile/applications");
   const name = unique("Client app ");
@@ -69,8 +62,8 @@ describe("applications registered on the page, authorized by another user (spec:
   it("another user signs in from the authorize link, sees the consent page, presses Authorize, and the code works", async () => {
     const { clientId, secret, name, ctx: ownerCtx } = await ownerAndApp();
     await ownerCtx.close();
-    const user = await createUser(base, admin, "consenter");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("consenter");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     const redirectUri = `${client.origin}/callback`;
     await page.goto(authorizeUrl(base, { client_id: clientId, redirect_uri: redirectUri, state: "state-123", scope: "read_user" }));
@@ -101,8 +94,8 @@ describe("applications registered on the page, authorized by another user (spec:
   it("Deny sends the browser back with error=access_denied and the state", async () => {
     const { clientId, ctx: ownerCtx } = await ownerAndApp();
     await ownerCtx.close();
-    const user = await createUser(base, admin, "denier");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("denier");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await signIn(page, base, user.username, user.password);
     await page.goto(authorizeUrl(base, { client_id: clientId, redirect_uri: `${client.origin}/callback`, state: "deny-state", scope: "read_user" }));
@@ -119,8 +112,8 @@ describe("applications registered on the page, authorized by another user (spec:
   it("Revoke under Authorized applications makes the application's tokens fail at once", async () => {
     const { clientId, secret, name, ctx: ownerCtx } = await ownerAndApp();
     await ownerCtx.close();
-    const user = await createUser(base, admin, "revoker");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("revoker");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     page.on("dialog", (d) => void d.accept());
     await signIn(page, base, user.username, user.password);
@@ -158,13 +151,13 @@ describe("the consent page's protections (issue 3, Consent)", () => {
   it("cannot be framed by another site (frame-ancestors 'none', X-Frame-Options DENY)", async () => {
     const { clientId, ctx: ownerCtx } = await ownerAndApp();
     await ownerCtx.close();
-    const user = await createUser(base, admin, "framed");
+    const user = await pages.createUser("framed");
     const target = authorizeUrl(base, { client_id: clientId, redirect_uri: `${client.origin}/callback`, state: "f", scope: "read_user" });
     const evil = await startServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end(`<!DOCTYPE html><title>Another site</title><h1>Another site framing the consent page</h1><iframe id="victim" src="${target.replace(/&/g, "&amp;")}" width="800" height="500"></iframe>`);
     });
-    const ctx = await browser.newContext();
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await signIn(page, base, user.username, user.password);
     const direct = await page.goto(target);
@@ -182,7 +175,7 @@ describe("the consent page's protections (issue 3, Consent)", () => {
   });
 
   it("a cross-site POST without the CSRF token is refused, though the browser sends the session cookie", async () => {
-    const user = await createUser(base, admin, "csrf");
+    const user = await pages.createUser("csrf");
     const evil = await startServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end(
@@ -191,7 +184,7 @@ describe("the consent page's protections (issue 3, Consent)", () => {
           `<script>document.getElementById("f").submit()</script>`,
       );
     });
-    const ctx = await browser.newContext();
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await signIn(page, base, user.username, user.password);
     const response = page.waitForResponse((r) => r.url() === `${base}/profile/personal_access_tokens` && r.request().method() === "POST");

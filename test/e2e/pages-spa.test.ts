@@ -1,29 +1,19 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { createUser, launch, rootToken, shot } from "./pages-support";
+import { describe, expect, it } from "vitest";
+import { pagesSession, shot } from "./pages-support";
 
 /**
  * Issue 3 in headless Chromium: the demo SPA at /-/demo/spa runs authorization code with PKCE in
  * the browser, shows /api/v4/user, refreshes (the old pair dies), and revokes on "Sign out".
  */
-const base = inject("baseURL");
-let browser: Browser;
-let admin: string;
-
-beforeAll(async () => {
-  browser = await launch();
-  admin = await rootToken(base, inject("rootPassword"));
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const pages = pagesSession();
+const base = pages.base;
 
 const userStatus = (token: string) => fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
 
 describe("demo SPA: PKCE in the browser, refresh, sign-out (issue 3, A PKCE single-page app)", () => {
   it("signs in with PKCE, shows /api/v4/user, refreshes and revokes on Sign out", async () => {
-    const user = await createUser(base, admin, "spa");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("spa");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     const tokenRequests: string[] = [];
     page.on("request", (r) => {
@@ -70,7 +60,7 @@ describe("demo SPA: PKCE in the browser, refresh, sign-out (issue 3, A PKCE sing
   });
 
   it("refuses a callback whose state this tab did not send", async () => {
-    const ctx = await browser.newContext();
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await page.goto(`${base}/-/demo/spa?code=forged&state=forged`);
     await page.getByText("The state does not match").waitFor();

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, inject } from "vitest";
 import { base32Decode, totp } from "../../src/crypto/totp";
 
 /**
@@ -32,14 +33,18 @@ export function unique(prefix: string): string {
 
 export const PASSWORD = "e2e-user-Password-77";
 
-/** An api token of root by the password grant (root has no two-factor). */
-export async function rootToken(base: string, rootPassword: string): Promise<string> {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: "POST",
-    body: new URLSearchParams({ grant_type: "password", username: "root", password: rootPassword }),
-  });
-  if (res.status !== 200) throw new Error(`root password grant: ${res.status} ${await res.text()}`);
+/** An access token by the password grant (no client; the default scopes unless `scope` is given). */
+export async function passwordGrant(base: string, username: string, password: string, scope?: string): Promise<string> {
+  const form = new URLSearchParams({ grant_type: "password", username, password });
+  if (scope) form.set("scope", scope);
+  const res = await fetch(`${base}/oauth/token`, { method: "POST", body: form });
+  if (res.status !== 200) throw new Error(`password grant for ${username}: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** An api token of root by the password grant (root has no two-factor). */
+export function rootToken(base: string, rootPassword: string, scope?: string): Promise<string> {
+  return passwordGrant(base, "root", rootPassword, scope);
 }
 
 export async function createUser(base: string, adminToken: string, prefix = "user"): Promise<{ id: number; username: string; password: string }> {
@@ -52,6 +57,32 @@ export async function createUser(base: string, adminToken: string, prefix = "use
   if (res.status !== 201) throw new Error(`create user: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { id: number };
   return { id: body.id, username, password: PASSWORD };
+}
+
+/**
+ * The set-up every pages test file shares: Chromium launched before the file's tests and closed
+ * after them, and root's token for making users. Call once at the top level of a test file.
+ */
+export function pagesSession(): {
+  base: string;
+  newContext: () => Promise<BrowserContext>;
+  createUser: (prefix?: string) => ReturnType<typeof createUser>;
+} {
+  const base = inject("baseURL");
+  let browser: Browser | undefined;
+  let admin = "";
+  beforeAll(async () => {
+    browser = await launch();
+    admin = await rootToken(base, inject("rootPassword"));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    base,
+    newContext: () => browser!.newContext(),
+    createUser: (prefix) => createUser(base, admin, prefix),
+  };
 }
 
 /** Fills the sign-in form by its labels, as a person would. */

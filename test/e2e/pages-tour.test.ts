@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { createUser, launch, rootToken, shot } from "./pages-support";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { pagesSession, shot } from "./pages-support";
 
 /**
  * Issue 3, "Every page": each page's fields are labelled, sign-in works with the keyboard alone,
  * and the home and deprecations pages render (screenshots for docs/pages.md).
  */
-const base = inject("baseURL");
-let browser: Browser;
-let admin: string;
-
-beforeAll(async () => {
-  browser = await launch();
-  admin = await rootToken(base, inject("rootPassword"));
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const pages = pagesSession();
+const base = pages.base;
 
 /** Every visible form control has a label (label[for], a wrapping label, or aria-label). */
 async function unlabelled(page: Page): Promise<string[]> {
@@ -30,8 +21,8 @@ async function unlabelled(page: Page): Promise<string[]> {
 
 describe("every page (issue 3)", () => {
   it("signs in with the keyboard alone, and every field of every page is labelled", async () => {
-    const user = await createUser(base, admin, "kbd");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("kbd");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     const scriptErrors: string[] = [];
     page.on("pageerror", (e) => scriptErrors.push(e.message));
@@ -62,7 +53,7 @@ describe("every page (issue 3)", () => {
   });
 
   it("shows a wrong password clearly", async () => {
-    const ctx = await browser.newContext();
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await page.goto(`${base}/users/sign_in`);
     await page.getByLabel("Username").fill("nobody-here");
@@ -75,7 +66,7 @@ describe("every page (issue 3)", () => {
   });
 
   it("/help/deprecations links each entry by its anchor", async () => {
-    const ctx = await browser.newContext();
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await page.goto(`${base}/help/deprecations#oauth-implicit-grant`);
     const entry = page.locator("tr#oauth-implicit-grant");

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { PASSWORD, createUser, launch, rootToken, shot, signIn, totpCode } from "./pages-support";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { PASSWORD, pagesSession, shot, signIn, totpCode } from "./pages-support";
 
 /**
  * Issue 3 in headless Chromium: two-factor enrolment, sign-in with a TOTP code and with a
  * recovery code, the password grant refused for that user, and a personal access token created
  * on the page working on /api/v4/user.
  */
-const base = inject("baseURL");
-let browser: Browser;
-let admin: string;
-
-beforeAll(async () => {
-  browser = await launch();
-  admin = await rootToken(base, inject("rootPassword"));
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const pages = pagesSession();
+const base = pages.base;
 
 /** Enrols through the page; returns the secret and the recovery codes the page showed once. */
 async function enrol(page: Page): Promise<{ secret: string; codes: string[] }> {
@@ -46,8 +37,8 @@ async function signInSecondStep(page: Page, username: string, code: string): Pro
 
 describe("two-factor authentication (issue 3, Two-factor; spec: password flow disabled with 2FA)", () => {
   it("enrols, then signs in with a TOTP code and with a recovery code (each once)", async () => {
-    const user = await createUser(base, admin, "tfa");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("tfa");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await signIn(page, base, user.username, user.password);
     const { secret, codes } = await enrol(page);
@@ -56,7 +47,7 @@ describe("two-factor authentication (issue 3, Two-factor; spec: password flow di
     await ctx.close();
 
     // TOTP: the next step's code (the enrolment used this step's, and a code works only once).
-    const totpCtx = await browser.newContext();
+    const totpCtx = await pages.newContext();
     const p1 = await totpCtx.newPage();
     await signIn(p1, base, user.username, user.password);
     await shot(p1, "sign-in-two-factor-step");
@@ -68,13 +59,13 @@ describe("two-factor authentication (issue 3, Two-factor; spec: password flow di
     await totpCtx.close();
 
     // A recovery code signs in once, and not twice.
-    const recCtx = await browser.newContext();
+    const recCtx = await pages.newContext();
     const p2 = await recCtx.newPage();
     await signInSecondStep(p2, user.username, codes[0]);
     expect(p2.url()).toBe(`${base}/profile/personal_access_tokens`);
     await shot(p2, "signed-in-with-recovery-code");
     await recCtx.close();
-    const againCtx = await browser.newContext();
+    const againCtx = await pages.newContext();
     const p3 = await againCtx.newPage();
     await signInSecondStep(p3, user.username, codes[0]);
     expect(await p3.textContent("main")).toContain("Invalid two-factor code.");
@@ -83,11 +74,11 @@ describe("two-factor authentication (issue 3, Two-factor; spec: password flow di
   });
 
   it("refuses the password grant for that user, while a personal access token made on the page works on /api/v4/user", async () => {
-    const user = await createUser(base, admin, "tfapat");
+    const user = await pages.createUser("tfapat");
     const grantBefore = await fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "password", username: user.username, password: PASSWORD }) });
     expect(grantBefore.status).toBe(200);
 
-    const ctx = await browser.newContext();
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     await signIn(page, base, user.username, user.password);
     await enrol(page);
@@ -124,8 +115,8 @@ describe("two-factor authentication (issue 3, Two-factor; spec: password flow di
   });
 
   it("tells the user about the lockout after 10 failed sign-ins", async () => {
-    const user = await createUser(base, admin, "lock");
-    const ctx = await browser.newContext();
+    const user = await pages.createUser("lock");
+    const ctx = await pages.newContext();
     const page = await ctx.newPage();
     for (let i = 0; i < 10; i++) await signIn(page, base, user.username, `wrong-password-${i}`);
     expect(await page.textContent("main")).toContain("Your account is locked after too many failed sign-in attempts.");

@@ -2,20 +2,15 @@ import { create } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { HeaderSchema, Plugin, type Header } from "../../src/gen/proto/plugin_pb";
+import { passwordGrant } from "./pages-support";
 
 /** Node clients of the Plugin service for the end-to-end tests (against `npm start`). */
 export type Protocol = "connect" | "connect-json" | "grpc-web";
 export const PROTOCOLS: Protocol[] = ["connect", "connect-json", "grpc-web"];
 
 /** root's OAuth access token (password grant, scope api): the token a plugin client would hold. */
-export async function rootToken(baseURL: string, password: string): Promise<string> {
-  const res = await fetch(`${baseURL}/oauth/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "password", username: "root", password, scope: "api" }),
-  });
-  if (res.status !== 200) throw new Error(`password grant: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
+export function rootToken(baseURL: string, password: string): Promise<string> {
+  return passwordGrant(baseURL, "root", password, "api");
 }
 
 /** A personal access token for root with scope api, made through the admin API. */

@@ -29,6 +29,11 @@ export async function callAt(version: string, path: string, init: RequestInit & 
   return res;
 }
 
+/** `callAt` bound to one version: a fetcher for helpers that take one (Browser, tokenRequest). */
+export function callerAt(version: string): (path: string, init?: RequestInit & { token?: string }) => Promise<Response> {
+  return (path, init) => callAt(version, path, init);
+}
+
 /** A JSON request body with a method (POST unless told). */
 export function body(data: unknown, method = "POST"): RequestInit {
   return { method, body: JSON.stringify(data), headers: { "Content-Type": "application/json" } };

@@ -6,7 +6,8 @@ import { auditEvents } from "../../src/db/schema/accounts";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
 import { familyStub } from "../../src/oauth/family";
 import { parseCode } from "../../src/oauth/tokens";
-import { REDIRECT, call, getCode, makeApp, pkce, signedInUser, tokenRequest, type Tokens } from "./helpers";
+import { signedInUser } from "../helpers/browser";
+import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
 async function expectError(res: Response, status: number, error: string, description?: string) {
   expect(res.status).toBe(status);

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../src/oauth/authorizations";
-import { REDIRECT, call, getCode, makeApp, pkce, signedInUser, tokenRequest, type Tokens } from "./helpers";
+import { signedInUser } from "../helpers/browser";
+import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
 async function grantFor(appRow: { uid: string }, browser: Awaited<ReturnType<typeof signedInUser>>["browser"], scope?: string) {
   const { verifier, challenge } = await pkce();

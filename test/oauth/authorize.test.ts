@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/domain/scopes";
-import { Browser, REDIRECT, authorizeUrl, call, csrfFrom, decide, makeApp, pkce, signedInUser } from "./helpers";
+import { Browser, csrfFrom, signedInUser } from "../helpers/browser";
+import { REDIRECT, authorizeUrl, call, decide, makeApp, pkce } from "./helpers";
 
 const ISS = "http://localhost";
 /** Redirects are answers to check, not to follow. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callAt } from "./helpers";
+import { callAt } from "../helpers/versioned";
+import { call } from "./helpers";
 import { createExecutionContext, env } from "cloudflare:test";
 import app from "../../src/app";
 import { withVars } from "../../src/config";
@@ -7,7 +8,7 @@ import { withVars } from "../../src/config";
 describe("bench routes (bench/): mounted only when BENCH_ROUTES is true", () => {
   it("404 by default", async () => {
     expect((await call("/-/bench/empty")).status).toBe(404);
-    expect((await callAt("16.0")("/-/bench/do-read")).status).toBe(404);
+    expect((await callAt("16.0", "/-/bench/do-read")).status).toBe(404);
   });
   it("empty, one Durable Object read, one Durable Object write when enabled", async () => {
     const e = withVars(env, { BENCH_ROUTES: "true" });

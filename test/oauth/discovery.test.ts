@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callAt } from "./helpers";
+import { callAt } from "../helpers/versioned";
+import { call } from "./helpers";
 
 describe("GET /.well-known/oauth-authorization-server (RFC 8414)", () => {
   it("§2: the issuer is the request's origin and the endpoints hang off it; S256 only; iss supported (RFC 9207)", async () => {
@@ -18,7 +19,7 @@ describe("GET /.well-known/oauth-authorization-server (RFC 8414)", () => {
   });
 
   it("below 15.0 the implicit grant is advertised", async () => {
-    const body = (await (await callAt("14.10")("/.well-known/oauth-authorization-server")).json()) as { response_types_supported: string[] };
+    const body = (await (await callAt("14.10", "/.well-known/oauth-authorization-server")).json()) as { response_types_supported: string[] };
     expect(body.response_types_supported).toContain("token");
   });
 });

@@ -1,20 +1,17 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import app from "../../src/app";
-import { withVars } from "../../src/config";
 import { sha256Base64Url } from "../../src/crypto/hash";
 import { toBase64Url } from "../../src/crypto/random";
 import { createApplication, type NewApplication } from "../../src/db/applications";
 import { getDb } from "../../src/db/client";
 import { users } from "../../src/db/schema/accounts";
-import type { Bindings } from "../../src/env";
+import { Browser, signedInUser } from "../helpers/browser";
 import { TEST_PASSWORD, call, makeUser, unique } from "../helpers/fixtures";
 
 /**
  * Helpers that drive the OAuth flows over HTTP, as a browser and a client would: sign in with the
  * sign-in form, open /oauth/authorize, press Authorize, exchange at /oauth/token.
  */
-export const ORIGIN = "http://localhost";
 export const REDIRECT = "https://client.example/callback";
 
 export async function makeApp(opts: Partial<NewApplication> = {}) {
@@ -30,61 +27,6 @@ export async function makeApp(opts: Partial<NewApplication> = {}) {
 export async function pkce() {
   const verifier = toBase64Url(crypto.getRandomValues(new Uint8Array(48)));
   return { verifier, challenge: await sha256Base64Url(verifier) };
-}
-
-/** A browser: keeps cookies between requests. */
-export class Browser {
-  private cookies = new Map<string, string>();
-
-  constructor(private readonly fetcher: (path: string, init: RequestInit) => Promise<Response> = call) {}
-
-  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
-    if (init.method === "POST") headers.set("Origin", ORIGIN);
-    const res = await this.fetcher(path, { ...init, headers, redirect: "manual" });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const i = pair.indexOf("=");
-      const name = pair.slice(0, i).trim();
-      const value = pair.slice(i + 1).trim();
-      if (/max-age=0/i.test(line) || value === "") this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return res;
-  }
-
-  post(path: string, fields: Record<string, string>): Promise<Response> {
-    return this.fetch(path, {
-      method: "POST",
-      body: new URLSearchParams(fields),
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    });
-  }
-}
-
-export function csrfFrom(html: string): string {
-  const m = /name="authenticity_token" value="([^"]+)"/.exec(html);
-  if (!m) throw new Error("no authenticity_token in page");
-  return m[1];
-}
-
-/** Signs in through the sign-in form (the accounts engineer's page). */
-export async function signIn(username: string, password = TEST_PASSWORD, browser = new Browser()): Promise<Browser> {
-  const page = await browser.fetch("/users/sign_in");
-  const res = await browser.post("/users/sign_in", {
-    authenticity_token: csrfFrom(await page.text()),
-    username,
-    password,
-    redirect_to: "/",
-  });
-  if (res.status !== 303) throw new Error(`sign-in failed: ${res.status}`);
-  return browser;
-}
-
-export async function signedInUser() {
-  const user = await makeUser();
-  return { user, browser: await signIn(user.username) };
 }
 
 export function authorizeUrl(params: Record<string, string | undefined>): string {
@@ -146,25 +88,6 @@ export function refresh(app: { uid: string }, refreshToken: string, extra: Recor
 
 export async function setUser(id: number, patch: Partial<typeof users.$inferInsert>) {
   await getDb(env.DB).update(users).set(patch).where(eq(users.id, id));
-}
-
-/** Calls the Worker with another SERVICE_VERSION (both sides of a milestone). */
-const versioned = new Map<string, Bindings>();
-export function callAt(version: string) {
-  let e = versioned.get(version);
-  if (!e) {
-    e = withVars(env, { SERVICE_VERSION: version });
-    versioned.set(version, e);
-  }
-  const bound = e;
-  return async (path: string, init: RequestInit & { token?: string } = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-    const ctx = createExecutionContext();
-    const res = await app.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers }), bound, ctx);
-    await waitOnExecutionContext(ctx);
-    return res;
-  };
 }
 
 export { TEST_PASSWORD, call, makeUser, unique };

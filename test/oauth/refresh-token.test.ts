@@ -6,7 +6,8 @@ import { auditEvents } from "../../src/db/schema/accounts";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
 import { familyStub } from "../../src/oauth/family";
 import { parseRefreshToken } from "../../src/oauth/tokens";
-import { REDIRECT, call, getCode, makeApp, pkce, pkceTokens, refresh, signedInUser, tokenRequest, type Tokens } from "./helpers";
+import { signedInUser } from "../helpers/browser";
+import { REDIRECT, call, getCode, makeApp, pkce, pkceTokens, refresh, tokenRequest, type Tokens } from "./helpers";
 
 const info = (token: string) => call("/oauth/token/info", { token });
 

@@ -1,7 +1,8 @@
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TokenFamily } from "../../src/durable/token-family";
-import { REDIRECT, TEST_PASSWORD, getCode, makeApp, makeUser, pkceTokens, refresh, signedInUser, tokenRequest, type Tokens } from "./helpers";
+import { signedInUser } from "../helpers/browser";
+import { REDIRECT, TEST_PASSWORD, getCode, makeApp, makeUser, pkceTokens, refresh, tokenRequest, type Tokens } from "./helpers";
 
 /** Every value in every D1 table, as one string. */
 async function dumpD1(): Promise<string> {

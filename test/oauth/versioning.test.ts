@@ -3,12 +3,13 @@ import { describe, expect, it } from "vitest";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
 import { familyStub } from "../../src/oauth/family";
 import { parseAccessToken } from "../../src/oauth/tokens";
-import { Browser, REDIRECT, authorizeUrl, callAt, decide, makeApp, makeUser, pkce, signIn, tokenRequest, type Tokens } from "./helpers";
+import { Browser, signedInUser } from "../helpers/browser";
+import { callAt, callerAt } from "../helpers/versioned";
+import { REDIRECT, authorizeUrl, decide, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
 async function browserAt(version: string) {
-  const user = await makeUser();
-  const fetcher = callAt(version);
-  return { user, fetcher, browser: await signIn(user.username, undefined, new Browser(fetcher)) };
+  const fetcher = callerAt(version);
+  return { fetcher, ...(await signedInUser(new Browser(fetcher))) };
 }
 
 describe("spec Versioning: implicit grant deprecated in 14.0, removed in 15.0 (gate oauth-implicit-grant)", () => {
@@ -28,7 +29,7 @@ describe("spec Versioning: implicit grant deprecated in 14.0, removed in 15.0 (g
     expect(frag.get("token_type")).toBe("bearer");
     expect(frag.get("state")).toBe("imp");
     expect(frag.get("expires_in")).toBe("7200");
-    const info = await callAt("14.10")("/oauth/token/info", { token: frag.get("access_token")! });
+    const info = await callAt("14.10", "/oauth/token/info", { token: frag.get("access_token")! });
     expect(info.status).toBe(200);
   });
 
@@ -81,18 +82,18 @@ describe("spec Versioning: tokens without expiry (gate oauth-tokens-without-expi
     const read = () =>
       runInDurableObject(stub, async (_o: TokenFamily, state) => state.storage.kv.get<FamilyState>("state")!.access!.expiresAt);
     expect(await read()).toBeNull();
-    const info = (await (await callAt("16.0")("/oauth/token/info", { token: tokens.access_token })).json()) as { expires_in: number };
+    const info = (await (await callAt("16.0", "/oauth/token/info", { token: tokens.access_token })).json()) as { expires_in: number };
     expect(info.expires_in).toBeGreaterThan(7000);
     expect(info.expires_in).toBeLessThanOrEqual(7200);
     expect(await read()).toBeTypeOf("number");
     // Kept from then on, whatever version reads it next.
-    const later = (await (await callAt("14.10")("/oauth/token/info", { token: tokens.access_token })).json()) as { expires_in: number };
+    const later = (await (await callAt("14.10", "/oauth/token/info", { token: tokens.access_token })).json()) as { expires_in: number };
     expect(later.expires_in).toBeTypeOf("number");
   });
 
   it("from 15.0: a refresh of a non-expiring family issues an expiring pair", async () => {
     const { app, tokens } = await codeFlowAt("14.10", false);
-    const res = await tokenRequest({ grant_type: "refresh_token", client_id: app.uid, refresh_token: tokens.refresh_token }, { fetcher: callAt("15.0") });
+    const res = await tokenRequest({ grant_type: "refresh_token", client_id: app.uid, refresh_token: tokens.refresh_token }, { fetcher: callerAt("15.0") });
     expect(((await res.json()) as Tokens).expires_in).toBe(7200);
   });
 });

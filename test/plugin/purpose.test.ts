@@ -1,15 +1,14 @@
 import { create } from "@bufbuild/protobuf";
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { withVars } from "../../src/config";
 import { FileStreamSchema, type Header } from "../../src/gen/proto/plugin_pb";
 import { makeUserWithToken } from "../helpers/fixtures";
+import { envAt } from "../helpers/versioned";
 import { asJson, enc, header, listKeys, pluginClient, workerFetch } from "./client";
 
 /** One-part upload of a text file with a Purpose. */
 function upload(token: string, version: string, purpose: string, text: string, h: Header = header()) {
   const bytes = enc(text);
-  const client = pluginClient("connect", token, workerFetch(withVars(env, { SERVICE_VERSION: version })));
+  const client = pluginClient("connect", token, workerFetch(envAt(version)));
   async function* one() {
     yield create(FileStreamSchema, { Header: h, Name: "report.json", Purpose: purpose, TotalSize: BigInt(bytes.byteLength), TotalPart: 1n, Part: 1n, Data: bytes });
   }

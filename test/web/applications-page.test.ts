@@ -1,37 +1,16 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { TEST_PASSWORD, call, makeUser, unique } from "../helpers/fixtures";
-import { Browser, textOf } from "./browser";
-
-async function signedIn() {
-  const user = await makeUser();
-  const b = new Browser();
-  await b.signIn(user.username, TEST_PASSWORD);
-  return { user, b };
-}
+import { TEST_PASSWORD, call, unique } from "../helpers/fixtures";
+import { Browser, signedInUser, textOf } from "../helpers/browser";
 
 async function register(b: Browser, fields: Record<string, string | string[]>) {
   await b.get("/profile/applications");
-  const body = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) for (const x of [v].flat()) body.append(k, x);
-  return postMulti(b, "/profile/applications", body);
-}
-
-async function postMulti(b: Browser, path: string, body: URLSearchParams) {
-  body.set("authenticity_token", b.csrf());
-  const res = await call(path, {
-    method: "POST",
-    body,
-    redirect: "manual",
-    headers: { Cookie: b.cookieHeader(), Origin: "http://localhost", "Content-Type": "application/x-www-form-urlencoded" },
-  });
-  b.lastHtml = await res.clone().text();
-  return res;
+  return b.post("/profile/applications", fields);
 }
 
 describe("/profile/applications (issue 3, Applications)", () => {
   it("offers Name, Redirect URI, Confidential, Expire access tokens and a checkbox per scope with its description", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     const html = await (await b.get("/profile/applications")).text();
     expect(html).toContain('<label for="application_name">Name</label>');
     expect(html).toContain('<label for="application_redirect_uri">Redirect URI</label>');
@@ -43,7 +22,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 
   it("creates an application and shows the Application ID and the secret once", async () => {
-    const { user, b } = await signedIn();
+    const { user, browser: b } = await signedInUser();
     const name = unique("My app ");
     const res = await register(b, { name, redirect_uri: "https://app.example/cb\nhttp://127.0.0.1/cb", scopes: ["read_user", "api"], confidential: "1", expire_access_tokens: "1" });
     expect(res.status).toBe(201);
@@ -62,7 +41,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 
   it("a public application: Confidential unchecked is stored as not confidential", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     const res = await register(b, { name: unique("spa"), redirect_uri: "https://spa.example/", scopes: "read_user" });
     const uid = /<code id="application_id">([^<]+)<\/code>/.exec(await res.text())![1];
     const row = await env.DB.prepare("SELECT confidential, expire_access_tokens FROM oauth_applications WHERE uid = ?").bind(uid).first();
@@ -70,7 +49,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 
   it("shows clear errors for bad input and keeps what was typed", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     const res = await register(b, { name: "kept name", redirect_uri: "http://insecure.example/cb", scopes: [] });
     expect(res.status).toBe(422);
     const text = textOf(await res.text());
@@ -80,7 +59,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 
   it("edits, renews the secret (the old one stops working) and deletes after confirmation", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     const created = await register(b, { name: unique("edit"), redirect_uri: "https://a.example/cb", scopes: "api", confidential: "1" });
     const html = await created.text();
     const oldSecret = /<code id="client_secret">([^<]+)<\/code>/.exec(html)![1];
@@ -88,7 +67,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
     const { id } = (await env.DB.prepare("SELECT id FROM oauth_applications WHERE uid = ?").bind(uid).first<{ id: number }>())!;
 
     await b.get(`/profile/applications/${id}/edit`);
-    const edited = await postMulti(b, `/profile/applications/${id}`, new URLSearchParams({ name: "Renamed", redirect_uri: "https://b.example/cb", scopes: "read_user", confidential: "1" }));
+    const edited = await b.post(`/profile/applications/${id}`, { name: "Renamed", redirect_uri: "https://b.example/cb", scopes: "read_user", confidential: "1" });
     expect(edited.status).toBe(303);
     expect(await env.DB.prepare("SELECT name, redirect_uri, scopes FROM oauth_applications WHERE id = ?").bind(id).first()).toEqual({ name: "Renamed", redirect_uri: "https://b.example/cb", scopes: "read_user" });
 
@@ -109,14 +88,14 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 
   it("another user's application is not found, and cannot be edited or deleted", async () => {
-    const owner = await signedIn();
-    const created = await register(owner.b, { name: unique("mine"), redirect_uri: "https://a.example/cb", scopes: "api" });
+    const owner = await signedInUser();
+    const created = await register(owner.browser, { name: unique("mine"), redirect_uri: "https://a.example/cb", scopes: "api" });
     const uid = /<code id="application_id">([^<]+)<\/code>/.exec(await created.text())![1];
     const { id } = (await env.DB.prepare("SELECT id FROM oauth_applications WHERE uid = ?").bind(uid).first<{ id: number }>())!;
-    const other = await signedIn();
-    expect((await other.b.get(`/profile/applications/${id}`)).status).toBe(404);
-    await other.b.get("/profile/applications");
-    expect((await other.b.post(`/profile/applications/${id}/delete`, {})).status).toBe(404);
+    const other = await signedInUser();
+    expect((await other.browser.get(`/profile/applications/${id}`)).status).toBe(404);
+    await other.browser.get("/profile/applications");
+    expect((await other.browser.post(`/profile/applications/${id}/delete`, {})).status).toBe(404);
     expect(await env.DB.prepare("SELECT id FROM oauth_applications WHERE id = ?").bind(id).first()).not.toBeNull();
   });
 
@@ -127,7 +106,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 
   it("refuses a creation POST without the CSRF token", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     await b.get("/profile/applications");
     const res = await b.post("/profile/applications", { name: "x", redirect_uri: "https://a.example/", scopes: "api" }, { csrf: false });
     expect(res.status).toBe(403);
@@ -136,9 +115,9 @@ describe("/profile/applications (issue 3, Applications)", () => {
 
 describe("Authorized applications: Revoke revokes every token family of the application at once (issue 3)", () => {
   it("lists an application holding the user's tokens with its scopes, and Revoke kills its tokens", async () => {
-    const { user, b } = await signedIn();
-    const owner = await signedIn();
-    const created = await register(owner.b, { name: unique("Third party "), redirect_uri: "https://a.example/cb", scopes: ["read_user", "api"], confidential: "1" });
+    const { user, browser: b } = await signedInUser();
+    const owner = await signedInUser();
+    const created = await register(owner.browser, { name: unique("Third party "), redirect_uri: "https://a.example/cb", scopes: ["read_user", "api"], confidential: "1" });
     const html = await created.text();
     const uid = /<code id="application_id">([^<]+)<\/code>/.exec(html)![1];
     const secret = /<code id="client_secret">([^<]+)<\/code>/.exec(html)![1];

@@ -1,24 +1,15 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import app from "../../src/app";
-import { withVars } from "../../src/config";
 import { CATALOGUE } from "../../src/versioning/catalogue";
-import { TEST_PASSWORD, call, makeUser, unique } from "../helpers/fixtures";
-import { Browser, textOf } from "./browser";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { call, unique } from "../helpers/fixtures";
+import { Browser, signedInUser, textOf } from "../helpers/browser";
+import { callAt } from "../helpers/versioned";
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-async function signedIn() {
-  const user = await makeUser();
-  const b = new Browser();
-  await b.signIn(user.username, TEST_PASSWORD);
-  return { user, b };
-}
-
 describe("/profile/personal_access_tokens (issue 3, Personal access tokens)", () => {
   it("has labelled Token name, Expiration date (required, at most a year) and scope checkboxes", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     const html = await (await b.get("/profile/personal_access_tokens")).text();
     expect(html).toContain('<label for="personal_access_token_name">Token name</label>');
     expect(html).toContain('<label for="personal_access_token_expires_at">Expiration date</label>');
@@ -28,7 +19,7 @@ describe("/profile/personal_access_tokens (issue 3, Personal access tokens)", ()
   });
 
   it("creates a token shown once that works on /api/v4/user; the list shows last use; revoke kills it", async () => {
-    const { user, b } = await signedIn();
+    const { user, browser: b } = await signedInUser();
     await b.get("/profile/personal_access_tokens");
     const name = unique("script ");
     const res = await b.post("/profile/personal_access_tokens", { name, expires_at: day(10), scopes: "read_user" });
@@ -50,7 +41,7 @@ describe("/profile/personal_access_tokens (issue 3, Personal access tokens)", ()
   });
 
   it("refuses a missing or too distant expiry and no scopes, with clear messages", async () => {
-    const { b } = await signedIn();
+    const { browser: b } = await signedInUser();
     await b.get("/profile/personal_access_tokens");
     const noExpiry = await b.post("/profile/personal_access_tokens", { name: "x", expires_at: "", scopes: "api" });
     expect(noExpiry.status).toBe(422);
@@ -62,14 +53,14 @@ describe("/profile/personal_access_tokens (issue 3, Personal access tokens)", ()
   });
 
   it("cannot revoke another user's token", async () => {
-    const a = await signedIn();
-    await a.b.get("/profile/personal_access_tokens");
-    const created = await a.b.post("/profile/personal_access_tokens", { name: unique("a"), expires_at: day(3), scopes: "api" });
+    const a = await signedInUser();
+    await a.browser.get("/profile/personal_access_tokens");
+    const created = await a.browser.post("/profile/personal_access_tokens", { name: unique("a"), expires_at: day(3), scopes: "api" });
     const token = /<code id="created-personal-access-token">([^<]+)<\/code>/.exec(await created.text())![1];
     const { id } = (await env.DB.prepare("SELECT id FROM personal_access_tokens WHERE user_id = ?").bind(a.user.id).first<{ id: number }>())!;
-    const other = await signedIn();
-    await other.b.get("/profile/personal_access_tokens");
-    await other.b.post(`/profile/personal_access_tokens/${id}/revoke`, {});
+    const other = await signedInUser();
+    await other.browser.get("/profile/personal_access_tokens");
+    await other.browser.post(`/profile/personal_access_tokens/${id}/revoke`, {});
     expect((await call("/api/v4/user", { token })).status).toBe(200);
   });
 });
@@ -85,9 +76,7 @@ describe("/help/deprecations (issue 3, Deprecations; DESIGN Service versions)", 
   });
 
   it("at 14.10 the implicit grant is deprecated but still served", async () => {
-    const ctx = createExecutionContext();
-    const res = await app.fetch(new Request("http://localhost/help/deprecations"), withVars(env, { SERVICE_VERSION: "14.10" }), ctx);
-    await waitOnExecutionContext(ctx);
+    const res = await callAt("14.10", "/help/deprecations");
     const html = await res.text();
     expect(textOf(html)).toContain("runs as version 14.10");
     expect(html).toMatch(/id="oauth-implicit-grant"[\s\S]*?Deprecated, still served/);
@@ -118,7 +107,7 @@ describe("every page: security headers, no CORS, the layout (issue 3)", () => {
   });
 
   it("signed-in pages show the navigation bar with a sign-out form carrying the CSRF token", async () => {
-    const { user, b } = await signedIn();
+    const { user, browser: b } = await signedInUser();
     const html = await (await b.get("/")).text();
     expect(html).toContain('<nav aria-label="Main">');
     expect(html).toContain('href="/profile/applications"');

@@ -4,7 +4,7 @@ import { LoginError, verifyPasswordLogin } from "../../src/auth/password-login";
 import { getDb } from "../../src/db/client";
 import { findUserById } from "../../src/db/users";
 import { TEST_PASSWORD, call, makeUser, unique } from "../helpers/fixtures";
-import { Browser, textOf } from "./browser";
+import { Browser, textOf } from "../helpers/browser";
 
 describe("sign-in page /users/sign_in (issue 3, Sign in)", () => {
   it("shows a form with fields labelled Username and Password and a Sign in button", async () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { base32Decode, totp } from "../../src/crypto/totp";
 import { TEST_PASSWORD, makeUser } from "../helpers/fixtures";
-import { Browser, textOf } from "./browser";
+import { Browser, textOf } from "../helpers/browser";
 
 /** The code of the step `offset` steps from now (the next step is still accepted: RFC 6238 §5.2 drift). */
 async function codeFor(secret: string, offset = 0): Promise<string> {

@@ -6,8 +6,7 @@ import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { ApiError } from "./errors";
-import { iso, isUniqueViolation, loadGroup, parseBool, parseParams, readBody, webUrl } from "./load";
+import { iso, loadGroup, parseBool, parseParams, readBody, uniqueOr400, webUrl } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { and, sql } from "drizzle-orm";
 import { groups as groupsTable } from "../../db/schema/projects";
@@ -53,13 +52,8 @@ groups.post("/groups", requireAuth(WRITE_API), async (c) => {
   const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id))).group : null;
   // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
   if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), AccessLevel.OWNER);
-  try {
-    const group = await createGroup(getDb(c.env.DB), { ...input, parent, ownerId: c.var.principal.user.id });
-    return c.json(renderGroup(c, group), 201);
-  } catch (e) {
-    if (isUniqueViolation(e)) throw new ApiError(400, { message: { path: ["has already been taken"] } });
-    throw e;
-  }
+  const group = await uniqueOr400("path", () => createGroup(getDb(c.env.DB), { ...input, parent, ownerId: c.var.principal.user.id }));
+  return c.json(renderGroup(c, group), 201);
 });
 
 const ListGroups = z.object({

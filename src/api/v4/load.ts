@@ -4,7 +4,7 @@ import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type Grou
 import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { z, type ZodType } from "zod";
-import { forbidden, invalidParam, notFound } from "./errors";
+import { badRequest, forbidden, invalidParam, notFound } from "./errors";
 
 /**
  * Loads the :id of a project or group route (numeric id or URL-encoded full path) and checks the
@@ -89,4 +89,14 @@ export function isUniqueViolation(e: unknown): boolean {
     if (String(err.message ?? err).includes("UNIQUE")) return true;
   }
   return false;
+}
+
+/** Runs an insert; a unique-index conflict becomes GitLab's 400 `{ message: { <field>: ["has already been taken"] } }`. */
+export async function uniqueOr400<T>(field: string, insert: () => Promise<T>): Promise<T> {
+  try {
+    return await insert();
+  } catch (e) {
+    if (isUniqueViolation(e)) throw badRequest({ [field]: ["has already been taken"] });
+    throw e;
+  }
 }

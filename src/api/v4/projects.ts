@@ -8,9 +8,9 @@ import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { ApiError, invalidParam } from "./errors";
+import { invalidParam } from "./errors";
 import { pathSchema, visibilitySchema } from "./groups";
-import { iso, isUniqueViolation, loadGroup, loadProject, parseBool, parseParams, readBody, webUrl } from "./load";
+import { iso, loadGroup, loadProject, parseBool, parseParams, readBody, uniqueOr400, webUrl } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
@@ -65,8 +65,8 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
   } else {
     namespace = { kind: "user", id: user.id, fullPath: user.username };
   }
-  try {
-    const project = await createProject(getDb(c.env.DB), {
+  const project = await uniqueOr400("path", () =>
+    createProject(getDb(c.env.DB), {
       name: input.name ?? path,
       path,
       namespace,
@@ -74,12 +74,9 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
       description: input.description,
       defaultBranch: input.default_branch,
       creatorId: user.id,
-    });
-    return c.json(renderProject(c, project), 201);
-  } catch (e) {
-    if (isUniqueViolation(e)) throw new ApiError(400, { message: { path: ["has already been taken"] } });
-    throw e;
-  }
+    }),
+  );
+  return c.json(renderProject(c, project), 201);
 });
 
 const ListProjects = z.object({

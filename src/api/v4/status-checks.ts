@@ -17,7 +17,7 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, invalidParam, notFound } from "./errors";
-import { isUniqueViolation, loadProject, parseParams, readBody } from "./load";
+import { loadProject, parseParams, readBody, uniqueOr400 } from "./load";
 import { loadMergeRequest } from "./merge-requests";
 
 /** External status checks (GitLab): the checks of a project and the responses of external services. */
@@ -34,12 +34,8 @@ checks.get("/projects/:id/external_status_checks", requireAuth(READ_API), async 
 checks.post("/projects/:id/external_status_checks", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
   const input = parseParams(z.object({ name: z.string().min(1).max(255), external_url: url }), await readBody(c));
-  try {
-    return c.json(renderCheck(await createStatusCheck(getDb(c.env.DB), project.id, input.name, input.external_url)), 201);
-  } catch (e) {
-    if (isUniqueViolation(e)) throw new ApiError(400, { message: { name: ["has already been taken"] } });
-    throw e;
-  }
+  const check = await uniqueOr400("name", () => createStatusCheck(getDb(c.env.DB), project.id, input.name, input.external_url));
+  return c.json(renderCheck(check), 201);
 });
 
 async function loadCheck(c: Context<AppEnv>) {

@@ -1,8 +1,9 @@
 import type { ApplicationRow } from "../../db/applications";
 import type { ApplicationErrors } from "../../domain/application-input";
 import { registeredUris } from "../../domain/redirect-uri";
-import { ALL_SCOPES, SCOPES } from "../../domain/scopes";
+import { ALL_SCOPES } from "../../domain/scopes";
 import type { AuthorizedApplication } from "../../oauth/authorizations";
+import { CopyableCode, RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, formatDate } from "../page";
 
 /** The components of /profile/applications (routes in applications.tsx). */
@@ -67,15 +68,7 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
       <fieldset>
         <legend>Scopes</legend>
         <FieldErrors id="scope_errors" errors={errors.scopes?.map((e) => `Scopes ${e}`)} />
-        {ALL_SCOPES.map((scope) => (
-          <div class="checkbox">
-            <input type="checkbox" id={`scope_${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} aria-describedby={`scope_${scope}_hint`} />
-            <label for={`scope_${scope}`}>{scope}</label>
-            <p class="hint" id={`scope_${scope}_hint`}>
-              {SCOPES[scope]}
-            </p>
-          </div>
-        ))}
+        <ScopeCheckboxes scopes={ALL_SCOPES} checked={values.scopes} idPrefix="scope_" />
       </fieldset>
       <button type="submit">{props.submit}</button>
     </form>
@@ -89,24 +82,13 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
       <h2 id="app-heading">{app.name}</h2>
       <dl>
         <dt>Application ID</dt>
-        <dd class="secret-row">
-          <code id="application_id">{app.uid}</code>
-          <button type="button" class="secondary" data-copy="application_id" hidden>
-            Copy ID
-          </button>
+        <dd>
+          <CopyableCode id="application_id" value={app.uid} copyLabel="Copy ID" />
         </dd>
         <dt>Secret</dt>
         {secret ? (
           <dd>
-            <span class="secret-row">
-              <code id="client_secret">{secret}</code>
-              <button type="button" class="secondary" data-copy="client_secret" hidden>
-                Copy secret
-              </button>
-            </span>
-            <p class="flash warning" role="status">
-              This is the only time the secret is shown. Copy it now; if you lose it, renew it.
-            </p>
+            <ShownOnce id="client_secret" value={secret} copyLabel="Copy secret" warning="This is the only time the secret is shown. Copy it now; if you lose it, renew it." />
           </dd>
         ) : (
           <dd class="muted">Shown only once, when created or renewed.</dd>
@@ -125,9 +107,7 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
         <dt>Scopes</dt>
         <dd>
-          {app.scopes.split(" ").filter(Boolean).map((s) => (
-            <span class="badge">{s}</span>
-          ))}
+          <ScopeBadges scopes={app.scopes.split(" ").filter(Boolean)} />
         </dd>
       </dl>
       <div class="actions">
@@ -153,14 +133,7 @@ export function ApplicationsTable({ apps }: { apps: ApplicationRow[] }) {
   return (
     <table>
       <caption class="muted">Your applications</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Application ID</th>
-          <th scope="col">Callback URL</th>
-          <th scope="col">Confidential</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Name", "Application ID", "Callback URL", "Confidential"]} />
       <tbody>
         {apps.map((app) => (
           <tr>
@@ -191,33 +164,22 @@ export function AuthorizedApplications({ list, token }: { list: AuthorizedApplic
         <p class="muted">You have not authorized any application to use your account.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Authorized at</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">
-                <span class="muted">Action</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Authorized at", "Scopes"]} action />
           <tbody>
             {list.map((a) => (
               <tr>
                 <td>{a.application.name}</td>
                 <td>{formatDate(a.createdAt)}</td>
                 <td>
-                  {a.scopes.map((s) => (
-                    <span class="badge">{s}</span>
-                  ))}
+                  <ScopeBadges scopes={a.scopes} />
                 </td>
                 <td>
-                  <form method="post" action={`/profile/applications/authorized/${a.application.id}/revoke`} data-confirm={`Revoke access of ${a.application.name}?`}>
-                    <CsrfField token={token} />
-                    <button type="submit" class="danger" aria-label={`Revoke ${a.application.name}`}>
-                      Revoke
-                    </button>
-                  </form>
+                  <RevokeForm
+                    action={`/profile/applications/authorized/${a.application.id}/revoke`}
+                    confirm={`Revoke access of ${a.application.name}?`}
+                    label={`Revoke ${a.application.name}`}
+                    token={token}
+                  />
                 </td>
               </tr>
             ))}

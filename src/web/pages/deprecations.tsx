@@ -3,6 +3,7 @@ import { CATALOGUE } from "../../versioning/catalogue";
 import { gate, stateAt, type ChangeState } from "../../versioning/gate";
 import { milestoneDate } from "../../versioning/version";
 import type { AppEnv } from "../../env";
+import { TableHead } from "../components";
 import { renderPage } from "../page";
 
 /**
@@ -44,14 +45,7 @@ deprecations.get("/help/deprecations", async (c) => {
         <section aria-labelledby={`interface-${iface}`}>
           <h2 id={`interface-${iface}`}>{iface}</h2>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Change</th>
-                <th scope="col">Deprecated in</th>
-                <th scope="col">Removal</th>
-                <th scope="col">At {version}</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Change", "Deprecated in", "Removal", `At ${version}`]} />
             <tbody>
               {entries.map((e) => {
                 const state = stateAt(e, version);

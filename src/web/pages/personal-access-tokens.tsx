@@ -3,7 +3,7 @@ import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { createPersonalAccessToken, isPatExpired, listPersonalAccessTokens, revokePersonalAccessToken } from "../../db/personal-access-tokens";
 import { PAT_SCOPES, isoDay, maxPatExpiry, validatePatInput, type PatErrors } from "../../domain/pat-input";
-import { SCOPES } from "../../domain/scopes";
+import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 
@@ -36,15 +36,7 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; cre
       {opts.created ? (
         <section class="card" aria-labelledby="created-heading">
           <h2 id="created-heading">Your new personal access token</h2>
-          <p class="secret-row">
-            <code id="created-personal-access-token">{opts.created.token}</code>
-            <button type="button" class="secondary" data-copy="created-personal-access-token" hidden>
-              Copy token
-            </button>
-          </p>
-          <p class="flash warning" role="status">
-            Make sure you save it: you won't be able to access it again.
-          </p>
+          <ShownOnce id="created-personal-access-token" value={opts.created.token} copyLabel="Copy token" warning="Make sure you save it: you won't be able to access it again." />
         </section>
       ) : null}
       <p>
@@ -64,15 +56,7 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; cre
         <input type="date" id="personal_access_token_expires_at" name="expires_at" required min={isoDay(now + 86_400_000)} max={maxPatExpiry(now)} value={values.expiresAt} aria-describedby="expiry_hint" />
         <fieldset>
           <legend>Select scopes</legend>
-          {PAT_SCOPES.map((scope) => (
-            <div class="checkbox">
-              <input type="checkbox" id={`pat_scope_${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} aria-describedby={`pat_scope_${scope}_hint`} />
-              <label for={`pat_scope_${scope}`}>{scope}</label>
-              <p class="hint" id={`pat_scope_${scope}_hint`}>
-                {SCOPES[scope]}
-              </p>
-            </div>
-          ))}
+          <ScopeCheckboxes scopes={PAT_SCOPES} checked={values.scopes} idPrefix="pat_scope_" />
         </fieldset>
         <button type="submit">Create personal access token</button>
       </form>
@@ -81,37 +65,19 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; cre
         <p class="muted">This user has no active personal access tokens.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Token name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span class="muted">Action</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Token name", "Scopes", "Created", "Last used", "Expires"]} action />
           <tbody>
             {tokens.map((t) => (
               <tr>
                 <td>{t.name}</td>
                 <td>
-                  {t.scopes.split(" ").map((s) => (
-                    <span class="badge">{s}</span>
-                  ))}
+                  <ScopeBadges scopes={t.scopes.split(" ")} />
                 </td>
                 <td>{formatDate(t.createdAt)}</td>
                 <td>{formatDate(t.lastUsedAt)}</td>
                 <td>{t.expiresAt}</td>
                 <td>
-                  <form method="post" action={`/profile/personal_access_tokens/${t.id}/revoke`} data-confirm={`Revoke ${t.name}?`}>
-                    <CsrfField token={token} />
-                    <button type="submit" class="danger" aria-label={`Revoke ${t.name}`}>
-                      Revoke
-                    </button>
-                  </form>
+                  <RevokeForm action={`/profile/personal_access_tokens/${t.id}/revoke`} confirm={`Revoke ${t.name}?`} label={`Revoke ${t.name}`} token={token} />
                 </td>
               </tr>
             ))}
