@@ -1,4 +1,5 @@
 import { sha256Hex } from "../crypto/hash";
+import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import { createMergeRequest, createStatusCheck, mergeMergeRequest, recordStatusCheckResponse } from "../db/merge-requests";
 import { createIteration } from "../db/iterations";
@@ -30,7 +31,7 @@ export async function ensureDemoData(env: Bindings): Promise<void> {
   try {
     group = await createGroup(db, { name: "Demo", path: "demo", parent: null, visibility: "internal", description: "Demo data of npm start", ownerId: root.id });
   } catch (e) {
-    if (String((e as { cause?: unknown }).cause ?? e).includes("UNIQUE")) return; // another isolate seeds
+    if (isUniqueViolation(e)) return; // another isolate seeds
     throw e;
   }
   const now = Date.now();

@@ -1,4 +1,5 @@
 import { createApplication, findApplicationByUid } from "../db/applications";
+import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
 import { getConfig } from "../config";
@@ -43,6 +44,6 @@ export async function ensureDemoSpa(env: Bindings): Promise<void> {
     });
   } catch (e) {
     // Two isolates starting at once: the other registered it first (uid is unique).
-    if (!`${e} ${(e as { cause?: unknown }).cause}`.includes("UNIQUE")) throw e;
+    if (!isUniqueViolation(e)) throw e;
   }
 }

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import { createUser } from "../db/users";
@@ -24,7 +25,6 @@ export async function ensureRootUser(env: Bindings): Promise<void> {
     await createUser(db, { username: "root", name: "Administrator", email: "admin@example.com", password, isAdmin: true });
   } catch (e) {
     // Two isolates starting at once: the other one created root first (username is unique).
-    const [{ again }] = await db.select({ again: sql<number>`count(*)` }).from(users).where(sql`username = 'root'`);
-    if (again === 0) throw e;
+    if (!isUniqueViolation(e)) throw e;
   }
 }

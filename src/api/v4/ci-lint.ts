@@ -6,7 +6,8 @@ import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth } from "./auth";
-import { loadProject, parseBool, parseParams, readBody } from "./load";
+import { loadProject, parseBool } from "./load";
+import { parseParams, readParams } from "./validate";
 
 /**
  * CI lint (GitLab): the schedule's pipeline rules applied at the configured version
@@ -30,7 +31,7 @@ function merged(content: string): string | undefined {
 }
 
 ciLint.post("/ci/lint", requireAuth(READ_API), async (c) => {
-  const input = parseParams(LintBody, await readBody(c));
+  const input = parseParams(LintBody, await readParams(c));
   const result = lintPipeline(input.content, gate(c).version);
   return c.json({
     status: result.valid ? "valid" : "invalid",
@@ -43,7 +44,7 @@ ciLint.post("/ci/lint", requireAuth(READ_API), async (c) => {
 
 ciLint.post("/projects/:id/ci/lint", requireAuth(READ_API), async (c) => {
   await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
-  const input = parseParams(LintBody, await readBody(c));
+  const input = parseParams(LintBody, await readParams(c));
   const result = lintPipeline(input.content, gate(c).version);
   return c.json({
     valid: result.valid,

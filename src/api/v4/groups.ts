@@ -6,7 +6,8 @@ import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { iso, loadGroup, parseBool, parseParams, readBody, uniqueOr400, webUrl } from "./load";
+import { iso, loadGroup, parseBool, uniqueOr400, webUrl } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { and, sql } from "drizzle-orm";
 import { groups as groupsTable } from "../../db/schema/projects";
@@ -48,7 +49,7 @@ const CreateGroup = z.object({
 });
 
 groups.post("/groups", requireAuth(WRITE_API), async (c) => {
-  const input = parseParams(CreateGroup, await readBody(c));
+  const input = parseParams(CreateGroup, await readParams(c));
   const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id))).group : null;
   // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
   if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), AccessLevel.OWNER);

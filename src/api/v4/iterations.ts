@@ -10,7 +10,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam } from "./errors";
-import { iso, loadGroup, loadProject, parseBool, parseParams, readBody, webUrl } from "./load";
+import { iso, loadGroup, loadProject, parseBool, webUrl } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /** Iterations API (GitLab): state derives from the dates; state=started below 15.0 only (iterations-state-started). */
@@ -95,7 +96,7 @@ const CreateIteration = z.object({
 /** This service's extension (documented in docs/rest-api.md): administrators create iterations. */
 iterationsApp.post("/groups/:id/iterations", requireAuth(WRITE_API), requireAdmin, async (c) => {
   const { group } = await loadGroup(c, c.req.param("id"));
-  const input = parseParams(CreateIteration, await readBody(c));
+  const input = parseParams(CreateIteration, await readParams(c));
   if (input.due_date < input.start_date) throw invalidParam("due_date", "must be greater than start date");
   const db = getDb(c.env.DB);
   if (await overlapping(db, group.id, input.start_date, input.due_date)) {

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { isUniqueViolation } from "../../db/errors";
 import { getDb } from "../../db/client";
 import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../../db/projects";
 import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
@@ -52,43 +53,6 @@ export function parseBool(v: unknown): boolean | undefined {
   if (v === true || v === "true" || v === "1" || v === 1) return true;
   if (v === false || v === "false" || v === "0" || v === 0) return false;
   return undefined;
-}
-
-/** Reads a request body as GitLab does: JSON, form or multipart, or the query string. */
-export async function readBody(c: Context): Promise<Record<string, unknown>> {
-  const type = c.req.header("content-type") ?? "";
-  const query = c.req.query();
-  if (type.includes("application/json")) {
-    const body = await c.req.json().catch(() => null);
-    if (body === null || typeof body !== "object" || Array.isArray(body)) return { ...query };
-    return { ...query, ...(body as Record<string, unknown>) };
-  }
-  if (type.includes("form")) {
-    const body = await c.req.parseBody({ all: true });
-    return { ...query, ...(body as Record<string, unknown>) };
-  }
-  return { ...query };
-}
-
-/** zod parsing of a request's parameters with GitLab's 400 body, never raw Zod output. */
-export function parseParams<T extends ZodType>(schema: T, data: unknown): z.infer<T> {
-  const result = schema.safeParse(data);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const name = issue?.path.join(".") || "params";
-  // Missing when the value at the issue's path is absent (zod's messages differ by schema kind).
-  let value: unknown = data;
-  for (const key of issue?.path ?? []) value = value && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
-  const missing = value === undefined || /received undefined/.test(issue?.message ?? "");
-  throw invalidParam(name, missing ? "is missing" : "is invalid");
-}
-
-/** D1 reports a unique-index conflict in the error or (through drizzle) in its cause. */
-export function isUniqueViolation(e: unknown): boolean {
-  for (let err = e as { message?: string; cause?: unknown } | undefined, i = 0; err && i < 4; err = err.cause as typeof err, i++) {
-    if (String(err.message ?? err).includes("UNIQUE")) return true;
-  }
-  return false;
 }
 
 /** Runs an insert; a unique-index conflict becomes GitLab's 400 `{ message: { <field>: ["has already been taken"] } }`. */

@@ -15,7 +15,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, notFound } from "./errors";
-import { loadProject, parseParams, readBody } from "./load";
+import { loadProject } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /**
@@ -64,7 +65,7 @@ licenses.get("/projects/:id/managed_licenses/:managed_license_id", requireAuth(R
 
 licenses.post("/projects/:id/managed_licenses", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  const input = parseParams(z.object({ name: z.string().min(1).max(255), approval_status: z.string().min(1) }), await readBody(c));
+  const input = parseParams(z.object({ name: z.string().min(1).max(255), approval_status: z.string().min(1) }), await readParams(c));
   const status = approval(c, input.approval_status);
   const row = await createManagedLicense(getDb(c.env.DB), project.id, input.name, status);
   if (!row) throw conflict("Managed license already exists");
@@ -73,7 +74,7 @@ licenses.post("/projects/:id/managed_licenses", requireAuth(WRITE_API), async (c
 
 licenses.patch("/projects/:id/managed_licenses/:managed_license_id", requireAuth(WRITE_API), async (c) => {
   const license = await loadLicense(c, AccessLevel.MAINTAINER);
-  const input = parseParams(z.object({ approval_status: z.string().min(1) }), await readBody(c));
+  const input = parseParams(z.object({ approval_status: z.string().min(1) }), await readParams(c));
   const row = await updateManagedLicense(getDb(c.env.DB), license.id, approval(c, input.approval_status));
   return c.json(render(c, row));
 });

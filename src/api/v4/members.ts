@@ -7,7 +7,8 @@ import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
-import { iso, loadGroup, loadProject, parseParams, readBody, webUrl } from "./load";
+import { iso, loadGroup, loadProject, webUrl } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /** Members of projects and groups with GitLab access levels (direct memberships). */
@@ -65,7 +66,7 @@ for (const kind of ["project", "group"] as const) {
 
   membersApp.post(base, requireAuth(WRITE_API), async (c) => {
     const src = await source(c, kind, true);
-    const input = parseParams(AddMember, await readBody(c));
+    const input = parseParams(AddMember, await readParams(c));
     // Only owners (or admins) may grant owner.
     if (input.access_level > src.level) throw forbidden();
     const db = getDb(c.env.DB);
@@ -79,7 +80,7 @@ for (const kind of ["project", "group"] as const) {
   membersApp.put(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
     const src = await source(c, kind, true);
     const userId = parseParams(userIdParam, c.req.param("user_id"));
-    const input = parseParams(EditMember, await readBody(c));
+    const input = parseParams(EditMember, await readParams(c));
     if (input.access_level > src.level) throw forbidden();
     const db = getDb(c.env.DB);
     const before = await findMember(db, kind, src.id, userId);

@@ -20,7 +20,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError } from "./errors";
-import { iso, loadProject, parseParams, readBody, webUrl } from "./load";
+import { iso, loadProject, webUrl } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /** Merge requests API (GitLab): merge_user always; merged_by below 15.0 only (merge-request-merged-by). */
@@ -99,7 +100,7 @@ async function respondOne(c: Context<AppEnv>, mr: MergeRequestRow, project: Proj
 
 mrs.post("/projects/:id/merge_requests", requireAuth(WRITE_API), async (c) => {
   const project = await loadMergeRequestProject(c, true);
-  const input = parseParams(CreateMr, await readBody(c));
+  const input = parseParams(CreateMr, await readParams(c));
   if (input.source_branch === input.target_branch) throw new ApiError(400, { message: ["You can't use same project/branch for source and target"] });
   // No git objects here: the head sha is derived from the branch names and the time.
   const sha = (await sha256Hex(`${project.id}:${input.source_branch}:${randomToken()}`)).slice(0, 40);
@@ -158,7 +159,7 @@ const UpdateMr = z.object({
 
 mrs.put("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   const { project, mr } = await loadMergeRequest(c, true);
-  const input = parseParams(UpdateMr, await readBody(c));
+  const input = parseParams(UpdateMr, await readParams(c));
   const patch: Partial<MergeRequestRow> = {};
   if (input.title !== undefined) patch.title = input.title;
   if (input.description !== undefined) patch.description = input.description;
@@ -175,7 +176,7 @@ mrs.put("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}", requireAuth(W
 
 mrs.put("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}/merge", requireAuth(WRITE_API), async (c) => {
   const { project, mr } = await loadMergeRequest(c, true);
-  const input = parseParams(z.object({ sha: z.string().optional(), merge_commit_message: z.string().optional(), squash: z.unknown().optional() }), await readBody(c));
+  const input = parseParams(z.object({ sha: z.string().optional(), merge_commit_message: z.string().optional(), squash: z.unknown().optional() }), await readParams(c));
   if (mr.state !== "opened") throw new ApiError(405, { message: "405 Method Not Allowed" });
   if (input.sha && input.sha !== mr.sha) throw new ApiError(409, { message: "SHA does not match HEAD of source branch" });
   const mergeSha = (await sha256Hex(`${mr.sha}:merge:${randomToken()}`)).slice(0, 40);

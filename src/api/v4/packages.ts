@@ -26,7 +26,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
-import { iso, loadProject, parseParams, webUrl } from "./load";
+import { iso, loadProject, webUrl } from "./load";
+import { parseParams } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 
 /** Package registry API (GitLab): generic packages, the package list and its pipelines (spec part b). */

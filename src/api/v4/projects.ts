@@ -10,7 +10,8 @@ import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { invalidParam } from "./errors";
 import { pathSchema, visibilitySchema } from "./groups";
-import { iso, loadGroup, loadProject, parseBool, parseParams, readBody, uniqueOr400, webUrl } from "./load";
+import { iso, loadGroup, loadProject, parseBool, uniqueOr400, webUrl } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
@@ -53,7 +54,7 @@ const CreateProject = z
   .refine((p) => p.name || p.path, { path: ["name"], message: "received undefined" });
 
 projects.post("/projects", requireAuth(WRITE_API), async (c) => {
-  const input = parseParams(CreateProject, await readBody(c));
+  const input = parseParams(CreateProject, await readParams(c));
   const { user } = c.var.principal;
   const path = input.path ?? input.name!.trim().toLowerCase().replace(/[^a-z0-9_.-]+/g, "-");
   if (!pathSchema.safeParse(path).success) throw invalidParam("path");

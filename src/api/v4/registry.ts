@@ -10,7 +10,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { invalidParam, notFound } from "./errors";
-import { iso, loadGroup, loadProject, parseBool, parseParams } from "./load";
+import { iso, loadGroup, loadProject, parseBool } from "./load";
+import { parseParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 
 /**

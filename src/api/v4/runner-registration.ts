@@ -15,7 +15,8 @@ import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { forbidden, invalidParam } from "./errors";
-import { loadGroup, loadProject, parseParams, readBody } from "./load";
+import { loadGroup, loadProject } from "./load";
+import { parseParams, readParams } from "./validate";
 import { boolParam, requestedPaused, RunnerSettings } from "./runner-view";
 
 /**
@@ -47,7 +48,7 @@ const UserRunner = RunnerSettings.extend({
 });
 
 registration.post("/user/runners", requireAuth(WRITE_API), async (c) => {
-  const input = parseParams(UserRunner, await readBody(c));
+  const input = parseParams(UserRunner, await readParams(c));
   const base: NewRunner = { runnerType: input.runner_type, creatorId: c.var.principal.user.id, ...settingsFrom(c, input) };
   if (input.runner_type === "instance_type") {
     if (!c.var.principal.user.isAdmin) throw forbidden();
@@ -69,7 +70,7 @@ const LegacyRegistration = RunnerSettings.extend({
 
 /** Legacy registration: the registration token decides the runner's type and owner. */
 registration.post("/runners", async (c) => {
-  const input = parseParams(LegacyRegistration, await readBody(c));
+  const input = parseParams(LegacyRegistration, await readParams(c));
   const db = getDb(c.env.DB);
   const scope = await findRegistrationScope(db, input.token);
   if (!scope) throw forbidden();
@@ -88,7 +89,7 @@ registration.post("/runners", async (c) => {
 
 /** A runner checks its credentials; the contact is recorded (contacted_at), as a job request would. */
 registration.post("/runners/verify", async (c) => {
-  const { token } = parseParams(z.object({ token: z.string().min(1) }), await readBody(c));
+  const { token } = parseParams(z.object({ token: z.string().min(1) }), await readParams(c));
   const db = getDb(c.env.DB);
   const runner = await findRunnerByToken(db, token);
   if (!runner) throw forbidden();
@@ -97,7 +98,7 @@ registration.post("/runners/verify", async (c) => {
 });
 
 registration.delete("/runners", async (c) => {
-  const { token } = parseParams(z.object({ token: z.string().min(1) }), await readBody(c));
+  const { token } = parseParams(z.object({ token: z.string().min(1) }), await readParams(c));
   const db = getDb(c.env.DB);
   const runner = await findRunnerByToken(db, token);
   if (!runner) throw forbidden();

@@ -16,7 +16,8 @@ import {
 } from "../../domain/runner-status";
 import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
-import { iso, parseBool, parseParams } from "./load";
+import { iso, parseBool } from "./load";
+import { parseParams } from "./validate";
 import { ApiError, invalidParam } from "./errors";
 
 /** Rendering and list filters of runners by service version (spec part b, runner rows). */

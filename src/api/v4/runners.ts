@@ -23,7 +23,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
-import { loadGroup, loadProject, parseParams, readBody } from "./load";
+import { loadGroup, loadProject } from "./load";
+import { parseParams, readParams } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { boolParam, renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings, runnerFilters, runnersManagedBy } from "./runner-view";
 
@@ -92,7 +93,7 @@ runnersApp.get("/runners/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
 
 runnersApp.put("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
-  const input = parseParams(RunnerSettings, await readBody(c));
+  const input = parseParams(RunnerSettings, await readParams(c));
   const patch: Partial<RunnerRow> = {};
   const paused = requestedPaused(c, input, "runner-active-field");
   if (paused !== undefined) patch.paused = paused;
@@ -130,7 +131,7 @@ runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  const { runner_id } = parseParams(z.object({ runner_id: z.coerce.number().int().positive() }), await readBody(c));
+  const { runner_id } = parseParams(z.object({ runner_id: z.coerce.number().int().positive() }), await readParams(c));
   const db = getDb(c.env.DB);
   const runner = await findRunner(db, runner_id);
   if (!runner) throw notFound("Runner Not Found");

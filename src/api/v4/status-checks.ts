@@ -17,7 +17,8 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, invalidParam, notFound } from "./errors";
-import { loadProject, parseParams, readBody, uniqueOr400 } from "./load";
+import { loadProject, uniqueOr400 } from "./load";
+import { parseParams, readParams } from "./validate";
 import { loadMergeRequest } from "./merge-requests";
 
 /** External status checks (GitLab): the checks of a project and the responses of external services. */
@@ -33,7 +34,7 @@ checks.get("/projects/:id/external_status_checks", requireAuth(READ_API), async 
 
 checks.post("/projects/:id/external_status_checks", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  const input = parseParams(z.object({ name: z.string().min(1).max(255), external_url: url }), await readBody(c));
+  const input = parseParams(z.object({ name: z.string().min(1).max(255), external_url: url }), await readParams(c));
   const check = await uniqueOr400("name", () => createStatusCheck(getDb(c.env.DB), project.id, input.name, input.external_url));
   return c.json(renderCheck(check), 201);
 });
@@ -48,7 +49,7 @@ async function loadCheck(c: Context<AppEnv>) {
 
 checks.put("/projects/:id/external_status_checks/:check_id", requireAuth(WRITE_API), async (c) => {
   const check = await loadCheck(c);
-  const input = parseParams(z.object({ name: z.string().min(1).max(255).optional(), external_url: url.optional() }), await readBody(c));
+  const input = parseParams(z.object({ name: z.string().min(1).max(255).optional(), external_url: url.optional() }), await readParams(c));
   return c.json(renderCheck(await updateStatusCheck(getDb(c.env.DB), check.id, { name: input.name, externalUrl: input.external_url })));
 });
 
@@ -74,7 +75,7 @@ checks.post("/projects/:id/merge_requests/:merge_request_iid/status_check_respon
   const { mr } = await loadMergeRequest(c, true);
   const input = parseParams(
     z.object({ external_status_check_id: z.coerce.number().int().positive(), sha: z.string().min(1), status: z.string().optional() }),
-    await readBody(c),
+    await readParams(c),
   );
   const g = gate(c);
   let outcome;

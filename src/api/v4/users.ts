@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { isUniqueViolation } from "../../db/errors";
 import { z } from "zod";
 import { passwordWeakness } from "../../crypto/password";
 import { getDb } from "../../db/client";
@@ -46,9 +47,8 @@ users.post("/users", requireAuth(WRITE_API), requireAdmin, validateParams(NewUse
     user = await createUser(db, { username: input.username, name: input.name, email: input.email, password: input.password, isAdmin: input.admin ?? false });
   } catch (e) {
     // Two creations racing: the UNIQUE constraint decides, and the loser hears 409 as above.
-    const text = `${e} ${(e as { cause?: unknown }).cause}`;
-    if (/UNIQUE/.test(text)) {
-      const field = /users\.email/.test(text) ? "email" : "username";
+    if (isUniqueViolation(e)) {
+      const field = /users\.email/.test(`${e} ${(e as { cause?: unknown }).cause}`) ? "email" : "username";
       throw conflict({ [field]: ["has already been taken"] });
     }
     throw e;

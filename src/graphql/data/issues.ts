@@ -1,4 +1,5 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import { isUniqueViolation } from "../../db/errors";
 import type { Db } from "../../db/client";
 import { issues } from "../../db/schema/graphql";
 import type { Page, Window } from "../connection";
@@ -50,7 +51,7 @@ export async function createIssue(db: Db, input: { projectId: number; title: str
         .returning();
       return row;
     } catch (err) {
-      if (attempt >= 5 || !String((err as Error)?.message ?? err).includes("UNIQUE")) throw err;
+      if (attempt >= 5 || !isUniqueViolation(err)) throw err;
     }
   }
 }
