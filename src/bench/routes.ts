@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
-import type { TokenFamily } from "../durable/token-family";
 import type { AppEnv } from "../env";
+import { familyStub } from "../oauth/family";
 
 /**
  * Floor costs for bench/ (only when BENCH_ROUTES is "true"): an empty route, one Durable Object
@@ -16,10 +16,7 @@ bench.use("*", async (c, next) => {
   await next();
 });
 
-function stub(c: { env: AppEnv["Bindings"] }, key: string) {
-  const ns = c.env.TOKEN_FAMILY as unknown as DurableObjectNamespace<TokenFamily>;
-  return ns.get(ns.idFromName(`bench:${key}`));
-}
+const stub = (c: { env: AppEnv["Bindings"] }, key: string) => familyStub(c.env, `bench:${key}`);
 
 bench.get("/empty", (c) => c.json({ ok: true }));
 // One object per connection key spreads the load like real families do.

@@ -79,6 +79,11 @@ export type ValidateResult =
 
 export type RevokeResult = "unknown" | "foreign" | "revoked";
 
+/** The user row as the family keeps it: without password hash and two-factor secrets. */
+export function userSnapshot(row: UserRow): UserRow {
+  return { ...row, passwordHash: "", otpSecretEnc: null, otpBackupCodeHashes: "[]" };
+}
+
 const STATE = "state";
 const OLD_PREFIX = "old:";
 const AUDIT_PREFIX = "audit:";
@@ -299,7 +304,7 @@ export class TokenFamily extends DurableObject<Bindings> {
   putUser(row: UserRow, at: number): void {
     const s = this.load();
     if (!s || s.userId !== row.id || (s.user && s.user.at >= at)) return;
-    s.user = { row: { ...row, passwordHash: "", otpSecretEnc: null, otpBackupCodeHashes: "[]" }, at };
+    s.user = { row: userSnapshot(row), at };
     this.save(s);
   }
 

@@ -1,12 +1,11 @@
 import { AuthError } from "../auth/errors";
 import type { Principal } from "../auth/principal";
-import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { ValidateResult } from "../durable/token-family";
 import type { Bindings } from "../env";
-import { isRemoved } from "../versioning/gate";
 import { familyStub } from "./family";
+import { expiryForced } from "./issue";
 import { hashToken, parseAccessToken, type ParsedToken } from "./tokens";
 
 /**
@@ -18,7 +17,7 @@ export async function validateAccessToken(env: Bindings, token: string, parsed: 
   return familyStub(env, parsed.fid).validateAccess({
     accessHash: await hashToken(token),
     now: Date.now(),
-    fillExpiry: isRemoved("oauth-tokens-without-expiry", getConfig(env).serviceVersion),
+    fillExpiry: expiryForced(env),
     withUser,
   });
 }

@@ -9,7 +9,7 @@ import { gate } from "../versioning/gate";
 import { renderPage, clientIp } from "../web/page";
 import { pageSecurityHeaders, requireCsrf } from "../web/security";
 import { csrfToken, currentUser } from "../web/session";
-import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest, type Query } from "./authorize-request";
+import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";
 import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
 import { DESCRIPTIONS } from "./errors";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
@@ -38,6 +38,13 @@ async function check(c: Context<AppEnv>, q: Query) {
   });
 }
 
+/** An invalid request: shown when client or redirect_uri is bad, else redirected back with the error. */
+async function refuse(c: Context<AppEnv>, result: Exclude<AuthorizeCheck, { kind: "ok" }>, status: 302 | 303): Promise<Response> {
+  if (result.kind === "show_error") return renderPage(c, "Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
+  const { redirectUri, fragment, error, description, state } = result;
+  return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), status);
+}
+
 /** Approval: a code (query) or, below 15.0, an access token (fragment). */
 async function approve(c: Context<AppEnv>, r: AuthorizeRequest, userId: number, status: 302 | 303): Promise<Response> {
   const iss = issuerOf(c);
@@ -60,11 +67,7 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, userId: number, 
 routes.get("/authorize", async (c) => {
   const q: Query = (n) => c.req.query(n);
   const result = await check(c, q);
-  if (result.kind === "show_error") return renderPage(c, "Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
-  if (result.kind === "redirect_error") {
-    const { redirectUri, fragment, error, description, state } = result;
-    return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), 302);
-  }
+  if (result.kind !== "ok") return refuse(c, result, 302);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
   const user = await currentUser(c);
@@ -81,11 +84,7 @@ routes.post("/authorize", requireCsrf, async (c) => {
   const body = await c.req.parseBody();
   const q: Query = (n) => (typeof body[n] === "string" ? (body[n] as string) : undefined);
   const result = await check(c, q);
-  if (result.kind === "show_error") return renderPage(c, "Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
-  if (result.kind === "redirect_error") {
-    const { redirectUri, fragment, error, description, state } = result;
-    return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), 303);
-  }
+  if (result.kind !== "ok") return refuse(c, result, 303);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
   const user = await currentUser(c);

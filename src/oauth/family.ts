@@ -1,8 +1,10 @@
 import { and, eq, inArray, ne } from "drizzle-orm";
+import { recordAudit } from "../db/audit";
 import type { Db } from "../db/client";
 import { oauthTokenFamilies } from "../db/schema/oauth";
 import type { TokenFamily } from "../durable/token-family";
 import type { Bindings } from "../env";
+import { OAuthError } from "./errors";
 
 export type FamilyRow = typeof oauthTokenFamilies.$inferSelect;
 
@@ -24,15 +26,35 @@ export async function markFamilies(db: Db, ids: string[], status: "active" | "re
     .where(and(inArray(oauthTokenFamilies.id, ids), ne(oauthTokenFamilies.status, "revoked")));
 }
 
-export async function findFamilyRow(db: Db, id: string): Promise<FamilyRow | null> {
-  const [row] = await db.select().from(oauthTokenFamilies).where(eq(oauthTokenFamilies.id, id)).limit(1);
-  return row ?? null;
-}
-
 /** Families not yet revoked (pending codes included: revoking them kills the code too). */
 export async function liveFamilies(db: Db, where: { userId?: number; applicationId?: number }): Promise<FamilyRow[]> {
   const conds = [ne(oauthTokenFamilies.status, "revoked")];
   if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
   if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
   return db.select().from(oauthTokenFamilies).where(and(...conds));
+}
+
+/**
+ * A refused code exchange or refresh (the family's answer): invalid_client or invalid_grant. A
+ * replay (code or superseded refresh token) has already revoked the family in its Durable Object;
+ * D1 and the audit log follow.
+ */
+export async function refuseGrant(
+  db: Db,
+  result: { error: "invalid_grant" | "invalid_client"; reuse?: boolean },
+  reuse: { action: "code_reuse" | "refresh_reuse"; fid: string; userId: number; applicationId: number | null; ip: string | null; now: number },
+): Promise<never> {
+  if (result.error === "invalid_client") throw new OAuthError("invalid_client");
+  if (result.reuse) {
+    await markFamilies(db, [reuse.fid], "revoked", reuse.now);
+    await recordAudit(db, {
+      action: reuse.action,
+      authorId: reuse.userId,
+      entityType: "oauth_token_family",
+      entityId: reuse.fid,
+      details: { application_id: reuse.applicationId, revoked: true },
+      ip: reuse.ip,
+    });
+  }
+  throw new OAuthError("invalid_grant");
 }

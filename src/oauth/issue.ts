@@ -3,7 +3,7 @@ import { recordAudit } from "../db/audit";
 import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
-import type { FamilyState, FamilyView } from "../durable/token-family";
+import { userSnapshot, type FamilyState, type FamilyView } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
 import { familyStub, insertFamilyRow } from "./family";
@@ -123,7 +123,7 @@ export async function issueAccessOnly(
   const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
   const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
   state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false };
-  if (input.user) state.user = { row: { ...input.user, passwordHash: "", otpSecretEnc: null, otpBackupCodeHashes: "[]" }, at: now };
+  if (input.user) state.user = { row: userSnapshot(input.user), at: now };
   const db = getDb(env.DB);
   await Promise.all([
     familyStub(env, fid).init(state),

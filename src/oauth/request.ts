@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { findApplicationByUid, verifyClientSecret, type ApplicationRow } from "../db/applications";
 import type { Db } from "../db/client";
-import { OAuthError } from "./errors";
+import { OAuthError, missingParam } from "./errors";
 
 /**
  * Parameters of the token, revoke and introspect endpoints: name=value pairs joined with & (spec),
@@ -96,6 +96,6 @@ export async function authenticateClient(db: Db, creds: ClientCredentials): Prom
 export function requireParams(params: Params, names: readonly string[]): void {
   for (const name of names) {
     const v = params.get(name);
-    if (v === undefined || v === "") throw new OAuthError("invalid_request", `Missing required parameter: ${name}.`);
+    if (v === undefined || v === "") throw missingParam(name);
   }
 }

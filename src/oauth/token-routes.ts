@@ -5,10 +5,12 @@ import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
 import { isRemoved } from "../versioning/gate";
+import { clientIp } from "../web/page";
 import { validateAccessToken } from "./access-token-resolver";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { familyStub, markFamilies } from "./family";
 import { grantFor } from "./grants";
+import { expiryForced } from "./issue";
 import { issuerOf } from "./issuer";
 import { authenticateClient, clientCredentials, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "./tokens";
@@ -18,7 +20,6 @@ const routes = new Hono<AppEnv>();
 routes.onError(renderOAuthError);
 
 const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
-const ipOf = (req: Request) => req.headers.get("cf-connecting-ip");
 
 routes.post("/token", async (c) => {
   const params = await readParams(c);
@@ -31,7 +32,7 @@ routes.post("/token", async (c) => {
     env: c.env,
     params,
     creds: clientCredentials(c, params),
-    ip: ipOf(c.req.raw),
+    ip: clientIp(c),
   });
   return c.json(body, 200, noStore);
 });
@@ -84,7 +85,7 @@ routes.post("/revoke", async (c) => {
       entityType: "oauth_token_family",
       entityId: fid,
       details: { reason: "client_revoked", application_id: client.app.id },
-      ip: ipOf(c.req.raw),
+      ip: clientIp(c),
     });
   }
   return c.json({}, 200, noStore);
@@ -107,7 +108,7 @@ routes.post("/introspect", async (c) => {
   const d = await familyStub(c.env, fid).describe({
     tokenHash: await hashToken(token),
     now: Date.now(),
-    fillExpiry: isRemoved("oauth-tokens-without-expiry", getConfig(c.env).serviceVersion),
+    fillExpiry: expiryForced(c.env),
   });
   if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
   const user = await findUserById(getDb(c.env.DB), d.userId);

@@ -2,7 +2,7 @@ import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
-import { familyStub, markFamilies } from "../family";
+import { familyStub, markFamilies, refuseGrant } from "../family";
 import { expiryForced, tokenResponse } from "../issue";
 import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../tokens";
@@ -30,10 +30,14 @@ export const authorizationCodeGrant: Grant = {
     const now = Date.now();
     const family = familyStub(env, fid);
     // Everything is hashed and minted before the one call, which then runs atomically.
-    const [codeHash, verifierChallenge] = await Promise.all([hashToken(code), verifier ? s256(verifier) : null]);
     const access = mintAccessToken(userId, fid);
     const refresh = mintRefreshToken(userId, fid);
-    const [accessHash, refreshHash] = await Promise.all([hashToken(access), hashToken(refresh)]);
+    const [codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
+      hashToken(code),
+      verifier ? s256(verifier) : null,
+      hashToken(access),
+      hashToken(refresh),
+    ]);
     const result = await family.exchangeCode({
       codeHash,
       applicationId: client.app.id,
@@ -44,21 +48,7 @@ export const authorizationCodeGrant: Grant = {
       forceExpiry: expiryForced(env),
       now,
     });
-    if (!result.ok) {
-      if (result.error === "invalid_client") throw new OAuthError("invalid_client");
-      if (result.reuse) {
-        await markFamilies(db, [fid], "revoked", now);
-        await recordAudit(db, {
-          action: "code_reuse",
-          authorId: userId,
-          entityType: "oauth_token_family",
-          entityId: fid,
-          details: { application_id: client.app.id, revoked: true },
-          ip,
-        });
-      }
-      throw new OAuthError("invalid_grant");
-    }
+    if (!result.ok) return refuseGrant(db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
     await Promise.all([
       markFamilies(db, [fid], "active", now),
       recordAudit(db, {

@@ -1,9 +1,8 @@
 import { getConfig } from "../../config";
-import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
-import { familyStub, markFamilies } from "../family";
+import { familyStub, refuseGrant } from "../family";
 import { expiryForced, tokenResponse } from "../issue";
 import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../tokens";
@@ -63,19 +62,7 @@ export const refreshTokenGrant: Grant = {
       ip,
     });
     if (!result.ok) {
-      if (result.error === "invalid_client") throw new OAuthError("invalid_client");
-      if (result.reuse) {
-        await markFamilies(db, [fid], "revoked", now);
-        await recordAudit(db, {
-          action: "refresh_reuse",
-          authorId: userId,
-          entityType: "oauth_token_family",
-          entityId: fid,
-          details: { application_id: result.family?.applicationId ?? null, revoked: true },
-          ip,
-        });
-      }
-      throw new OAuthError("invalid_grant");
+      return refuseGrant(db, result, { action: "refresh_reuse", fid, userId, applicationId: result.family?.applicationId ?? null, ip, now });
     }
     if (result.kind === "grace") {
       // The same pair again, opened with the presented token: only its holder can read it.
