@@ -10,8 +10,8 @@ import { REPORT_TYPES, reportSchema, type ReportType } from "./security-report-s
  * problems are a warning; before 14.10 they are not reported. A report that is not JSON, or whose
  * type is not one of the six, is refused at every version.
  */
-export const CHANGE_ID = "security-report-min-schema-version";
-export const MIN_SCHEMA_VERSION = "14.0.0";
+const CHANGE_ID = "security-report-min-schema-version";
+const MIN_SCHEMA_VERSION = "14.0.0";
 
 export interface ReportCheck {
   accepted: boolean;
@@ -23,7 +23,7 @@ export interface ReportCheck {
 
 const validators = new Map<ReportType, Validator>();
 
-export function isReportType(t: string): t is ReportType {
+function isReportType(t: string): t is ReportType {
   return (REPORT_TYPES as readonly string[]).includes(t);
 }
 

@@ -64,10 +64,6 @@ export class PluginTopic extends DurableObject<Bindings> {
     return { seq: this.seq, delivered };
   }
 
-  async subscriberCount(): Promise<number> {
-    return this.subscribers.size;
-  }
-
   private drop(writer: WritableStreamDefaultWriter<Uint8Array>): void {
     if (!this.subscribers.delete(writer)) return;
     writer.abort("subscriber dropped").catch(() => {});

@@ -89,7 +89,3 @@ export async function paginate<T>(args: ConnectionArgs, fetch: (w: Window) => Pr
   const rows = w.limit > 0 ? (await fetch(w)).rows : [];
   return toConnection(rows, w, total);
 }
-
-export function emptyConnection<T>(): Connection<T> {
-  return toConnection<T>([], { offset: 0, limit: 0 }, 0);
-}

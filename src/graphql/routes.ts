@@ -62,7 +62,7 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
   const out = new Response(res.body, res);
   const used = [...deprecations].filter((id) => isDeprecated(id, version));
   if (used.length) {
-    const origin = new URL(c.req.url).origin;
+    const origin = context.origin;
     const first = deprecationHeaders(used[0], origin);
     out.headers.set("Deprecation", first.Deprecation);
     if (first.Sunset) out.headers.set("Sunset", first.Sunset);

@@ -31,4 +31,3 @@ export class PluginError extends Error {
 export const invalidArgument = (desc: string) => new PluginError(ResCode.INVALID_ARGUMENT, desc);
 export const notFound = (desc: string) => new PluginError(ResCode.NOT_FOUND, desc);
 export const resourceExhausted = (desc: string) => new PluginError(ResCode.RESOURCE_EXHAUSTED, desc);
-export const unimplemented = (desc: string) => new PluginError(ResCode.UNIMPLEMENTED, desc);

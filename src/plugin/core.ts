@@ -3,18 +3,11 @@ import { getConfig } from "../config";
 import { catalogueReport } from "../versioning/report";
 import { invalidArgument, notFound, PluginError, ResCode } from "./codes";
 import { fileJson, readFileChunks } from "./files";
-import { jsonData, parseJsonData, type CallFn, type ChatFn, type FnContext } from "./functions";
+import { fromBase64, jsonData, parseJsonData, toBase64, type CallFn, type ChatFn, type FnContext } from "./functions";
 import { findFile } from "./store";
 import { checkTopic, readSubscription, topicStub } from "./topics";
 
 /** The built-in plugin `core` (docs/plugin-protocol.md, "core functions"). */
-
-const toBase64 = (bytes: Uint8Array) => {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-};
-const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 
 async function ownFile(fc: FnContext, id: unknown) {
   if (typeof id !== "string" || id === "") throw invalidArgument("Data must be JSON {\"id\": \"<file id>\"}");

@@ -26,6 +26,15 @@ export type ChatFn = (data: Uint8Array, fc: FnContext) => AsyncIterable<ChatMess
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Standard base64, encoded in 32 KiB slices (one fromCharCode call per slice, not per byte). */
+export function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+export const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+
 export function jsonData(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
 }

@@ -107,15 +107,16 @@ routes.all("/proto.Plugin/:method", async (c) => {
       headers: { "content-type": "text/plain; charset=utf-8", "grpc-status": "12", "grpc-message": encodeURIComponent(message) },
     });
   }
-  const handler = handlerFor(new URL(c.req.url).pathname);
+  const req = c.req.raw;
+  const path = new URL(req.url).pathname;
+  const handler = handlerFor(path);
   if (!handler) return c.json({ code: "unimplemented", message: `proto.Plugin has no method ${c.req.param("method")}` }, 404);
   const contextValues = createContextValues().set(workerKey, {
     env: c.env,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
     request: c.req.raw,
   });
-  const req = c.req.raw;
-  const fast = isFastUnary(req, new URL(req.url).pathname);
+  const fast = isFastUnary(req, path);
   if (fast) return fastUnaryCall(req, fast, contextValues);
   // SendFile bodies are read in 1 MiB pieces rather than the transport's small chunks: each chunk
   // passes through several async stages of the Connect pipeline, so fewer, larger ones are faster.

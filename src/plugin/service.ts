@@ -9,8 +9,9 @@ import { authenticate } from "./context";
 import { CORE_CALLS, CORE_CHATS } from "./core";
 import { checkHeader, CORE, replyHeader, type CheckedHeader } from "./envelope";
 import { forwardCall, forwardChat } from "./gateway";
-import type { FnContext } from "./functions";
+import { fromBase64, toBase64, type FnContext } from "./functions";
 import { claimCall, findPluginsByName, releaseCall, storeCallResult, sweepCallResults, type PluginRow } from "./store";
+import { concat } from "./files";
 import { sendFile } from "./send-file";
 
 /** proto.Plugin: Call, SendFile and Chat (DESIGN, "Plugin RPC protocol"). */
@@ -81,13 +82,6 @@ async function runCall(req: Req, env: Envelope, signal: AbortSignal): Promise<Re
   }
 }
 
-const toB64 = (b: Uint8Array) => {
-  let s = "";
-  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-  return btoa(s);
-};
-const fromB64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-
 /** core functions without side effects (docs/plugin-protocol.md, "Idempotency"). */
 export const SAFE_CORE_CALLS = new Set(["ping", "whoami", "deprecations.list", "files.get"]);
 
@@ -104,14 +98,16 @@ export const pluginService: ServiceImpl<typeof Plugin> = {
       if (h.to === CORE && SAFE_CORE_CALLS.has(h.func)) return runCall(req, env, ctx.signal);
       const now = Date.now();
       const key = h.uuid.toLowerCase();
-      const requestHash = await sha256Hex(new TextEncoder().encode(`${h.to}\u0000${h.func}\u0000${toB64(req.Data)}`));
+      // The bytes themselves are hashed: no base64 copy of up to 8 MiB of Data.
+      const prefix = new TextEncoder().encode(`${h.to}\u0000${h.func}\u0000`);
+      const requestHash = await sha256Hex(concat([prefix, req.Data], prefix.byteLength + req.Data.byteLength) as Uint8Array<ArrayBuffer>);
       const claim = await claimCall(db, principal.user.id, key, requestHash, now);
       if (claim.kind !== "claimed") {
         if (claim.requestHash !== requestHash) {
           return res(h, ResCode.INVALID_ARGUMENT, "Header.UUID was already used for a different request in the last 10 minutes");
         }
         if (claim.kind === "in_flight") return res(h, ResCode.ABORTED, "a call with this Header.UUID is still running");
-        return fromBinary(ResSchema, fromB64(claim.res));
+        return fromBinary(ResSchema, fromBase64(claim.res));
       }
       if (Math.random() < 0.01) env.fc.worker.waitUntil(sweepCallResults(db, now));
       let out: Res;
@@ -123,7 +119,7 @@ export const pluginService: ServiceImpl<typeof Plugin> = {
       }
       // Recorded after the reply is sent: a retry racing the record sees Code 10 and retries.
       if (RETRYABLE.has(out.Code)) env.fc.worker.waitUntil(releaseCall(db, principal.user.id, key));
-      else env.fc.worker.waitUntil(storeCallResult(db, principal.user.id, key, toB64(toBinary(ResSchema, out))));
+      else env.fc.worker.waitUntil(storeCallResult(db, principal.user.id, key, toBase64(toBinary(ResSchema, out))));
       return out;
     }),
 
@@ -164,14 +160,7 @@ function sameUuid(it: AsyncIterator<FileStream>, h: CheckedHeader): AsyncIterato
 }
 
 async function* chatStream(req: Req, ctx: HandlerContext): AsyncGenerator<Res> {
-  let env: Envelope;
-  try {
-    env = await openEnvelope(req.Header, ctx, true);
-  } catch (err) {
-    if (err instanceof ConnectError) throw err;
-    console.error("plugin service: unexpected error", err);
-    throw new ConnectError("internal error", Code.Internal);
-  }
+  const env = await guard(() => openEnvelope(req.Header, ctx, true));
   const h = env.header;
   try {
     if (h.to === CORE) {

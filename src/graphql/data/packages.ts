@@ -5,9 +5,8 @@ import { projects } from "../../db/schema/projects";
 import type { Page, Window } from "../connection";
 
 /** Package registry queries for GraphQL on the REST area's tables (src/db/schema/packages.ts). */
-export type PackageRow = typeof packages.$inferSelect;
-export type PipelineRow = typeof ciPipelines.$inferSelect;
-export type PackageFileRow = typeof packageFiles.$inferSelect;
+import type { PackageFileRow, PackageRow, PipelineRow } from "../../db/packages";
+export type { PackageFileRow, PackageRow, PipelineRow };
 
 export interface PackageFilter {
   projectIds: SQL | number[];

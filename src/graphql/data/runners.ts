@@ -4,6 +4,7 @@ import { listRunners, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
 import { isOnline, isStale, ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../../domain/runner-status";
 import type { Window } from "../connection";
+import { groupTreeProjectIds } from "./packages";
 
 /**
  * Runner queries for GraphQL on the REST area's tables and repository (src/db/runners.ts).
@@ -81,7 +82,7 @@ export function groupRunnersCondition(groupId: number, membership: "DIRECT" | "D
       eq(runners.runnerType, "project_type"),
       inArray(
         runners.id,
-        sql`(SELECT runner_id FROM runner_projects WHERE project_id IN (SELECT id FROM projects WHERE namespace_kind = 'group' AND namespace_id IN ${tree}))`,
+        sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${groupTreeProjectIds(groupId)})`,
       ),
     ),
   )!;

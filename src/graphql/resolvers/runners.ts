@@ -43,7 +43,7 @@ function filterFrom(ctx: GqlContext, args: RunnerArgs): RunnerFilter {
 async function listWith(ctx: GqlContext, args: RunnerArgs, scope?: ReturnType<typeof groupRunnersCondition>) {
   const where = runnerConditions(filterFrom(ctx, args), ctx.now, !ctx.gate.has("graphql-runner-status-stale"));
   if (scope) where.push(scope);
-  return paginate(args, (w) => countAndPage(ctx.db, where, args.sort ?? "CREATED_DESC", w).then((r) => ({ rows: r.rows, total: r.total })));
+  return paginate(args, (w) => countAndPage(ctx.db, where, args.sort ?? "CREATED_DESC", w));
 }
 
 /** Who may see a runner: administrators; group maintainers for group runners; project maintainers for project runners. */
