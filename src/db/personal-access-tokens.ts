@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import { type Db } from "./client";
@@ -41,11 +41,46 @@ export async function findPersonalAccessToken(
   return rows[0] ?? null;
 }
 
-export async function listPersonalAccessTokens(db: Db, userId?: number): Promise<PersonalAccessTokenRow[]> {
-  const q = db.select().from(personalAccessTokens);
-  return (userId === undefined ? q : q.where(eq(personalAccessTokens.userId, userId))).orderBy(
-    desc(personalAccessTokens.id),
+export interface PatFilter {
+  userId?: number;
+  /** Active: not revoked and not expired at `now`. */
+  state?: "active" | "inactive";
+  revoked?: boolean;
+  /** Case-insensitive substring of the name. */
+  search?: string;
+  now?: number;
+}
+
+function patWhere(f: PatFilter): SQL | undefined {
+  const t = personalAccessTokens;
+  // isPatExpired in SQL: expired once the expiry day (YYYY-MM-DD) is before today (UTC).
+  const today = new Date(f.now ?? Date.now()).toISOString().slice(0, 10);
+  const active = and(eq(t.revoked, false), gte(t.expiresAt, today));
+  return and(
+    f.userId === undefined ? undefined : eq(t.userId, f.userId),
+    f.state === undefined ? undefined : f.state === "active" ? active : or(eq(t.revoked, true), lt(t.expiresAt, today)),
+    f.revoked === undefined ? undefined : eq(t.revoked, f.revoked),
+    f.search ? sql`instr(lower(${t.name}), lower(${f.search})) > 0` : undefined,
   );
+}
+
+/** Newest first; with `page`, one page and the total in one round trip. */
+export async function listPersonalAccessTokens(
+  db: Db,
+  filter: PatFilter,
+  page?: { limit: number; offset: number },
+): Promise<{ rows: PersonalAccessTokenRow[]; total: number }> {
+  const where = patWhere(filter);
+  const q = db.select().from(personalAccessTokens).where(where).orderBy(desc(personalAccessTokens.id));
+  if (!page) {
+    const rows = await q;
+    return { rows, total: rows.length };
+  }
+  const [rows, [{ n }]] = await db.batch([
+    q.limit(page.limit).offset(page.offset),
+    db.select({ n: sql<number>`count(*)` }).from(personalAccessTokens).where(where),
+  ]);
+  return { rows, total: n };
 }
 
 export async function getPersonalAccessToken(db: Db, id: number): Promise<PersonalAccessTokenRow | null> {

@@ -67,7 +67,7 @@ export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserR
   }
   if (q.state) conds.push(eq(users.state, q.state));
   const where = conds.length ? and(...conds) : undefined;
-  const [rows, [{ n }]] = await Promise.all([
+  const [rows, [{ n }]] = await db.batch([
     db.select().from(users).where(where).orderBy(asc(users.id)).limit(q.limit).offset(q.offset),
     db.select({ n: sql<number>`count(*)` }).from(users).where(where),
   ]);

@@ -126,11 +126,6 @@ export async function endSession(c: Ctx): Promise<void> {
   cookieOverride.delete(c.req.raw);
 }
 
-/** Ends every session of a user (password or two-factor change, block). */
-export async function endAllSessions(env: Bindings, userId: number): Promise<void> {
-  await getDb(env.DB).delete(sessions).where(eq(sessions.userId, userId));
-}
-
 const keyCache = new Map<string, Promise<CryptoKey>>();
 function csrfKey(secretKeyBase: string): Promise<CryptoKey> {
   let k = keyCache.get(secretKeyBase);

@@ -109,4 +109,25 @@ describe("GET and DELETE /api/v4/personal_access_tokens (issue 2)", () => {
     expect(bad.status).toBe(400);
     expect((await bad.json()) as Record<string, any>).toEqual({ error: "state is invalid" });
   });
+
+  it("filters by state, revoked and search, and paginates with X-Total (in SQL)", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const a = await makeUserWithToken();
+    await makePat(a.user.id, ["read_user"], day(-1)); // expired yesterday
+    const revoked = (await (await createFor(admin.token, a.user.id, { name: "Revoked-One" })).json()) as { id: number };
+    expect((await call(`/api/v4/personal_access_tokens/${revoked.id}`, { method: "DELETE", token: a.token })).status).toBe(204);
+    const list = async (q: string) => {
+      const res = await call(`/api/v4/personal_access_tokens?${q}`, { token: a.token });
+      return { total: res.headers.get("X-Total"), body: (await res.json()) as { id: number; name: string; active: boolean; revoked: boolean }[] };
+    };
+    const inactive = await list("state=inactive");
+    expect(inactive.total).toBe("2");
+    expect(inactive.body.every((t) => !t.active)).toBe(true);
+    expect((await list("state=active")).body.map((t) => t.active)).toEqual([true]);
+    expect((await list("revoked=true")).body.map((t) => t.id)).toEqual([revoked.id]);
+    expect((await list("search=revoked-o")).body.map((t) => t.id)).toEqual([revoked.id]);
+    const paged = await list("per_page=1&page=2");
+    expect(paged.total).toBe("3");
+    expect(paged.body).toHaveLength(1);
+  });
 });

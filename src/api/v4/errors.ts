@@ -22,7 +22,6 @@ export const badRequest = (message: string | Record<string, unknown>) => new Api
 export const invalidParam = (name: string, why: "is invalid" | "is missing" | string = "is invalid") =>
   new ApiError(400, { error: `${name} ${why}` });
 export const conflict = (message: string | Record<string, unknown>) => new ApiError(409, { message });
-export const unprocessable = (message: string | Record<string, unknown>) => new ApiError(422, { message });
 
 const AUTH_DESCRIPTIONS: Record<string, string> = {
   expired: "Token is expired. You can either do re-authorization or token refresh.",

@@ -16,6 +16,7 @@ import { validatePatInput } from "../../domain/pat-input";
 import type { AppEnv } from "../../env";
 import { READ_API, WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
+import { iso } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam } from "./params";
 import { validate, validateParams } from "./validate";
@@ -25,8 +26,6 @@ import { validate, validateParams } from "./validate";
  * shows and revokes their own (administrators anyone's). Expiry is mandatory, at most a year.
  */
 const pats = new Hono<AppEnv>();
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function patEntity(pat: PersonalAccessTokenRow, now = Date.now()) {
   return {
@@ -80,13 +79,14 @@ pats.get("/personal_access_tokens", requireAuth(READ_API), validate("query", Lis
   const userId = viewer.isAdmin ? q.user_id : viewer.id;
   if (!viewer.isAdmin && q.user_id !== undefined && q.user_id !== viewer.id) throw new ApiError(401, { message: "401 Unauthorized" });
   const now = Date.now();
-  let rows = await listPersonalAccessTokens(getDb(c.env.DB), userId);
-  if (q.state) rows = rows.filter((r) => (q.state === "active") === (!r.revoked && !isPatExpired(r.expiresAt, now)));
-  if (q.revoked !== undefined) rows = rows.filter((r) => r.revoked === q.revoked);
-  if (q.search) rows = rows.filter((r) => r.name.toLowerCase().includes(q.search!.toLowerCase()));
   const page = parsePage(c);
-  setPaginationHeaders(c, page, rows.length);
-  return c.json(rows.slice(page.offset, page.offset + page.perPage).map((r) => patEntity(r, now)));
+  const { rows, total } = await listPersonalAccessTokens(
+    getDb(c.env.DB),
+    { userId, state: q.state, revoked: q.revoked, search: q.search, now },
+    { limit: page.perPage, offset: page.offset },
+  );
+  setPaginationHeaders(c, page, total);
+  return c.json(rows.map((r) => patEntity(r, now)));
 });
 
 /** The token of this request (GitLab's /personal_access_tokens/self). */

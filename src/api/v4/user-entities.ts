@@ -1,12 +1,11 @@
 import { sha256Hex } from "../../crypto/hash";
 import type { UserRow } from "../../db/users";
+import { iso } from "./load";
 
 /**
  * GitLab's user entities (API::Entities::UserBasic, User, UserPublic, UserWithAdmin). Fields this
  * service has no data for carry GitLab's empty values, so clients that read them keep working.
  */
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 async function avatarUrl(user: UserRow): Promise<string> {
   // Gravatar accepts SHA-256 of the lower-cased email, as GitLab's default avatar does with MD5.
   return `https://www.gravatar.com/avatar/${await sha256Hex(user.email.trim().toLowerCase())}?s=80&d=identicon`;

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { createPersonalAccessToken, isPatExpired, listPersonalAccessTokens, revokePersonalAccessToken } from "../../db/personal-access-tokens";
+import { createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from "../../db/personal-access-tokens";
 import { PAT_SCOPES, isoDay, maxPatExpiry, validatePatInput, type PatErrors } from "../../domain/pat-input";
 import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
@@ -22,7 +22,7 @@ interface FormValues {
 async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; created?: { token: string; name: string } } = {}) {
   const user = c.var.user;
   const now = Date.now();
-  const tokens = (await listPersonalAccessTokens(getDb(c.env.DB), user.id)).filter((t) => !t.revoked && !isPatExpired(t.expiresAt, now));
+  const { rows: tokens } = await listPersonalAccessTokens(getDb(c.env.DB), { userId: user.id, state: "active", now });
   const token = await csrfToken(c);
   const values = opts.values ?? { name: "", expiresAt: isoDay(now + 30 * 86_400_000), scopes: [] };
   const errors = opts.errors ?? {};
