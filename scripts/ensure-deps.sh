@@ -9,13 +9,22 @@ if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] || [ p
   echo "› installing npm dependencies"
   npm install --no-audit --no-fund --loglevel=error
 fi
-# Browser tests drive Debian's chromium (browser downloads are impossible here).
-if [ "${1:-}" = "--browser" ] && ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "› installing Debian's chromium for the browser tests"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    echo "chromium is missing: install Debian's 'chromium' package (the browser tests need it)" >&2
-    exit 1
+# End-to-end tests drive Debian's programs: chromium (browser downloads are impossible here),
+# skopeo (a real OCI registry client) and python3-gitlab (a GitLab client from another ecosystem;
+# Debian's /usr/bin/python3 imports it, whatever python3 comes first on PATH).
+if [ "${1:-}" = "--browser" ]; then
+  missing=""
+  command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+  command -v skopeo >/dev/null 2>&1 || missing="$missing skopeo"
+  /usr/bin/python3 -c "import gitlab" >/dev/null 2>&1 || missing="$missing python3-gitlab"
+  if [ -n "$missing" ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "› installing Debian's$missing for the end-to-end tests"
+      apt-get -o DPkg::Lock::Timeout=600 update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $missing >/dev/null
+    else
+      echo "missing Debian packages:$missing (the end-to-end tests need them)" >&2
+      exit 1
+    fi
   fi
 fi
