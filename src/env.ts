@@ -1,4 +1,4 @@
-import type { Principal } from "./auth/principal";
+import type { Principal } from "./credentials/principal";
 
 /** Bindings of the Worker, as declared in wrangler.toml. */
 export interface Bindings {

@@ -11,7 +11,7 @@ import { users } from "../db/schema/accounts";
 import { userOtpState } from "../db/schema/two-factor";
 import { findUserById, type UserRow } from "../db/users";
 import type { Bindings } from "../env";
-import { userChanged } from "../oauth/authorizations";
+import { userChanged } from "../credentials/user-credentials";
 
 /**
  * Two-factor authentication with TOTP (RFC 6238) and one-time recovery codes, as GitLab:

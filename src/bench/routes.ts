@@ -3,7 +3,7 @@ import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
-import { familyStub } from "../oauth/family";
+import { familyStub } from "../credentials/oauth-family";
 
 /**
  * Floor costs for bench/ (only when BENCH_ROUTES is "true"): an empty route, one Durable Object

@@ -1,4 +1,4 @@
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../credentials/principal";
 import { canPushCode, canReadCode, type Visibility } from "../domain/access";
 import { hasAnyScope } from "../domain/scopes";
 

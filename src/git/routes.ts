@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
-import { AuthError } from "../auth/errors";
-import type { Principal } from "../auth/principal";
-import { resolveToken } from "../auth/resolve";
+import { AuthError } from "../credentials/errors";
+import type { Principal } from "../credentials/principal";
+import { resolveToken } from "../credentials/resolve";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findProject, projectAccessLevel } from "../db/projects";

@@ -1,5 +1,5 @@
 import { GraphQLError } from "graphql";
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
 import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../db/projects";
 import { canReadCode, canReadProject, type Visibility } from "../domain/access";

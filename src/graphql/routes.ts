@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { AuthError } from "../auth/errors";
-import { extractToken } from "../auth/extract";
-import type { Principal } from "../auth/principal";
-import { resolveToken } from "../auth/resolve";
+import { AuthError } from "../credentials/errors";
+import { extractToken } from "../credentials/extract";
+import type { Principal } from "../credentials/principal";
+import { resolveToken } from "../credentials/resolve";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { hasAnyScope } from "../domain/scopes";

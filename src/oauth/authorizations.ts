@@ -1,10 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { applications } from "../db/schema/applications";
 import { oauthTokenFamilies } from "../db/schema/oauth";
 import type { Bindings } from "../env";
-import { familyStub, liveFamilies, markFamilies, type FamilyRow } from "./family";
+import { liveFamilies, revokeFamilies } from "../credentials/oauth-family";
 
 /**
  * What the account pages and the admin API need from the OAuth engine: the applications a user
@@ -35,27 +34,6 @@ export async function listAuthorizedApplications(env: Bindings, userId: number):
   return [...byApp.values()].sort((a, b) => a.createdAt - b.createdAt);
 }
 
-/** Revokes the families in their Durable Objects first (that is what takes effect), then in D1. */
-export async function revokeFamilies(env: Bindings, families: FamilyRow[], actorId: number | null, reason: string): Promise<number> {
-  if (families.length === 0) return 0;
-  const now = Date.now();
-  await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now)));
-  const db = getDb(env.DB);
-  await markFamilies(db, families.map((f) => f.id), "revoked", now);
-  await Promise.all(
-    families.map((f) =>
-      recordAudit(db, {
-        action: "token_revoked",
-        authorId: actorId,
-        entityType: "oauth_token_family",
-        entityId: f.id,
-        details: { reason, application_id: f.applicationId, user_id: f.userId },
-      }),
-    ),
-  );
-  return families.length;
-}
-
 /** "Revoke" on the authorized-applications page: every grant of that user for that application. */
 export async function revokeUserAuthorizationsForApplication(env: Bindings, userId: number, applicationId: number): Promise<number> {
   const families = await liveFamilies(getDb(env.DB), { userId, applicationId });
@@ -66,13 +44,4 @@ export async function revokeUserAuthorizationsForApplication(env: Bindings, user
 export async function revokeAllForApplication(env: Bindings, applicationId: number): Promise<void> {
   const families = await liveFamilies(getDb(env.DB), { applicationId });
   await revokeFamilies(env, families, null, "application_deleted");
-}
-
-/**
- * Call after changing a user row (block, unblock, admin flag, profile, two-factor, password): every
- * live family of the user drops its user snapshot, so the next API request reads the new row.
- */
-export async function userChanged(env: Bindings, userId: number): Promise<void> {
-  const families = await liveFamilies(getDb(env.DB), { userId });
-  await Promise.all(families.map((f) => familyStub(env, f.id).dropUser()));
 }

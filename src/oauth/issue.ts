@@ -6,16 +6,12 @@ import { getDb } from "../db/client";
 import { userSnapshot, type FamilyState, type FamilyView } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
-import { familyStub, insertFamilyRow } from "./family";
-import { hashToken, mintAccessToken, mintCode, newFamilyId } from "./tokens";
+import { expiryForced } from "../credentials/oauth-access-token";
+import { familyStub, insertFamilyRow } from "../credentials/oauth-family";
+import { hashToken, mintAccessToken, mintCode, newFamilyId } from "../credentials/oauth-token-format";
 
 /** Authorization codes live 10 minutes (DESIGN, /oauth/authorize; Doorkeeper's default). */
 export const CODE_TTL_MS = 10 * 60 * 1000;
-
-/** From 15.0 every token expires, whatever the application says (spec, Versioning). */
-export function expiryForced(env: Bindings): boolean {
-  return isRemoved("oauth-tokens-without-expiry", getConfig(env).serviceVersion);
-}
 
 /** The lifetime settings of a grant: the application's, or the configured default without one. */
 function lifetime(env: Bindings, app: ApplicationRow | null): { ttlSeconds: number; expiring: boolean } {

@@ -5,15 +5,15 @@ import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
 import { isRemoved } from "../versioning/gate";
+import { extractBearerOrQuery } from "../credentials/extract";
+import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
+import { familyStub, markFamilies } from "../credentials/oauth-family";
 import { clientIp } from "../web/page";
-import { validateAccessToken } from "./access-token-resolver";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
-import { familyStub, markFamilies } from "./family";
 import { grantFor } from "./grants";
-import { expiryForced } from "./issue";
 import { issuerOf } from "./issuer";
 import { authenticateClient, clientCredentials, readParams, requireParams } from "./request";
-import { familyOfToken, hashToken, parseAccessToken } from "./tokens";
+import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -37,15 +37,8 @@ routes.post("/token", async (c) => {
   return c.json(body, 200, noStore);
 });
 
-/** The spec's two places for the token: Authorization: Bearer, or the access_token query parameter. */
-function bearerOrQuery(req: Request): string | null {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "");
-  if (m) return m[1];
-  return new URL(req.url).searchParams.get("access_token");
-}
-
 routes.get("/token/info", async (c) => {
-  const token = bearerOrQuery(c.req.raw);
+  const token = extractBearerOrQuery(c.req.raw);
   const parsed = token ? parseAccessToken(token) : null;
   if (!token || !parsed) throw new OAuthError("invalid_token");
   const check = await validateAccessToken(c.env, token, parsed);

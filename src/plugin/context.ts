@@ -1,8 +1,8 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
-import { AuthError, ScopeError } from "../auth/errors";
-import { extractToken } from "../auth/extract";
-import type { Principal } from "../auth/principal";
-import { requireScopes, resolveToken } from "../auth/resolve";
+import { AuthError, ScopeError } from "../credentials/errors";
+import { extractToken } from "../credentials/extract";
+import type { Principal } from "../credentials/principal";
+import { requireScopes, resolveToken } from "../credentials/resolve";
 import type { Bindings } from "../env";
 
 /** What a Connect handler needs from the Worker request: bindings and waitUntil. */

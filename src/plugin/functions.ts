@@ -1,4 +1,4 @@
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
 import type { CheckedHeader } from "./envelope";
 import type { WorkerContext } from "./context";

@@ -1,6 +1,6 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../credentials/principal";
 import { getDb, type Db } from "../db/client";
 import { sha256Hex } from "../crypto/hash";
 import { Plugin, ResSchema, type FileStream, type Req, type Res } from "../gen/proto/plugin_pb";

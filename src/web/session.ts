@@ -1,17 +1,15 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { and, eq, gt, lt } from "drizzle-orm";
 import { getConfig } from "../config";
-import { sha256Hex, timingSafeEqual } from "../crypto/hash";
+import { timingSafeEqual } from "../crypto/hash";
 import { randomToken, toBase64Url } from "../crypto/random";
-import { getDb } from "../db/client";
-import { sessions, users } from "../db/schema/accounts";
+import { createSession, deleteSession, findSession, type SessionCredential } from "../credentials/session";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 
 /**
- * Browser sessions. The cookie holds a random id; D1 holds only its SHA-256, so a copy of the
- * database cannot be replayed as a cookie. Sessions expire (SESSION_TTL_SECONDS) and end on sign-out.
+ * Browser sessions on the pages: the cookie (its credential, stored hashed, is src/credentials/session.ts).
+ * Sessions expire (SESSION_TTL_SECONDS) and end on sign-out.
  *
  * CSRF tokens are an HMAC of the session id (or, before sign-in, of a random pre-session cookie)
  * under a key derived from SECRET_KEY_BASE: nothing to store, and a token is useless with another
@@ -38,32 +36,15 @@ function cookieOptions(c: Ctx, maxAgeSeconds?: number) {
   };
 }
 
-interface SessionState {
-  row: typeof sessions.$inferSelect;
-  user: UserRow;
-}
-
 /** Per-request memo: pages ask for the user several times (layout, handler, CSRF). */
-const memo = new WeakMap<Request, Promise<SessionState | null>>();
+const memo = new WeakMap<Request, Promise<SessionCredential | null>>();
 /** A session started during this request is the one CSRF tokens of the response bind to. */
 const cookieOverride = new WeakMap<Request, string>();
 
-async function loadSession(c: Ctx, raw: string | undefined): Promise<SessionState | null> {
-  if (!raw || raw.length > 200) return null;
-  const db = getDb((c.env as Bindings).DB);
-  const [hit] = await db
-    .select({ row: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.idHash, await sha256Hex(raw)), gt(sessions.expiresAt, Date.now())))
-    .limit(1);
-  return hit ?? null;
-}
-
-function session(c: Ctx): Promise<SessionState | null> {
+function session(c: Ctx): Promise<SessionCredential | null> {
   let p = memo.get(c.req.raw);
   if (!p) {
-    p = loadSession(c, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE));
+    p = findSession(c.env as Bindings, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE));
     memo.set(c.req.raw, p);
   }
   return p;
@@ -89,20 +70,9 @@ export async function pendingTwoFactorUser(c: Ctx): Promise<UserRow | null> {
  */
 export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFactor?: boolean } = {}): Promise<void> {
   const env = c.env as Bindings;
-  const db = getDb(env.DB);
   await endSession(c);
-  const now = Date.now();
   const ttlMs = opts.pendingTwoFactor ? PENDING_TTL_MS : getConfig(env).sessionTtlSeconds * 1000;
-  const raw = randomToken();
-  await db.insert(sessions).values({
-    idHash: await sha256Hex(raw),
-    userId,
-    pendingTwoFactor: opts.pendingTwoFactor ?? false,
-    createdAt: now,
-    expiresAt: now + ttlMs,
-  });
-  // Expired rows are swept opportunistically so the table does not grow without bound.
-  const sweep = db.delete(sessions).where(lt(sessions.expiresAt, now)).then(() => undefined, () => undefined);
+  const { raw, sweep } = await createSession(env, { userId, pendingTwoFactor: opts.pendingTwoFactor ?? false, ttlMs });
   try {
     c.executionCtx.waitUntil(sweep);
   } catch {
@@ -116,11 +86,7 @@ export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFac
 /** Ends the browser's session, in storage and in the cookie. */
 export async function endSession(c: Ctx): Promise<void> {
   const raw = cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE);
-  if (raw) {
-    await getDb((c.env as Bindings).DB)
-      .delete(sessions)
-      .where(eq(sessions.idHash, await sha256Hex(raw)));
-  }
+  if (raw) await deleteSession(c.env as Bindings, raw);
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
   memo.set(c.req.raw, Promise.resolve(null));
   cookieOverride.delete(c.req.raw);

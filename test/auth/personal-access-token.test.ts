@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AuthError } from "../../src/auth/errors";
-import { resolveToken } from "../../src/auth/resolve";
+import { AuthError } from "../../src/credentials/errors";
+import { resolveToken } from "../../src/credentials/resolve";
 import { makePat, makeUser } from "../helpers/fixtures";
 
 describe("personal access tokens (spec, Authentication: PAT expiry is always enforced from 15.0)", () => {

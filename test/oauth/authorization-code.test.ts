@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { auditEvents } from "../../src/db/schema/accounts";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
-import { familyStub } from "../../src/oauth/family";
-import { parseCode } from "../../src/oauth/tokens";
+import { familyStub } from "../../src/credentials/oauth-family";
+import { parseCode } from "../../src/credentials/oauth-token-format";
 import { signedInUser } from "../helpers/browser";
 import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 

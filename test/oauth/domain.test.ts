@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isValidVerifier, s256 } from "../../src/domain/pkce";
 import { matchesRegistered, registeredUris } from "../../src/domain/redirect-uri";
-import { parseAccessToken, parseCode, parseRefreshToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId, openPair, sealPair } from "../../src/oauth/tokens";
+import { parseAccessToken, parseCode, parseRefreshToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId, openPair, sealPair } from "../../src/credentials/oauth-token-format";
 
 describe("PKCE (spec, PKCE values; RFC 7636)", () => {
   it("§4.1: CODE_VERIFIER is 43 to 128 characters of A-Z a-z 0-9 - . _ ~", () => {

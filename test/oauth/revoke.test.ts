@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { auditEvents } from "../../src/db/schema/accounts";
-import { parseAccessToken } from "../../src/oauth/tokens";
+import { parseAccessToken } from "../../src/credentials/oauth-token-format";
 import { call, makeApp, makeUser, pkceTokens, refresh, TEST_PASSWORD, tokenRequest } from "./helpers";
 
 const revoke = (fields: Record<string, string>, basic?: [string, string]) => {

@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
-import { familyStub } from "../../src/oauth/family";
-import { parseAccessToken } from "../../src/oauth/tokens";
+import { familyStub } from "../../src/credentials/oauth-family";
+import { parseAccessToken } from "../../src/credentials/oauth-token-format";
 import { call, pkceTokens } from "./helpers";
 
 const INVALID = { error: "invalid_token", error_description: "The access token is invalid" };

@@ -1,9 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
-import { userChanged } from "../../src/oauth/authorizations";
-import { familyStub } from "../../src/oauth/family";
-import { parseAccessToken } from "../../src/oauth/tokens";
+import { userChanged } from "../../src/credentials/user-credentials";
+import { familyStub } from "../../src/credentials/oauth-family";
+import { parseAccessToken } from "../../src/credentials/oauth-token-format";
 import { call, pkceTokens, setUser } from "./helpers";
 
 const stubOf = (token: string) => familyStub(env, parseAccessToken(token)!.fid);

@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
-import { familyStub } from "../../src/oauth/family";
-import { parseAccessToken } from "../../src/oauth/tokens";
+import { familyStub } from "../../src/credentials/oauth-family";
+import { parseAccessToken } from "../../src/credentials/oauth-token-format";
 import { Browser, signedInUser } from "../helpers/browser";
 import { callAt, callerAt } from "../helpers/versioned";
 import { REDIRECT, authorizeUrl, decide, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import { extractToken } from "../../auth/extract";
-import { requireScopes, resolveToken } from "../../auth/resolve";
+import { extractToken } from "../../credentials/extract";
+import { requireScopes, resolveToken } from "../../credentials/resolve";
 import type { AppEnv } from "../../env";
 import { forbidden } from "./errors";
 

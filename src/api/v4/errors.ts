@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AuthError, ScopeError } from "../../auth/errors";
+import { AuthError, ScopeError } from "../../credentials/errors";
 
 /** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
 export class ApiError extends Error {

@@ -2,10 +2,12 @@ import { getConfig } from "../../config";
 import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
-import { familyStub, refuseGrant } from "../family";
-import { expiryForced, tokenResponse } from "../issue";
+import { expiryForced } from "../../credentials/oauth-access-token";
+import { familyStub } from "../../credentials/oauth-family";
+import { refuseGrant } from "../family";
+import { tokenResponse } from "../issue";
 import { identifyClient } from "../request";
-import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../tokens";
+import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../../credentials/oauth-token-format";
 import type { Grant } from "./types";
 
 interface SealedTokens {

@@ -1,33 +1,14 @@
 import { getDb } from "../db/client";
 import { findPersonalAccessToken, isPatExpired, PAT_PREFIX, touchPersonalAccessToken } from "../db/personal-access-tokens";
 import type { Bindings } from "../env";
-import { resolveOAuthAccessToken } from "../oauth/access-token-resolver";
-import { AuthError, ScopeError } from "./errors";
+import { AuthError } from "./errors";
+import type { CredentialKind, Defer } from "./kind";
 import type { Principal } from "./principal";
-import { hasAnyScope } from "../domain/scopes";
 
 /** GitLab records a PAT's last use at most every 10 minutes, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
 
-/**
- * Turns a raw token into the principal it acts for, or throws AuthError. Used by every API family
- * (REST, GraphQL, Plugin RPC, git); each renders the failure in its own shape.
- */
-export async function resolveToken(
-  env: Bindings,
-  token: string | null,
-  defer?: (p: Promise<unknown>) => void,
-): Promise<Principal> {
-  if (!token) throw new AuthError("missing");
-  if (token.startsWith(PAT_PREFIX)) return resolvePersonalAccessToken(env, token, defer);
-  return resolveOAuthAccessToken(env, token);
-}
-
-async function resolvePersonalAccessToken(
-  env: Bindings,
-  token: string,
-  defer?: (p: Promise<unknown>) => void,
-): Promise<Principal> {
+async function resolvePersonalAccessToken(env: Bindings, token: string, defer?: Defer): Promise<Principal> {
   const db = getDb(env.DB);
   const found = await findPersonalAccessToken(db, token);
   if (!found) throw new AuthError("invalid");
@@ -49,6 +30,9 @@ async function resolvePersonalAccessToken(
   };
 }
 
-export function requireScopes(principal: Principal, accepted: readonly string[]): void {
-  if (!hasAnyScope(principal.scopes, accepted)) throw new ScopeError(accepted);
-}
+/** Personal access tokens (`glpat-`, GitLab's prefix). */
+export const personalAccessToken: CredentialKind = {
+  name: "personal_access_token",
+  prefix: PAT_PREFIX,
+  resolve: resolvePersonalAccessToken,
+};

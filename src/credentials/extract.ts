@@ -13,3 +13,10 @@ export function extractToken(req: Request): string | null {
   const url = new URL(req.url);
   return url.searchParams.get("access_token") || url.searchParams.get("private_token") || null;
 }
+
+/** /oauth/token/info's two places for the token (spec): Authorization: Bearer, or access_token. */
+export function extractBearerOrQuery(req: Request): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "");
+  if (m) return m[1];
+  return new URL(req.url).searchParams.get("access_token");
+}

@@ -1,12 +1,19 @@
-import { AuthError } from "../auth/errors";
-import type { Principal } from "../auth/principal";
+import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { ValidateResult } from "../durable/token-family";
 import type { Bindings } from "../env";
-import { familyStub } from "./family";
-import { expiryForced } from "./issue";
-import { hashToken, parseAccessToken, type ParsedToken } from "./tokens";
+import { isRemoved } from "../versioning/gate";
+import { AuthError } from "./errors";
+import { familyStub } from "./oauth-family";
+import { ACCESS_PREFIX, hashToken, parseAccessToken, type ParsedToken } from "./oauth-token-format";
+import type { CredentialKind } from "./kind";
+import type { Principal } from "./principal";
+
+/** From 15.0 every token expires, whatever the application says (spec, Versioning). */
+export function expiryForced(env: Bindings): boolean {
+  return isRemoved("oauth-tokens-without-expiry", getConfig(env).serviceVersion);
+}
 
 /**
  * Validates an OAuth access token against its family's state: one call to the family's Durable
@@ -29,12 +36,11 @@ export async function validateAccessToken(env: Bindings, token: string, parsed: 
 export const USER_SNAPSHOT_TTL_MS = 10_000;
 
 /**
- * resolveToken's OAuth branch (REST, GraphQL, Plugin RPC, git). One call to the family answers
- * both "is this token valid" and, from its user snapshot, "who is the user": one storage hop.
- * When the snapshot is missing or older than USER_SNAPSHOT_TTL_MS the row is read from D1 (a second
- * hop, at most once per TTL per family) and handed back to the family.
+ * One call to the family answers both "is this token valid" and, from its user snapshot, "who is
+ * the user": one storage hop. When the snapshot is missing or older than USER_SNAPSHOT_TTL_MS the
+ * row is read from D1 (a second hop, at most once per TTL per family) and handed back to the family.
  */
-export async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Principal> {
+async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Principal> {
   const parsed = parseAccessToken(token);
   if (!parsed) throw new AuthError("invalid");
   const check = await validateAccessToken(env, token, parsed, true);
@@ -57,3 +63,10 @@ export async function resolveOAuthAccessToken(env: Bindings, token: string): Pro
     expiresAt: family.accessExpiresAt,
   };
 }
+
+/** OAuth access tokens (`gloat-`): the bearer credential of every API family. */
+export const oauthAccessToken: CredentialKind = {
+  name: "oauth",
+  prefix: ACCESS_PREFIX,
+  resolve: (env, token) => resolveOAuthAccessToken(env, token),
+};

@@ -1,0 +1,60 @@
+import { and, eq, inArray, ne } from "drizzle-orm";
+import { recordAudit } from "../db/audit";
+import { getDb, type Db } from "../db/client";
+import { oauthTokenFamilies } from "../db/schema/oauth";
+import type { TokenFamily } from "../durable/token-family";
+import type { Bindings } from "../env";
+
+/**
+ * An OAuth grant's tokens form a family whose state lives in one Durable Object (DESIGN, Refresh
+ * tokens 1), addressed by the id every token of the family carries; D1 keeps a directory row per
+ * family (for listing a user's or an application's grants). Revocation acts on the object first,
+ * because that is what every validation consults, then on the directory.
+ */
+export type FamilyRow = typeof oauthTokenFamilies.$inferSelect;
+
+export function familyStub(env: Bindings, fid: string): DurableObjectStub<TokenFamily> {
+  const ns = env.TOKEN_FAMILY as unknown as DurableObjectNamespace<TokenFamily>;
+  return ns.get(ns.idFromName(fid));
+}
+
+export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$inferInsert): Promise<void> {
+  await db.insert(oauthTokenFamilies).values(row);
+}
+
+export async function markFamilies(db: Db, ids: string[], status: "active" | "revoked", at: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(oauthTokenFamilies)
+    .set(status === "revoked" ? { status, revokedAt: at } : { status })
+    .where(and(inArray(oauthTokenFamilies.id, ids), ne(oauthTokenFamilies.status, "revoked")));
+}
+
+/** Families not yet revoked (pending codes included: revoking them kills the code too). */
+export async function liveFamilies(db: Db, where: { userId?: number; applicationId?: number }): Promise<FamilyRow[]> {
+  const conds = [ne(oauthTokenFamilies.status, "revoked")];
+  if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
+  if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
+  return db.select().from(oauthTokenFamilies).where(and(...conds));
+}
+
+/** Revokes the families in their Durable Objects first (that is what takes effect), then in D1. */
+export async function revokeFamilies(env: Bindings, families: FamilyRow[], actorId: number | null, reason: string): Promise<number> {
+  if (families.length === 0) return 0;
+  const now = Date.now();
+  await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now)));
+  const db = getDb(env.DB);
+  await markFamilies(db, families.map((f) => f.id), "revoked", now);
+  await Promise.all(
+    families.map((f) =>
+      recordAudit(db, {
+        action: "token_revoked",
+        authorId: actorId,
+        entityType: "oauth_token_family",
+        entityId: f.id,
+        details: { reason, application_id: f.applicationId, user_id: f.userId },
+      }),
+    ),
+  );
+  return families.length;
+}

@@ -1,0 +1,40 @@
+import { getDb } from "../db/client";
+import type { Bindings } from "../env";
+import { familyStub, liveFamilies, revokeFamilies } from "./oauth-family";
+import { deleteSessionsOfUser } from "./session";
+
+/**
+ * What a change of the user (not of one token) does to every credential of that user at once.
+ * Call these wherever a user row changes; the credentials keep a copy of the user so that a
+ * request costs one storage hop (docs/oauth.md, One hop), and these calls are what keeps the copy
+ * honest.
+ */
+
+/**
+ * The user row changed (unblock, admin flag, profile, two-factor): every credential that keeps a
+ * user snapshot drops it, so the next request reads the new row.
+ */
+export async function userChanged(env: Bindings, userId: number): Promise<void> {
+  const families = await liveFamilies(getDb(env.DB), { userId });
+  await Promise.all(families.map((f) => familyStub(env, f.id).dropUser()));
+}
+
+/**
+ * The user must lose access now (block, deactivation, password change, "sign out everywhere"):
+ * every OAuth grant is revoked, every session ended, and every snapshot dropped, so a request with
+ * any credential of the user is refused from the moment this returns.
+ */
+export async function revokeAllCredentialsOfUser(
+  env: Bindings,
+  userId: number,
+  actorId: number | null,
+  reason: string,
+): Promise<{ families: number; sessions: number }> {
+  const families = await liveFamilies(getDb(env.DB), { userId });
+  const [revoked, sessions] = await Promise.all([
+    revokeFamilies(env, families, actorId, reason),
+    deleteSessionsOfUser(env, userId),
+  ]);
+  await userChanged(env, userId);
+  return { families: revoked, sessions };
+}
