@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Bindings } from "./env";
+import type { ThrottlePolicy } from "./throttle/failure-counter";
 
 /**
  * The parsed, validated configuration. Parsed once per isolate per env object, because
@@ -31,6 +32,15 @@ const ConfigSchema = z.object({
   UPLOAD_MAX_PARTS: intFrom(10_000),
   UPLOAD_STREAM_PUT_MAX_BYTES: intFrom(64 * 1024 * 1024),
   BENCH_ROUTES: z.string().optional().transform((v) => v === "true"),
+  // Failed authentication per client address (docs/security.md, Throttle): GitLab's Rack::Attack
+  // bans an address after repeated failures; a NAT of honest users stays far below 30 a minute.
+  THROTTLE_FAILED_AUTH_LIMIT: intFrom(30),
+  THROTTLE_FAILED_AUTH_WINDOW_SECONDS: intFrom(60),
+  THROTTLE_FAILED_AUTH_BAN_SECONDS: intFrom(900),
+  // The account lockout, per account and client address (GitLab: 10 failures, 10 minutes).
+  LOCKOUT_MAX_FAILURES: intFrom(10),
+  LOCKOUT_WINDOW_SECONDS: intFrom(3600),
+  LOCKOUT_SECONDS: intFrom(600),
 });
 
 export interface Config {
@@ -44,6 +54,7 @@ export interface Config {
   secretKeyBase: string;
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
+  throttle: { failedAuth: ThrottlePolicy; accountLock: ThrottlePolicy };
 }
 
 const cache = new WeakMap<object, Config>();
@@ -68,6 +79,10 @@ export function getConfig(env: Bindings): Config {
       streamPutMaxBytes: raw.UPLOAD_STREAM_PUT_MAX_BYTES,
     },
     benchRoutes: raw.BENCH_ROUTES,
+    throttle: {
+      failedAuth: { limit: raw.THROTTLE_FAILED_AUTH_LIMIT, windowSeconds: raw.THROTTLE_FAILED_AUTH_WINDOW_SECONDS, banSeconds: raw.THROTTLE_FAILED_AUTH_BAN_SECONDS },
+      accountLock: { limit: raw.LOCKOUT_MAX_FAILURES, windowSeconds: raw.LOCKOUT_WINDOW_SECONDS, banSeconds: raw.LOCKOUT_SECONDS },
+    },
   };
   cache.set(env, config);
   return config;

@@ -6,6 +6,8 @@ export interface Bindings {
   FILES: R2Bucket;
   TOKEN_FAMILY: DurableObjectNamespace;
   PLUGIN_TOPIC: DurableObjectNamespace;
+  /** Failure counters of the throttle and the account lockout (src/throttle/). */
+  FAILURE_COUNTER: DurableObjectNamespace;
   SERVICE_VERSION?: string;
   ALLOW_INSECURE_REDIRECTS?: string;
   GIT_ORIGIN?: string;
@@ -23,6 +25,12 @@ export interface Bindings {
   UPLOAD_STREAM_PUT_MAX_BYTES?: string;
   /** "true" mounts the /-/bench routes used by bench/ (never in production). */
   BENCH_ROUTES?: string;
+  THROTTLE_FAILED_AUTH_LIMIT?: string;
+  THROTTLE_FAILED_AUTH_WINDOW_SECONDS?: string;
+  THROTTLE_FAILED_AUTH_BAN_SECONDS?: string;
+  LOCKOUT_MAX_FAILURES?: string;
+  LOCKOUT_WINDOW_SECONDS?: string;
+  LOCKOUT_SECONDS?: string;
   /** "true" (npm start) seeds the demo data once. */
   SEED_DEMO_DATA?: string;
 }

@@ -252,6 +252,8 @@ export class TokenFamily extends DurableObject<Bindings> {
       return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s) };
     }
     this.ctx.storage.kv.put(OLD_PREFIX + input.refreshHash, input.now);
+    // The replaced access token is remembered too: revoking it later must still find the grant.
+    if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
     s.grace = { prevRefreshHash: input.refreshHash, until: input.now + input.graceMs, sealed: input.sealed };
     this.setPair(s, input.pair, input.forceExpiry);
     this.save(s);
@@ -317,13 +319,20 @@ export class TokenFamily extends DurableObject<Bindings> {
   }
 
   /**
-   * RFC 7009: either token of the current pair revokes the family. A token of another client is
-   * reported as foreign (403 unauthorized_client); an unknown or superseded one as unknown.
+   * RFC 7009 §2.1 (DESIGN, Revocation): any token ever issued in the grant, current or superseded
+   * (an old refresh token a client still holds, an old access token), revokes the whole family.
+   * Rotation and revocation are serialised here, so a revoke racing a refresh with the same token
+   * finds it either current or superseded, and the family dies either way. A token of another
+   * client is reported as foreign (403 unauthorized_client); anything else as unknown.
    */
   revokeToken(input: { tokenHash: string; applicationId: number | null; now: number }): RevokeResult {
     const s = this.load();
     if (!s) return "unknown";
-    const known = s.access?.hash === input.tokenHash || s.refreshHash === input.tokenHash;
+    const known =
+      s.access?.hash === input.tokenHash ||
+      s.refreshHash === input.tokenHash ||
+      s.grace?.prevRefreshHash === input.tokenHash ||
+      this.ctx.storage.kv.get(OLD_PREFIX + input.tokenHash) !== undefined;
     if (!known) return "unknown";
     // Doorkeeper: a token without an application (password grant without client) may be revoked
     // by any authenticated client that holds it.

@@ -83,3 +83,64 @@ describe("POST /oauth/revoke (spec; RFC 7009)", () => {
     expect((await call("/api/v4/user", { token: t.access_token })).status).toBe(401);
   });
 });
+
+describe("RFC 7009 §2.1 / DESIGN Revocation: any token ever issued in the grant revokes the whole grant", () => {
+  type Pair = { access_token: string; refresh_token: string };
+  const rotate = async (app: { uid: string }, refreshToken: string) => {
+    const res = await refresh(app, refreshToken);
+    expect(res.status).toBe(200);
+    return (await res.json()) as Pair;
+  };
+  const grantIsDead = async (app: { uid: string }, pair: Pair) => {
+    expect((await call("/oauth/token/info", { token: pair.access_token })).status).toBe(401);
+    expect((await call("/api/v4/user", { token: pair.access_token })).status).toBe(401);
+    expect((await refresh(app, pair.refresh_token)).status).toBe(400);
+  };
+
+  it("revoking a superseded refresh token (the one a client still holds after a rotation) kills the new pair", async () => {
+    const { app, tokens } = await pkceTokens();
+    const next = await rotate(app, tokens.refresh_token);
+    // The new pair has been used, so the old refresh token is past its grace window.
+    expect((await call("/api/v4/user", { token: next.access_token })).status).toBe(200);
+    const res = await revoke({ client_id: app.uid, token: tokens.refresh_token });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({});
+    await grantIsDead(app, next);
+  });
+
+  it("revoking a superseded refresh token inside the grace window kills the new pair too", async () => {
+    const { app, tokens } = await pkceTokens();
+    const next = await rotate(app, tokens.refresh_token);
+    expect((await revoke({ client_id: app.uid, token: tokens.refresh_token })).status).toBe(200);
+    await grantIsDead(app, next);
+    // Nor may the grace retry hand the pair out again.
+    expect((await refresh(app, tokens.refresh_token)).status).toBe(400);
+  });
+
+  it("revoking a superseded access token kills the grant, two rotations later", async () => {
+    const { app, tokens } = await pkceTokens();
+    const second = await rotate(app, tokens.refresh_token);
+    const third = await rotate(app, second.refresh_token);
+    expect((await revoke({ client_id: app.uid, token: tokens.access_token })).status).toBe(200);
+    await grantIsDead(app, third);
+  });
+
+  it("a superseded token of another application is still 403 unauthorized_client and the grant lives", async () => {
+    const { app, tokens } = await pkceTokens();
+    const next = await rotate(app, tokens.refresh_token);
+    const other = await makeApp({ confidential: false });
+    expect((await revoke({ client_id: other.app.uid, token: tokens.refresh_token })).status).toBe(403);
+    expect((await call("/oauth/token/info", { token: next.access_token })).status).toBe(200);
+  });
+
+  it("a revoke racing a refresh of the same token always leaves the grant dead (bounded loop of 12 races)", async () => {
+    for (let i = 0; i < 12; i++) {
+      const { app, tokens } = await pkceTokens();
+      const [refreshed, revoked] = await Promise.all([refresh(app, tokens.refresh_token), revoke({ client_id: app.uid, token: tokens.refresh_token })]);
+      expect(revoked.status).toBe(200);
+      if (refreshed.status === 200) await grantIsDead(app, (await refreshed.json()) as Pair);
+      else expect(refreshed.status).toBe(400);
+      await grantIsDead(app, tokens);
+    }
+  });
+});
