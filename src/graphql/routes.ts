@@ -9,6 +9,7 @@ import { hasAnyScope } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { deprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
+import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
 
 /**
@@ -45,6 +46,8 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
       return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
     }
   }
+  const malformed = await malformedJsonParam(c.req.raw);
+  if (malformed) return c.json(graphqlError(malformed, { code: "BAD_REQUEST" }), 400);
   const version = getConfig(c.env).serviceVersion;
   const deprecations = new Set<string>();
   const { yoga, gate } = serverFor(version);
