@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError } from "../credentials/errors";
 import { extractToken } from "../credentials/extract";
 import type { Principal } from "../credentials/principal";
@@ -62,6 +63,12 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
     memo: new Map(),
   };
   const res = await yoga.fetch(c.req.raw, context);
+  // yoga answers some refusals (415 for an unsupported content type) with an empty body: they get
+  // the family's error shape like every other GraphQL error.
+  if (res.status >= 400 && !(res.headers.get("content-type") ?? "").includes("json")) {
+    const message = res.status === 415 ? "Unsupported content type: send application/json, application/x-www-form-urlencoded or multipart/form-data" : `Request refused (${res.status})`;
+    return c.json(graphqlError(message, { code: "BAD_REQUEST" }), res.status as ContentfulStatusCode);
+  }
   const out = new Response(res.body, res);
   const used = [...deprecations].filter((id) => isDeprecated(id, version));
   if (used.length) {
