@@ -16,6 +16,8 @@ export interface LintResult {
 }
 
 export const MAX_JOB_NAME_LENGTH = 255;
+/** Alias expansions allowed per document (yaml's resource-exhaustion guard; real pipelines use a few). */
+export const MAX_YAML_ALIAS_COUNT = 100;
 const GLOBAL_KEYWORDS = new Set([
   "default",
   "include",
@@ -60,7 +62,14 @@ export function lintPipeline(yamlText: string, serviceVersion: string): LintResu
   if (doc.errors.length) {
     return { valid: false, errors: [`Invalid configuration format: ${doc.errors[0].message.split("\n")[0]}`], warnings };
   }
-  const root = doc.toJS() as unknown;
+  let root: unknown;
+  try {
+    // An alias bomb (aliases of aliases) expands exponentially: refuse it as the lint error it is.
+    root = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+  } catch (e) {
+    if (e instanceof ReferenceError) return { valid: false, errors: [`Invalid configuration format: ${e.message}`], warnings };
+    throw e;
+  }
   if (!isMap(root)) return { valid: false, errors: ["Invalid configuration format"], warnings };
 
   // stages / types (ci-keyword-types)

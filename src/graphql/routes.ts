@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError } from "../credentials/errors";
 import { extractToken } from "../credentials/extract";
 import type { Principal } from "../credentials/principal";
@@ -9,6 +10,7 @@ import { hasAnyScope } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { deprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
+import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
 
 /**
@@ -45,6 +47,8 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
       return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
     }
   }
+  const malformed = await malformedJsonParam(c.req.raw);
+  if (malformed) return c.json(graphqlError(malformed, { code: "BAD_REQUEST" }), 400);
   const version = getConfig(c.env).serviceVersion;
   const deprecations = new Set<string>();
   const { yoga, gate } = serverFor(version);
@@ -59,6 +63,12 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
     memo: new Map(),
   };
   const res = await yoga.fetch(c.req.raw, context);
+  // yoga answers some refusals (415 for an unsupported content type) with an empty body: they get
+  // the family's error shape like every other GraphQL error.
+  if (res.status >= 400 && !(res.headers.get("content-type") ?? "").includes("json")) {
+    const message = res.status === 415 ? "Unsupported content type: send application/json, application/x-www-form-urlencoded or multipart/form-data" : `Request refused (${res.status})`;
+    return c.json(graphqlError(message, { code: "BAD_REQUEST" }), res.status as ContentfulStatusCode);
+  }
   const out = new Response(res.body, res);
   const used = [...deprecations].filter((id) => isDeprecated(id, version));
   if (used.length) {

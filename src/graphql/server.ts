@@ -2,7 +2,9 @@ import { TypeInfo, getNamedType, specifiedRules, validate, visit, visitWithTypeI
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GqlContext } from "./context";
 import { buildVersionedSchema, type VersionedSchema } from "./schema/build";
+import { MAX_COMPLEXITY_ANONYMOUS, MAX_COMPLEXITY_AUTHENTICATED, maxComplexityRule } from "./schema/complexity-rule";
 import { maxDepthRule } from "./schema/depth-rule";
+import { limitedParse } from "./schema/document-limits";
 import { legacyRules } from "./schema/legacy-id-rule";
 
 /**
@@ -58,13 +60,17 @@ function versionPlugin(vs: VersionedSchema): Plugin<ServerContext> {
   // The schedule's ID-type row: the legacy validation rule is used while the entry is not removed.
   const legacyIds = vs.gate.has("graphql-id-argument-type");
   return {
+    onParse({ setParseFn }) {
+      setParseFn(limitedParse);
+    },
     onValidate({ context, setValidationFn }) {
       // The whole rule list is built here: graphql-js's specified rules (with the legacy variant of
-      // one of them below 15.0), any rule another plugin added, and the depth limit.
+      // one of them below 15.0), any rule another plugin added, and the depth and complexity limits.
+      const complexity = maxComplexityRule(context.principal ? MAX_COMPLEXITY_AUTHENTICATED : MAX_COMPLEXITY_ANONYMOUS);
       setValidationFn((schema, doc, rules, options, typeInfo) => {
         const extra = ((rules ?? []) as readonly ValidationRule[]).filter((r) => !specifiedRules.includes(r));
         const standard = legacyIds ? legacyRules(specifiedRules, () => context.deprecations?.add("graphql-id-argument-type")) : specifiedRules;
-        return validate(schema, doc, [...standard, ...extra, maxDepthRule()], options, typeInfo);
+        return validate(schema, doc, [...standard, ...extra, maxDepthRule(), complexity], options, typeInfo);
       });
     },
     onExecute({ args }) {
@@ -90,6 +96,8 @@ export function serverFor(version: string): VersionServer {
       graphqlEndpoint: "/api/graphql",
       graphiql: false,
       landingPage: false,
+      // CORS is the app's one policy (src/app.ts, no credentials); yoga's default would allow them.
+      cors: false,
       // Unexpected errors become "Unexpected error." without a stack; GraphQLErrors pass as they are.
       maskedErrors: { isDev: false },
       // Validation depends on the request (legacy-ID use is recorded per request).

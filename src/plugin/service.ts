@@ -31,6 +31,27 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A streamed request message that does not decode is the client's error: connect-es reports it as
+ * `internal` ("parse binary: …", "parse json: …"), which would read as our fault; it becomes
+ * `invalid_argument`, as connect-es already answers for a unary request.
+ */
+function decodedMessages<T>(requests: AsyncIterable<T>): AsyncIterator<T> {
+  const it = requests[Symbol.asyncIterator]();
+  return {
+    async next() {
+      try {
+        return await it.next();
+      } catch (err) {
+        if (err instanceof ConnectError && err.code === Code.Internal && /^parse /.test(err.rawMessage)) {
+          throw new ConnectError(err.rawMessage, Code.InvalidArgument);
+        }
+        throw err;
+      }
+    },
+  };
+}
+
 export interface Envelope {
   principal: Principal;
   header: CheckedHeader;
@@ -125,7 +146,7 @@ export const pluginService: ServiceImpl<typeof Plugin> = {
 
   sendFile: (requests, ctx) =>
     guard(async () => {
-      const it = requests[Symbol.asyncIterator]();
+      const it = decodedMessages(requests);
       const first = await it.next();
       if (first.done) throw new ConnectError("SendFile needs at least one FileStream message", Code.InvalidArgument);
       const env = await openEnvelope(first.value.Header, ctx, false);

@@ -16,7 +16,8 @@ export type PageEnv = { Bindings: Bindings; Variables: Variables & { user: UserR
 
 /** Renders a page in the layout, with the navigation bar when someone is signed in. */
 export async function renderPage(c: Ctx, title: string, body: Child, status: ContentfulStatusCode = 200): Promise<Response> {
-  const user = await currentUser(c);
+  // A 500 page is drawn without the session lookup: the failure it reports may be the store's.
+  const user = status >= 500 ? null : await currentUser(c);
   const token = user ? await csrfToken(c) : undefined;
   // The doctype keeps browsers in standards mode; JSX cannot express it.
   return c.html(

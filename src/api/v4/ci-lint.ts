@@ -6,8 +6,9 @@ import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth } from "./auth";
-import { loadProject, parseBool } from "./load";
+import { loadProject } from "./load";
 import { parseParams, readParams } from "./validate";
+import { boolParam } from "./params";
 
 /**
  * CI lint (GitLab): the schedule's pipeline rules applied at the configured version
@@ -17,9 +18,9 @@ const ciLint = new Hono<AppEnv>();
 
 const LintBody = z.object({
   content: z.string(),
-  include_merged_yaml: z.union([z.string(), z.boolean()]).optional(),
-  include_jobs: z.union([z.string(), z.boolean()]).optional(),
-  dry_run: z.union([z.string(), z.boolean()]).optional(),
+  include_merged_yaml: boolParam.optional(),
+  include_jobs: boolParam.optional(),
+  dry_run: boolParam.optional(),
 });
 
 function merged(content: string): string | undefined {
@@ -38,7 +39,7 @@ ciLint.post("/ci/lint", requireAuth(READ_API), async (c) => {
     valid: result.valid,
     errors: result.errors,
     warnings: result.warnings,
-    ...(parseBool(input.include_merged_yaml) ? { merged_yaml: result.valid ? merged(input.content) : undefined } : {}),
+    ...(input.include_merged_yaml ? { merged_yaml: result.valid ? merged(input.content) : undefined } : {}),
   });
 });
 

@@ -6,11 +6,12 @@ import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { iso, loadGroup, parseBool, uniqueOr400, webUrl } from "./load";
-import { parseParams, readParams } from "./validate";
+import { iso, loadGroup, uniqueOr400, webUrl } from "./load";
+import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { and, sql } from "drizzle-orm";
 import { groups as groupsTable } from "../../db/schema/projects";
+import { coerceBool, idParam } from "./params";
 
 /** Groups (GitLab: POST /groups, GET /groups, GET /groups/:id). */
 const groups = new Hono<AppEnv>();
@@ -43,7 +44,7 @@ export function renderGroup(c: Context, g: GroupRow) {
 const CreateGroup = z.object({
   name: z.string().min(1).max(255),
   path: pathSchema,
-  parent_id: z.coerce.number().int().positive().optional(),
+  parent_id: idParam.optional(),
   visibility: visibilitySchema.default("private"),
   description: z.string().max(2000).default(""),
 });
@@ -66,10 +67,10 @@ const ListGroups = z.object({
 });
 
 groups.get("/groups", requireAuth(READ_API), async (c) => {
-  const q = parseParams(ListGroups, c.req.query());
+  const q = parseParams(ListGroups, queryParams(c));
   const page = parsePage(c);
   const { user } = c.var.principal;
-  const conds = [groupVisibleTo(user.id, user.isAdmin, parseBool(q.owned) === true)];
+  const conds = [groupVisibleTo(user.id, user.isAdmin, coerceBool(q.owned) === true)];
   if (q.search) conds.push(sql`(lower(${groupsTable.name}) LIKE ${`%${q.search.toLowerCase()}%`} OR lower(${groupsTable.path}) LIKE ${`%${q.search.toLowerCase()}%`})`);
   const { rows, total } = await listGroups(getDb(c.env.DB), and(...conds)!, {
     orderBy: q.order_by,

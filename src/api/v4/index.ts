@@ -15,6 +15,7 @@ import managedLicenses from "./managed-licenses";
 import ciLint from "./ci-lint";
 import plugins from "./plugins";
 import { renderApiError } from "./errors";
+import { answerUnmatched } from "./unmatched";
 import user from "./user";
 import users from "./users";
 import applications from "./applications";
@@ -23,7 +24,6 @@ import personalAccessTokens from "./personal-access-tokens";
 /** /api/v4: one file per resource, joined here. */
 const api = new Hono<AppEnv>();
 api.onError(renderApiError);
-api.notFound((c) => c.json({ error: "404 Not Found" }, 404));
 
 api.route("/", deprecations);
 api.route("/", user);
@@ -43,5 +43,7 @@ api.route("/", iterations);
 api.route("/", managedLicenses);
 api.route("/", ciLint);
 api.route("/", plugins);
+// Last: answers what no route above took (GitLab's JSON 404 and 405).
+answerUnmatched(api);
 
 export default api;

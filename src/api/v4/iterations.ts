@@ -10,9 +10,10 @@ import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam } from "./errors";
-import { iso, loadGroup, loadProject, parseBool, webUrl } from "./load";
-import { parseParams, readParams } from "./validate";
+import { iso, loadGroup, loadProject, webUrl } from "./load";
+import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
+import { coerceBool } from "./params";
 
 /** Iterations API (GitLab): state derives from the dates; state=started below 15.0 only (iterations-state-started). */
 const iterationsApp = new Hono<AppEnv>();
@@ -38,7 +39,7 @@ function renderIteration(c: Context, it: IterationRow, groupPath: string | undef
 const ListQuery = z.object({ state: z.string().optional(), search: z.string().optional(), include_ancestors: z.string().optional() });
 
 async function respond(c: Context<AppEnv>, groupId: number, groupPaths: Map<number, string>) {
-  const q = parseParams(ListQuery, c.req.query());
+  const q = parseParams(ListQuery, queryParams(c));
   const g = gate(c);
   let filter;
   try {
@@ -49,7 +50,7 @@ async function respond(c: Context<AppEnv>, groupId: number, groupPaths: Map<numb
   }
   if (filter.deprecated) g.markDeprecated("iterations-state-started");
   const db = getDb(c.env.DB);
-  const ids = parseBool(q.include_ancestors) === false ? [groupId] : await groupAncestry(db, groupId);
+  const ids = coerceBool(q.include_ancestors) === false ? [groupId] : await groupAncestry(db, groupId);
   const today = todayUtc();
   // The state is computed from the dates in SQL, so filtering and counting stay in the database.
   const stateSql = sql`CASE WHEN ${today} < ${iterations.startDate} THEN 'upcoming' WHEN ${today} > ${iterations.dueDate} THEN 'closed' ELSE 'current' END`;
@@ -77,7 +78,7 @@ iterationsApp.get("/projects/:id/iterations", requireAuth(READ_API), async (c) =
   const { project } = await loadProject(c, c.req.param("id"));
   // Iterations belong to groups: a project in a personal namespace has none.
   if (project.namespaceKind !== "group") {
-    parseParams(ListQuery, c.req.query());
+    parseParams(ListQuery, queryParams(c));
     const page = parsePage(c);
     setPaginationHeaders(c, page, 0);
     return c.json([]);

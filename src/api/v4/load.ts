@@ -18,7 +18,7 @@ export async function loadProject(
   minLevel: number = AccessLevel.NONE,
 ): Promise<{ project: ProjectRow; level: number }> {
   const db = getDb(c.env.DB);
-  const project = await findProject(db, decodeURIComponent(idOrPath));
+  const project = await findProject(db, idOrPath);
   if (!project) throw notFound("Project Not Found");
   const { user } = c.get("principal");
   const level = user.isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, user.id);
@@ -33,7 +33,7 @@ export async function loadGroup(
   minLevel: number = AccessLevel.NONE,
 ): Promise<{ group: GroupRow; level: number }> {
   const db = getDb(c.env.DB);
-  const group = await findGroup(db, decodeURIComponent(idOrPath));
+  const group = await findGroup(db, idOrPath);
   if (!group) throw notFound("Group Not Found");
   const { user } = c.get("principal");
   const level = user.isAdmin ? AccessLevel.OWNER : await groupAccessLevel(db, group.id, user.id);
@@ -46,14 +46,6 @@ export async function loadGroup(
 export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
 
 export const webUrl = (c: Context, path: string): string => `${new URL(c.req.url).origin}/${path}`;
-
-/** Boolean query/form values as Grape parses them. */
-export function parseBool(v: unknown): boolean | undefined {
-  if (v === undefined || v === null || v === "") return undefined;
-  if (v === true || v === "true" || v === "1" || v === 1) return true;
-  if (v === false || v === "false" || v === "0" || v === 0) return false;
-  return undefined;
-}
 
 /** Runs an insert; a unique-index conflict becomes GitLab's 400 `{ message: { <field>: ["has already been taken"] } }`. */
 export async function uniqueOr400<T>(field: string, insert: () => Promise<T>): Promise<T> {

@@ -54,7 +54,7 @@ licenses.get("/projects/:id/managed_licenses", requireAuth(READ_API), async (c) 
 
 async function loadLicense(c: Context<AppEnv>, minLevel: number) {
   const { project } = await loadProject(c, c.req.param("id")!, minLevel);
-  const license = await findManagedLicense(getDb(c.env.DB), project.id, decodeURIComponent(c.req.param("managed_license_id")!));
+  const license = await findManagedLicense(getDb(c.env.DB), project.id, c.req.param("managed_license_id")!);
   if (!license) throw notFound();
   return license;
 }

@@ -10,6 +10,7 @@ import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
+import { idParam, intParam } from "./params";
 
 /** Members of projects and groups with GitLab access levels (direct memberships). */
 const membersApp = new Hono<AppEnv>();
@@ -26,11 +27,11 @@ const renderMember = (c: Context, m: MemberView) => ({
   avatar_url: null,
 });
 
-const accessLevel = z.coerce.number().int().refine((n) => [10, 20, 30, 40, 50].includes(n));
+const accessLevel = intParam().refine((n) => [10, 20, 30, 40, 50].includes(n));
 const expiresAt = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().optional();
-const AddMember = z.object({ user_id: z.coerce.number().int().positive(), access_level: accessLevel, expires_at: expiresAt });
+const AddMember = z.object({ user_id: idParam, access_level: accessLevel, expires_at: expiresAt });
 const EditMember = z.object({ access_level: accessLevel, expires_at: expiresAt });
-const userIdParam = z.coerce.number().int().positive();
+const userIdParam = idParam;
 
 type Kind = "project" | "group";
 /** The source and the caller's level; reading needs visibility, managing needs maintainer (owner for groups). */

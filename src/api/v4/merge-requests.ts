@@ -21,8 +21,9 @@ import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError } from "./errors";
 import { iso, loadProject, webUrl } from "./load";
-import { parseParams, readParams } from "./validate";
+import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
+import { idParam, intParam } from "./params";
 
 /** Merge requests API (GitLab): merge_user always; merged_by below 15.0 only (merge-request-merged-by). */
 const mrs = new Hono<AppEnv>();
@@ -76,7 +77,7 @@ export async function loadMergeRequestProject(c: Context<AppEnv>, write: boolean
 
 export async function loadMergeRequest(c: Context<AppEnv>, write: boolean) {
   const project = await loadMergeRequestProject(c, write);
-  const iid = parseParams(z.coerce.number().int().positive(), c.req.param("merge_request_iid"));
+  const iid = parseParams(idParam, c.req.param("merge_request_iid"));
   const mr = await findMergeRequest(getDb(c.env.DB), project.id, iid);
   if (!mr) throw new ApiError(404, { message: "404 Not found" });
   return { project, mr };
@@ -89,7 +90,7 @@ const CreateMr = z.object({
   target_branch: branch,
   title: z.string().min(1).max(255),
   description: z.string().max(100_000).default(""),
-  assignee_id: z.coerce.number().int().positive().optional(),
+  assignee_id: idParam.optional(),
   labels: labels.optional(),
 });
 
@@ -129,7 +130,7 @@ const ListMrs = z.object({
 
 mrs.get("/projects/:id/merge_requests", requireAuth(READ_API), async (c) => {
   const project = await loadMergeRequestProject(c, false);
-  const q = parseParams(ListMrs, c.req.query());
+  const q = parseParams(ListMrs, queryParams(c));
   const page = parsePage(c);
   const where = [];
   if (q.state !== "all") where.push(sql`${mergeRequests.state} = ${q.state}`);
@@ -152,7 +153,7 @@ const UpdateMr = z.object({
   title: z.string().min(1).max(255).optional(),
   description: z.string().max(100_000).optional(),
   target_branch: branch.optional(),
-  assignee_id: z.coerce.number().int().nonnegative().optional(),
+  assignee_id: intParam(0).optional(),
   labels: labels.optional(),
   state_event: z.enum(["close", "reopen"]).optional(),
 });

@@ -27,8 +27,9 @@ import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { iso, loadProject, webUrl } from "./load";
-import { parseParams } from "./validate";
+import { parseParams, queryParams } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
+import { idParam, intParam } from "./params";
 
 /** Package registry API (GitLab): generic packages, the package list and its pipelines (spec part b). */
 const packagesApp = new Hono<AppEnv>();
@@ -77,7 +78,7 @@ const readLevel = (project: ProjectRow) => (project.visibility === "private" ? A
 packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
   const { name, version } = c.req.param();
-  const file = decodeURIComponent(c.req.param("file"));
+  const file = c.req.param("file");
   if (!namePattern.test(name)) throw invalidParam("package_name");
   if (!versionPattern.test(version)) throw invalidParam("package_version");
   if (!fileNamePattern.test(file)) throw invalidParam("file_name");
@@ -85,10 +86,8 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requireAu
     z.object({
       status: z.enum(["default", "hidden"]).default("default"),
       select: z.enum(["package_file"]).optional(),
-      pipeline_id: z.coerce.number().int().positive().optional(),
-    }),
-    c.req.query(),
-  );
+      pipeline_id: idParam.optional(),
+    }), queryParams(c));
   const db = getDb(c.env.DB);
   // An optional pipeline reference (GitLab takes it from the CI job token; we accept its id).
   let pipelineId: number | null = null;
@@ -124,7 +123,7 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requireAu
 packagesApp.get("/projects/:id/packages/generic/:name/:version/:file", requireAuth(READ_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"));
   if (level < readLevel(project)) throw notFound();
-  const found = await findPackageFile(getDb(c.env.DB), project.id, c.req.param("name"), c.req.param("version"), decodeURIComponent(c.req.param("file")));
+  const found = await findPackageFile(getDb(c.env.DB), project.id, c.req.param("name"), c.req.param("version"), c.req.param("file"));
   if (!found) throw notFound();
   const object = await c.env.FILES.get(found.file.r2Key);
   if (!object) throw notFound();
@@ -148,7 +147,7 @@ const ListPackages = z.object({
 packagesApp.get("/projects/:id/packages", requireAuth(READ_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"));
   if (level < readLevel(project)) throw notFound();
-  const q = parseParams(ListPackages, c.req.query());
+  const q = parseParams(ListPackages, queryParams(c));
   const page = parsePage(c);
   const where = [];
   if (q.package_type) where.push(sql`${packagesTable.packageType} = ${q.package_type}`);
@@ -167,7 +166,7 @@ packagesApp.get("/projects/:id/packages", requireAuth(READ_API), async (c) => {
 async function loadPackage(c: Context<AppEnv>, minLevel?: number) {
   const { project, level } = await loadProject(c, c.req.param("id")!, minLevel);
   if (level < readLevel(project)) throw notFound();
-  const id = parseParams(z.coerce.number().int().positive(), c.req.param("package_id"));
+  const id = parseParams(idParam, c.req.param("package_id"));
   const pkg = await findPackage(getDb(c.env.DB), project.id, id);
   if (!pkg) throw notFound();
   return { project, pkg };
@@ -196,7 +195,7 @@ packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}/package_files", requ
 /** The replacement of the removed list attribute: keyset pages (id_after) of one package's pipelines. */
 packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}/pipelines", requireAuth(READ_API), async (c) => {
   const { project, pkg } = await loadPackage(c);
-  const { id_after } = parseParams(z.object({ id_after: z.coerce.number().int().nonnegative().default(0) }), c.req.query());
+  const { id_after } = parseParams(z.object({ id_after: intParam(0).default(0) }), queryParams(c));
   const page = parsePage(c);
   const { rows, hasNext } = await packagePipelinesPage(getDb(c.env.DB), pkg.id, id_after, page.perPage);
   setKeysetLink(c, page.perPage, hasNext ? rows[rows.length - 1].id : null);

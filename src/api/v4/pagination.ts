@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { z } from "zod";
 import { invalidParam } from "./errors";
+import { idParam } from "./params";
 
 /** GitLab offset pagination: page (from 1), per_page (default 20, at most 100). */
 export interface PageRequest {
@@ -9,17 +9,18 @@ export interface PageRequest {
   offset: number;
 }
 
-const positiveInt = z.coerce.number().int().positive();
+/** An absent or empty value takes the default; anything else must be a positive integer. */
+function positive(c: Context, name: string, fallback: number): number {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === "") return fallback;
+  const parsed = idParam.safeParse(raw);
+  if (!parsed.success) throw invalidParam(name);
+  return parsed.data;
+}
 
 export function parsePage(c: Context): PageRequest {
-  const rawPage = c.req.query("page");
-  const rawPer = c.req.query("per_page");
-  const page = rawPage === undefined || rawPage === "" ? 1 : positiveInt.safeParse(rawPage);
-  const per = rawPer === undefined || rawPer === "" ? 20 : positiveInt.safeParse(rawPer);
-  if (typeof page !== "number" && !page.success) throw invalidParam("page");
-  if (typeof per !== "number" && !per.success) throw invalidParam("per_page");
-  const pageNo = typeof page === "number" ? page : page.data;
-  const perPage = Math.min(100, typeof per === "number" ? per : per.data);
+  const pageNo = positive(c, "page", 1);
+  const perPage = Math.min(100, positive(c, "per_page", 20));
   return { page: pageNo, perPage, offset: (pageNo - 1) * perPage };
 }
 

@@ -19,7 +19,7 @@ import { ApiError, invalidParam, notFound } from "./errors";
 import { iso } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam } from "./params";
-import { validate, validateParams } from "./validate";
+import { validateParams, validateQuery } from "./validate";
 
 /**
  * GitLab's personal access token API: administrators create tokens for users; everyone lists,
@@ -72,7 +72,7 @@ const ListQuery = z.object({
   per_page: z.string().optional(),
 });
 
-pats.get("/personal_access_tokens", requireAuth(READ_API), validate("query", ListQuery), async (c) => {
+pats.get("/personal_access_tokens", requireAuth(READ_API), validateQuery(ListQuery), async (c) => {
   const q = c.req.valid("query");
   const viewer = c.get("principal").user;
   // Non-administrators see only their own tokens, whatever user_id says (GitLab).

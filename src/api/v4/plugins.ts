@@ -10,6 +10,7 @@ import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { badRequest, conflict, forbidden, invalidParam, notFound } from "./errors";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { validate } from "./validate";
+import { idParam } from "./params";
 
 /**
  * The plugin registry (docs/plugin-protocol.md, "Routing"): POST registers a plugin owned by the
@@ -33,7 +34,7 @@ const NewPlugin = z.object({
   name: z.string(),
   endpoint: z.string().max(2048).optional(),
   description: z.string().max(1024).optional(),
-  owner_id: z.coerce.number().int().positive().optional(),
+  owner_id: idParam.optional(),
 });
 
 plugins.post("/plugins", requireAuth(WRITE_API), validate("json", NewPlugin), async (c) => {
@@ -62,8 +63,8 @@ plugins.get("/plugins", requireAuth(READ_API), async (c) => {
   const ownerParam = c.req.query("owner_id");
   let ownerId: number | null = principal.user.isAdmin ? null : principal.user.id;
   if (ownerParam !== undefined) {
-    const n = Number(ownerParam);
-    if (!Number.isInteger(n) || n < 1) throw invalidParam("owner_id");
+    const n = idParam.safeParse(ownerParam).data;
+    if (n === undefined) throw invalidParam("owner_id");
     if (n !== principal.user.id && !principal.user.isAdmin) throw forbidden();
     ownerId = n;
   }

@@ -10,9 +10,10 @@ import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { invalidParam } from "./errors";
 import { pathSchema, visibilitySchema } from "./groups";
-import { iso, loadGroup, loadProject, parseBool, uniqueOr400, webUrl } from "./load";
-import { parseParams, readParams } from "./validate";
+import { iso, loadGroup, loadProject, uniqueOr400, webUrl } from "./load";
+import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
+import { coerceBool, idParam } from "./params";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
 const projects = new Hono<AppEnv>();
@@ -46,7 +47,7 @@ const CreateProject = z
   .object({
     name: z.string().min(1).max(255).optional(),
     path: pathSchema.optional(),
-    namespace_id: z.coerce.number().int().positive().optional(),
+    namespace_id: idParam.optional(),
     visibility: visibilitySchema.default("private"),
     description: z.string().max(2000).default(""),
     default_branch: z.string().min(1).max(255).optional(),
@@ -90,10 +91,10 @@ const ListProjects = z.object({
 });
 
 async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
-  const q = parseParams(ListProjects, c.req.query());
+  const q = parseParams(ListProjects, queryParams(c));
   const page = parsePage(c);
   const { user } = c.var.principal;
-  const membershipOnly = parseBool(q.membership) === true || parseBool(q.owned) === true;
+  const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
   const conds = [projectVisibleTo(user.id, user.isAdmin, membershipOnly), ...extra];
   if (q.visibility) conds.push(sql`${projectsTable.visibility} = ${q.visibility}`);
   if (q.search) conds.push(sql`lower(${projectsTable.pathWithNamespace}) LIKE ${`%${q.search.toLowerCase()}%`}`);

@@ -9,10 +9,11 @@ import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { invalidParam, notFound } from "./errors";
-import { iso, loadGroup, loadProject, parseBool } from "./load";
-import { parseParams } from "./validate";
+import { notFound } from "./errors";
+import { iso, loadGroup, loadProject } from "./load";
+import { optionalBool, parseParams, queryParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
+import { boolParam, idParam } from "./params";
 
 /**
  * Container registry API (GitLab). Personal and OAuth tokens may get, list and delete here (DESIGN,
@@ -45,15 +46,10 @@ function renderRepository(c: Context, repo: RegistryRepositoryRow, extra: { tags
 }
 
 const ListQuery = z.object({ tags: z.string().optional(), tags_count: z.string().optional() });
-const bool = (name: string, v: string | undefined) => {
-  if (v === undefined) return false;
-  const b = parseBool(v);
-  if (b === undefined) throw invalidParam(name);
-  return b;
-};
+const bool = (name: string, v: string | undefined) => optionalBool(name, v) ?? false;
 
 async function respondRepositories(c: Context<AppEnv>, projectIds: number[], honourTags: boolean) {
-  const q = parseParams(ListQuery, c.req.query());
+  const q = parseParams(ListQuery, queryParams(c));
   // Ignored parameters are not even validated (GitLab drops them from the declared params).
   const tags = honourTags && bool("tags", q.tags);
   const tagsCount = honourTags && bool("tags_count", q.tags_count);
@@ -102,8 +98,8 @@ registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (
 /** GET /registry/repositories/:id: remains, with tags and tag_count (the replacement of the group parameters). */
 registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
   const q = parseParams(
-    z.object({ tags: z.enum(["true", "false"]).optional(), tag_count: z.enum(["true", "false"]).optional(), size: z.enum(["true", "false"]).optional() }),
-    c.req.query(),
+    z.object({ tags: boolParam.optional(), tag_count: boolParam.optional(), size: boolParam.optional() }),
+    queryParams(c),
   );
   const db = getDb(c.env.DB);
   const repo = await findRepository(db, Number(c.req.param("id")));
@@ -112,9 +108,9 @@ registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async 
   if (!project) throw notFound();
   const { level } = await loadProject(c, String(project.id));
   if (level < readLevel(project)) throw notFound();
-  const wantTags = q.tags === "true";
-  const wantCount = q.tag_count === "true";
-  const wantSize = q.size === "true";
+  const wantTags = q.tags === true;
+  const wantCount = q.tag_count === true;
+  const wantSize = q.size === true;
   const tags = wantTags || wantCount || wantSize ? ((await tagsOf(db, [repo.id])).get(repo.id) ?? []) : [];
   return c.json(
     renderRepository(c, repo, {
@@ -128,7 +124,7 @@ registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async 
 async function loadRepository(c: Context<AppEnv>, minLevel: number) {
   const { project, level } = await loadProject(c, c.req.param("id")!, minLevel);
   if (level < readLevel(project)) throw notFound();
-  const repoId = parseParams(z.coerce.number().int().positive(), c.req.param("repository_id"));
+  const repoId = parseParams(idParam, c.req.param("repository_id"));
   const repo = await findRepository(getDb(c.env.DB), repoId);
   if (!repo || repo.projectId !== project.id) throw notFound("Repository Not Found");
   return repo;
@@ -151,7 +147,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireA
 
 registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(READ_API), async (c) => {
   const repo = await loadRepository(c, AccessLevel.NONE);
-  const tag = await findTag(getDb(c.env.DB), repo.id, decodeURIComponent(c.req.param("tag_name")));
+  const tag = await findTag(getDb(c.env.DB), repo.id, c.req.param("tag_name"));
   if (!tag) throw notFound("Tag Not Found");
   return c.json({
     ...renderTagSummary(c, repo, tag),
@@ -165,7 +161,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name"
 
 registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
   const repo = await loadRepository(c, AccessLevel.DEVELOPER);
-  if (!(await deleteTag(getDb(c.env.DB), repo.id, decodeURIComponent(c.req.param("tag_name"))))) throw notFound("Tag Not Found");
+  if (!(await deleteTag(getDb(c.env.DB), repo.id, c.req.param("tag_name")))) throw notFound("Tag Not Found");
   return c.body(null, 200);
 });
 

@@ -16,8 +16,9 @@ import type { AppEnv } from "../../env";
 import { requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { forbidden, invalidParam } from "./errors";
 import { loadGroup, loadProject } from "./load";
-import { parseParams, readParams } from "./validate";
-import { boolParam, requestedPaused, RunnerSettings } from "./runner-view";
+import { optionalBool, parseParams, readParams } from "./validate";
+import { requestedPaused, RunnerSettings } from "./runner-view";
+import { idParam } from "./params";
 
 /**
  * Runner creation and contact (GitLab): POST /user/runners (the current workflow, authenticated by
@@ -32,8 +33,8 @@ function settingsFrom(c: Context<AppEnv>, input: z.infer<typeof RunnerSettings>)
   return {
     description: input.description,
     paused: requestedPaused(c, input, "runner-registration-active") ?? false,
-    locked: boolParam("locked", input.locked),
-    runUntagged: boolParam("run_untagged", input.run_untagged),
+    locked: optionalBool("locked", input.locked),
+    runUntagged: optionalBool("run_untagged", input.run_untagged),
     tagList: input.tag_list,
     accessLevel: input.access_level,
     maximumTimeout: input.maximum_timeout,
@@ -43,8 +44,8 @@ function settingsFrom(c: Context<AppEnv>, input: z.infer<typeof RunnerSettings>)
 
 const UserRunner = RunnerSettings.extend({
   runner_type: z.enum(["instance_type", "group_type", "project_type"]),
-  group_id: z.coerce.number().int().positive().optional(),
-  project_id: z.coerce.number().int().positive().optional(),
+  group_id: idParam.optional(),
+  project_id: idParam.optional(),
 });
 
 registration.post("/user/runners", requireAuth(WRITE_API), async (c) => {

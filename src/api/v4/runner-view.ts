@@ -16,9 +16,10 @@ import {
 } from "../../domain/runner-status";
 import type { AppEnv } from "../../env";
 import { gate } from "../../versioning/gate";
-import { iso, parseBool } from "./load";
-import { parseParams } from "./validate";
+import { iso } from "./load";
+import { optionalBool, parseParams, queryParams } from "./validate";
 import { ApiError, invalidParam } from "./errors";
+import { arrayParam, intParam } from "./params";
 
 /** Rendering and list filters of runners by service version (spec part b, runner rows). */
 
@@ -78,13 +79,13 @@ export function renderRunnerDetails(
 const ListQuery = z.object({
   type: z.string().optional(),
   status: z.string().optional(),
-  paused: z.enum(["true", "false"]).optional(),
-  tag_list: z.string().optional(),
+  paused: z.unknown().optional(),
+  tag_list: arrayParam(z.string()).optional(),
   search: z.string().optional(),
   order_by: z.enum(["id", "created_at", "contacted_at"]).default("id"),
   sort: z.enum(["asc", "desc"]).default("desc"),
   pagination: z.enum(["offset", "keyset"]).default("offset"),
-  id_after: z.coerce.number().int().nonnegative().default(0),
+  id_after: intParam(0).default(0),
 });
 export type RunnerListQuery = z.infer<typeof ListQuery>;
 
@@ -110,7 +111,7 @@ function contactSql(f: Extract<StatusFilter, { kind: "contact" }>, now: number, 
 /** Parses the list parameters (type, status, paused, tag_list, search) into one SQL condition. */
 export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly string[] } = {}): { query: RunnerListQuery; where: SQL[] } {
   const g = gate(c);
-  const query = parseParams(ListQuery, c.req.query());
+  const query = parseParams(ListQuery, queryParams(c));
   const where: SQL[] = [];
   if (query.type !== undefined) {
     const allowed = opts.typeAllowed ?? RUNNER_TYPES;
@@ -134,10 +135,10 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
   }
   // paused=true|false exists from 14.8 (when active was deprecated); earlier it is ignored, as Grape ignores unknown parameters.
   if (query.paused !== undefined && replacementAvailable("runner-active-field", g.version)) {
-    where.push(eq(runners.paused, parseBool(query.paused)!));
+    where.push(eq(runners.paused, optionalBool("paused", query.paused)!));
   }
   if (query.tag_list) {
-    for (const tag of query.tag_list.split(",").map((t) => t.trim()).filter(Boolean)) {
+    for (const tag of query.tag_list.map((t) => t.trim()).filter(Boolean)) {
       where.push(sql`(',' || ${runners.tagList} || ',') LIKE ${`%,${tag},%`}`);
     }
   }
@@ -179,7 +180,7 @@ export const RunnerSettings = z.object({
   run_untagged: z.string().or(z.boolean()).optional(),
   locked: z.string().or(z.boolean()).optional(),
   access_level: z.enum(["not_protected", "ref_protected"]).optional(),
-  maximum_timeout: z.coerce.number().int().min(600).optional(),
+  maximum_timeout: intParam(600).optional(),
   maintenance_note: z.string().max(1024).optional(),
 });
 export type RunnerSettingsInput = z.infer<typeof RunnerSettings>;
@@ -193,22 +194,12 @@ export function requestedPaused(c: Context<AppEnv>, input: { active?: unknown; p
   let paused: boolean | undefined;
   if (input.active !== undefined) {
     if (g.isRemoved(entryId)) throw new ApiError(400, { error: "active is not supported; use paused" });
-    const active = parseBool(input.active);
-    if (active === undefined) throw invalidParam("active");
+    const active = optionalBool("active", input.active)!;
     g.markDeprecated(entryId);
     paused = !active;
   }
   if (input.paused !== undefined && replacementAvailable(entryId, g.version)) {
-    const p = parseBool(input.paused);
-    if (p === undefined) throw invalidParam("paused");
-    paused = p;
+    paused = optionalBool("paused", input.paused);
   }
   return paused;
-}
-
-export function boolParam(name: string, v: unknown): boolean | undefined {
-  if (v === undefined) return undefined;
-  const b = parseBool(v);
-  if (b === undefined) throw invalidParam(name);
-  return b;
 }

@@ -24,9 +24,10 @@ import { gate } from "../../versioning/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { loadGroup, loadProject } from "./load";
-import { parseParams, readParams } from "./validate";
+import { optionalBool, parseParams, readParams, validate } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
-import { boolParam, renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings, runnerFilters, runnersManagedBy } from "./runner-view";
+import { renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings, runnerFilters, runnersManagedBy } from "./runner-view";
+import { idParam } from "./params";
 
 /** Runners API (GitLab), gated by the runner rows of the schedule. Registration: runner-registration.ts. */
 const runnersApp = new Hono<AppEnv>();
@@ -58,7 +59,7 @@ runnersApp.get("/runners", requireAuth(READ_API), (c) => {
 type Access = "read" | "manage";
 /** 404 for runners the caller may not see; instance runners are readable by all, managed by admins. */
 async function loadRunner(c: Context<AppEnv>, access: Access): Promise<RunnerRow> {
-  const id = parseParams(z.coerce.number().int().positive(), c.req.param("id"));
+  const id = parseParams(idParam, c.req.param("id"));
   const db = getDb(c.env.DB);
   const runner = await findRunner(db, id);
   if (!runner) throw notFound("Runner Not Found");
@@ -99,9 +100,9 @@ runnersApp.put("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   if (paused !== undefined) patch.paused = paused;
   if (input.description !== undefined) patch.description = input.description;
   if (input.tag_list !== undefined) patch.tagList = normaliseTags(input.tag_list);
-  const runUntagged = boolParam("run_untagged", input.run_untagged);
+  const runUntagged = optionalBool("run_untagged", input.run_untagged);
   if (runUntagged !== undefined) patch.runUntagged = runUntagged;
-  const locked = boolParam("locked", input.locked);
+  const locked = optionalBool("locked", input.locked);
   if (locked !== undefined) patch.locked = locked;
   if (input.access_level !== undefined) patch.accessLevel = input.access_level;
   if (input.maximum_timeout !== undefined) patch.maximumTimeout = input.maximum_timeout;
@@ -131,7 +132,7 @@ runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  const { runner_id } = parseParams(z.object({ runner_id: z.coerce.number().int().positive() }), await readParams(c));
+  const { runner_id } = parseParams(z.object({ runner_id: idParam }), await readParams(c));
   const db = getDb(c.env.DB);
   const runner = await findRunner(db, runner_id);
   if (!runner) throw notFound("Runner Not Found");

@@ -20,6 +20,7 @@ import { ApiError, conflict, invalidParam, notFound } from "./errors";
 import { loadProject, uniqueOr400 } from "./load";
 import { parseParams, readParams } from "./validate";
 import { loadMergeRequest } from "./merge-requests";
+import { idParam } from "./params";
 
 /** External status checks (GitLab): the checks of a project and the responses of external services. */
 const checks = new Hono<AppEnv>();
@@ -41,7 +42,7 @@ checks.post("/projects/:id/external_status_checks", requireAuth(WRITE_API), asyn
 
 async function loadCheck(c: Context<AppEnv>) {
   const { project } = await loadProject(c, c.req.param("id")!, AccessLevel.MAINTAINER);
-  const id = parseParams(z.coerce.number().int().positive(), c.req.param("check_id"));
+  const id = parseParams(idParam, c.req.param("check_id"));
   const check = await findStatusCheck(getDb(c.env.DB), project.id, id);
   if (!check) throw notFound();
   return check;
@@ -74,7 +75,7 @@ checks.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", requ
 checks.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", requireAuth(WRITE_API), async (c) => {
   const { mr } = await loadMergeRequest(c, true);
   const input = parseParams(
-    z.object({ external_status_check_id: z.coerce.number().int().positive(), sha: z.string().min(1), status: z.string().optional() }),
+    z.object({ external_status_check_id: idParam, sha: z.string().min(1), status: z.string().optional() }),
     await readParams(c),
   );
   const g = gate(c);

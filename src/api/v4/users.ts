@@ -11,7 +11,7 @@ import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam, text } from "./params";
 import { READ_USER } from "./user";
 import { userBasic, userPrivate, userProfile } from "./user-entities";
-import { validate, validateParams } from "./validate";
+import { validateParams, validateQuery } from "./validate";
 
 /** GitLab's users API: create (administrators), list, show. */
 const users = new Hono<AppEnv>();
@@ -65,7 +65,7 @@ const ListQuery = z.object({
   per_page: z.string().optional(),
 });
 
-users.get("/users", requireAuth(READ_USER), validate("query", ListQuery), async (c) => {
+users.get("/users", requireAuth(READ_USER), validateQuery(ListQuery), async (c) => {
   const q = c.req.valid("query");
   const page = parsePage(c);
   const viewer = c.get("principal").user;

@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+
+/**
+ * Issue 12 "GitLab's parameter coercion": a GitLab client from another ecosystem (Debian's
+ * python3-gitlab, run by /usr/bin/python3) drives /api/v4 against `npm start` with a personal
+ * access token: booleans as Python sends them (`True`), arrays as comma lists and JSON arrays,
+ * pagination by page and by iterator. The driver is test/e2e/python_gitlab_driver.py.
+ */
+const baseURL = inject("baseURL");
+const run = promisify(execFile);
+let pat: string;
+
+type Observations = {
+  username: string;
+  active_users: number;
+  user_get: string;
+  blocked_users_false: number;
+  project_path: string;
+  projects_owned: string[];
+  projects_page1: number;
+  projects_all: number;
+  projects_iterated: number;
+  projects_iterated_unique: number;
+  runners_paused: string[];
+  runners_not_paused: number;
+  runners_tagged: string[];
+  runners_status: string[];
+  groups_owned: number;
+  bad_bool: { status: number; message: string } | string;
+  pat_scopes: string[];
+  pat_listed: boolean;
+};
+
+beforeAll(async () => {
+  const tokenRes = await fetch(`${baseURL}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "password", username: "root", password: inject("rootPassword") }),
+  });
+  expect(tokenRes.status).toBe(200);
+  const { access_token } = (await tokenRes.json()) as { access_token: string };
+  const me = (await (await fetch(`${baseURL}/api/v4/user`, { headers: { Authorization: `Bearer ${access_token}` } })).json()) as { id: number };
+  const created = await fetch(`${baseURL}/api/v4/users/${me.id}/personal_access_tokens`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "python-gitlab e2e", scopes: ["api"], expires_at: new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10) }),
+  });
+  expect(created.status).toBe(201);
+  pat = ((await created.json()) as { token: string }).token;
+});
+
+describe("python-gitlab drives /api/v4 (Grape's coercion)", () => {
+  it("authenticates with a PAT, lists and gets users, projects, runners, groups and tokens", async () => {
+    const { stdout } = await run("/usr/bin/python3", ["test/e2e/python_gitlab_driver.py", baseURL], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GITLAB_PAT: pat },
+      timeout: 120_000,
+    });
+    const o = JSON.parse(stdout.trim().split("\n").pop()!) as Observations;
+    expect(o.username).toBe("root");
+    expect(o.user_get).toBe("root");
+    expect(o.active_users).toBeGreaterThan(0);
+    expect(o.blocked_users_false).toBe(o.active_users);
+    expect(o.project_path).toBe("demo/demo-app");
+    expect(o.projects_owned).toContain("demo/demo-app");
+    // Pagination: page 1 of size 1, and the iterator walks every page to the same total.
+    expect(o.projects_page1).toBe(1);
+    expect(o.projects_iterated).toBe(o.projects_all);
+    expect(o.projects_iterated_unique).toBe(o.projects_all);
+    // runners.list(paused=True): python sends "True", which Grape accepts (issue 12).
+    expect(o.runners_paused).toEqual(["paused runner"]);
+    expect(o.runners_not_paused).toBeGreaterThan(0);
+    expect(o.runners_tagged).toEqual(["online instance runner"]);
+    expect(o.runners_status.length).toBeGreaterThan(1);
+    expect(o.groups_owned).toBeGreaterThan(0);
+    expect(o.bad_bool).toEqual({ status: 400, message: "paused is invalid" });
+    expect(o.pat_scopes).toEqual(["read_api", "read_user"]);
+    expect(o.pat_listed).toBe(true);
+  });
+});

@@ -1,0 +1,63 @@
+"""Drives /api/v4 with Debian's python-gitlab (issue 12, GitLab's parameter coercion).
+
+Run with /usr/bin/python3 (Debian's interpreter, where python3-gitlab is installed). The service
+address comes as the first argument and the personal access token in GITLAB_PAT (never on the
+command line). Prints one JSON object of observations; test/e2e/python-gitlab.test.ts asserts on it.
+"""
+import datetime
+import json
+import os
+import sys
+
+import gitlab
+
+url = sys.argv[1]
+gl = gitlab.Gitlab(url, private_token=os.environ["GITLAB_PAT"], per_page=100)
+out = {}
+
+# Authentication with a PAT: /user.
+gl.auth()
+out["username"] = gl.user.username
+
+# Users: booleans as Python spells them (True/False), list and get.
+active = gl.users.list(active=True)
+out["active_users"] = len(active)
+out["user_get"] = gl.users.get(gl.user.id).username
+out["blocked_users_false"] = len(gl.users.list(blocked=False))
+
+# Projects: get by full path (URL-encoded by the client), boolean filters, pagination.
+project = gl.projects.get("demo/demo-app")
+out["project_path"] = project.path_with_namespace
+out["projects_owned"] = [p.path_with_namespace for p in gl.projects.list(owned=True, get_all=True)]
+page1 = gl.projects.list(per_page=1, page=1)
+out["projects_page1"] = len(page1)
+everything = gl.projects.list(get_all=True)
+iterated = list(gl.projects.list(iterator=True, per_page=1))
+out["projects_all"] = len(everything)
+out["projects_iterated"] = len(iterated)
+out["projects_iterated_unique"] = len({p.id for p in iterated})
+
+# Runners: paused=True (python-gitlab sends "True"), paused=False, comma-separated tag_list.
+out["runners_paused"] = [r.description for r in gl.runners_all.list(paused=True, get_all=True)]
+out["runners_not_paused"] = len(gl.runners_all.list(paused=False, get_all=True))
+out["runners_tagged"] = sorted(r.description for r in gl.runners_all.list(tag_list=["docker", "linux"], get_all=True))
+out["runners_status"] = sorted({r.status for r in gl.runners_all.list(get_all=True)})
+
+# Groups: a boolean filter.
+out["groups_owned"] = len(gl.groups.list(owned=True, get_all=True))
+
+# A refused boolean is GitLab's 400, raised as GitlabListError with the parameter named.
+try:
+    gl.runners_all.list(paused="maybe")
+    out["bad_bool"] = "accepted"
+except gitlab.exceptions.GitlabListError as e:
+    out["bad_bool"] = {"status": e.response_code, "message": str(e.error_message)}
+
+# Personal access tokens: an array parameter (scopes) in a JSON body, then a boolean filter.
+user = gl.users.get(gl.user.id)
+created = user.personal_access_tokens.create({"name": "python-gitlab", "scopes": ["read_api", "read_user"], "expires_at": (datetime.date.today() + datetime.timedelta(days=30)).isoformat()})
+out["pat_scopes"] = sorted(created.scopes)
+listed = gl.personal_access_tokens.list(revoked=False, get_all=True)
+out["pat_listed"] = any(t.id == created.id for t in listed)
+
+print(json.dumps(out))
