@@ -54,6 +54,7 @@ function session(c: Ctx): Promise<SessionCredential | null> {
 export async function currentUser(c: Ctx): Promise<UserRow | null> {
   const s = await session(c);
   if (!s || s.row.pendingTwoFactor || s.user.state !== "active") return null;
+  c.set("sessionUserId", s.user.id);
   return s.user;
 }
 
