@@ -17,7 +17,13 @@ export type AuditAction =
   | "personal_access_token_created"
   | "personal_access_token_revoked"
   | "two_factor_enabled"
-  | "two_factor_disabled";
+  | "two_factor_disabled"
+  | "password_changed"
+  | "session_revoked"
+  | "user_blocked"
+  | "user_unblocked"
+  | "user_deactivated"
+  | "user_activated";
 
 /** Audit events: who did what to which entity. Details never carry a token, secret or password. */
 export async function recordAudit(

@@ -17,6 +17,7 @@ import plugins from "./plugins";
 import { renderApiError } from "./errors";
 import user from "./user";
 import users from "./users";
+import userModeration from "./user-moderation";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
 
@@ -28,6 +29,7 @@ api.notFound((c) => c.json({ error: "404 Not Found" }, 404));
 api.route("/", deprecations);
 api.route("/", user);
 api.route("/", users);
+api.route("/", userModeration);
 api.route("/", applications);
 api.route("/", personalAccessTokens);
 api.route("/", groups);
