@@ -18,6 +18,7 @@ import { renderApiError } from "./errors";
 import user from "./user";
 import users from "./users";
 import userModeration from "./user-moderation";
+import auditEvents from "./audit-events";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
 
@@ -30,6 +31,7 @@ api.route("/", deprecations);
 api.route("/", user);
 api.route("/", users);
 api.route("/", userModeration);
+api.route("/", auditEvents);
 api.route("/", applications);
 api.route("/", personalAccessTokens);
 api.route("/", groups);
