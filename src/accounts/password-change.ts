@@ -5,7 +5,7 @@ import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
-import { userChanged } from "../oauth/authorizations";
+import { userChanged } from "../credentials/user-credentials";
 
 export type PasswordChangeFailure = "wrong_password" | "mismatch" | "weak" | "unchanged";
 

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { endUserSession, listUserSessions } from "../../db/sessions";
+import { deleteSessionOfUser, listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
 import { Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
@@ -17,7 +17,7 @@ activeSessions.use("/profile/active_sessions", requireUser);
 activeSessions.use("/profile/active_sessions/*", requireUser);
 
 activeSessions.get("/profile/active_sessions", async (c) => {
-  const rows = await listUserSessions(getDb(c.env.DB), c.var.user.id, Date.now());
+  const rows = await listSessionsOfUser(c.env, c.var.user.id, Date.now());
   const current = await currentSessionIdHash(c);
   const token = await csrfToken(c);
   return renderPage(
@@ -61,7 +61,7 @@ activeSessions.post("/profile/active_sessions/:id{[0-9a-f]{64}}/revoke", async (
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.
-  const ended = id !== (await currentSessionIdHash(c)) && (await endUserSession(getDb(c.env.DB), user.id, id));
+  const ended = id !== (await currentSessionIdHash(c)) && (await deleteSessionOfUser(c.env, user.id, id));
   if (ended) {
     await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientIp(c) });
   }
