@@ -13,6 +13,8 @@ const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bund
 export default defineConfig({
   test: {
     reporters: ["default", "./test/setup/summary-reporter.ts"],
+    // The per-request log lines (docs/operations.md) would bury the test output.
+    onConsoleLog: (log) => !log.startsWith('{"msg":"request"'),
     projects: [
       {
         plugins: [

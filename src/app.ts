@@ -10,9 +10,13 @@ import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import webRoutes from "./web/routes";
 import { ensureFirstStart } from "./setup/first-start";
+import { requestLog } from "./observability/request-log";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
+
+// First, so every response (errors and CORS preflights included) carries X-Request-Id and is logged.
+app.use(requestLog);
 
 // Browser clients (SPAs doing PKCE) may call the token endpoints and the API cross-origin, with
 // bearer tokens and never cookies; /oauth/authorize and the pages are never CORS-enabled.
@@ -20,7 +24,7 @@ const apiCors = cors({
   origin: (origin) => origin,
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
   allowHeaders: ["Authorization", "Content-Type", "PRIVATE-TOKEN", "X-Requested-With"],
-  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset"],
+  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset", "X-Request-Id"],
   maxAge: 600,
   credentials: false,
 });

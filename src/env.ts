@@ -38,6 +38,10 @@ export interface Bindings {
 /** Per-request variables set by middleware. */
 export interface Variables {
   principal: Principal;
+  /** X-Request-Id of this request (src/observability/request-log.ts). */
+  requestId: string;
+  /** The signed-in user of a page request, for the request log line. */
+  sessionUserId?: number;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

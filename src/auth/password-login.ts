@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../crypto/password";
 import { recordAudit } from "../db/audit";
+import { activateUser } from "../accounts/user-state";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import { findUserByLogin, type UserRow } from "../db/users";
@@ -39,9 +40,11 @@ export async function verifyPasswordLogin(
   login: string,
   password: string,
   ip: string | null,
+  /** The sign-in page reactivates a deactivated account (GitLab); the password grant does not. */
+  opts: { reactivate?: boolean } = {},
 ): Promise<UserRow> {
   const db = getDb(env.DB);
-  const user = login.length <= 255 ? await findUserByLogin(db, login.trim()) : null;
+  let user = login.length <= 255 ? await findUserByLogin(db, login.trim()) : null;
   if (!user) {
     // Spend the same PBKDF2 time as for a real user, so timing does not reveal who exists.
     await verifyPassword(password, DUMMY_PASSWORD_HASH);
@@ -57,6 +60,10 @@ export async function verifyPasswordLogin(
     const lockedUntil = await recordFailedAttempt(env, user.id, ip, "password");
     if (lockedUntil !== null) throw new LoginError("locked", lockedUntil);
     throw new LoginError("invalid");
+  }
+  if (user.state === "deactivated" && opts.reactivate) {
+    await activateUser(env, null, user.id);
+    user = { ...user, state: "active" };
   }
   // Only someone who knows the password learns that the account is blocked.
   if (user.state !== "active") {

@@ -1,4 +1,4 @@
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, desc, eq, gt, lt, ne } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import { getDb } from "../db/client";
@@ -35,7 +35,7 @@ export async function findSession(env: Bindings, raw: string | undefined): Promi
  */
 export async function createSession(
   env: Bindings,
-  input: { userId: number; pendingTwoFactor: boolean; ttlMs: number },
+  input: { userId: number; pendingTwoFactor: boolean; ttlMs: number; userAgent?: string | null; ipAddress?: string | null },
 ): Promise<{ raw: string; sweep: Promise<void> }> {
   const db = getDb(env.DB);
   const now = Date.now();
@@ -46,6 +46,9 @@ export async function createSession(
     pendingTwoFactor: input.pendingTwoFactor,
     createdAt: now,
     expiresAt: now + input.ttlMs,
+    userAgent: input.userAgent ?? null,
+    ipAddress: input.ipAddress ?? null,
+    lastSeenAt: now,
   });
   const sweep = db.delete(sessions).where(lt(sessions.expiresAt, now)).then(() => undefined, () => undefined);
   return { raw, sweep };
@@ -59,4 +62,40 @@ export async function deleteSession(env: Bindings, raw: string): Promise<void> {
 export async function deleteSessionsOfUser(env: Bindings, userId: number): Promise<number> {
   const gone = await getDb(env.DB).delete(sessions).where(eq(sessions.userId, userId)).returning({ id: sessions.idHash });
   return gone.length;
+}
+
+/**
+ * Ends every session of the user but `keepIdHash` (the browser that changed the password or the
+ * two-factor settings stays signed in).
+ */
+export async function deleteOtherSessionsOfUser(env: Bindings, userId: number, keepIdHash: string | null): Promise<number> {
+  if (keepIdHash === null) return deleteSessionsOfUser(env, userId);
+  const gone = await getDb(env.DB)
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), ne(sessions.idHash, keepIdHash)))
+    .returning({ id: sessions.idHash });
+  return gone.length;
+}
+
+/** Ends one session of the user (revoke on /profile/active_sessions); false when it was not theirs. */
+export async function deleteSessionOfUser(env: Bindings, userId: number, idHash: string): Promise<boolean> {
+  const gone = await getDb(env.DB)
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), eq(sessions.idHash, idHash)))
+    .returning({ id: sessions.idHash });
+  return gone.length > 0;
+}
+
+/** A user's signed-in sessions (not the half-done two-factor ones), most recently used first. */
+export async function listSessionsOfUser(env: Bindings, userId: number, now: number): Promise<(typeof sessions.$inferSelect)[]> {
+  return getDb(env.DB)
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), eq(sessions.pendingTwoFactor, false), gt(sessions.expiresAt, now)))
+    .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt));
+}
+
+/** Records a request of the session (the caller decides how often, so reads stay reads). */
+export async function touchSession(env: Bindings, idHash: string, now: number): Promise<void> {
+  await getDb(env.DB).update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, idHash));
 }

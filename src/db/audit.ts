@@ -1,5 +1,8 @@
+import { and, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
-import { auditEvents } from "./schema/accounts";
+import { auditEvents, users } from "./schema/accounts";
+
+export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 export type AuditAction =
   | "sign_in"
@@ -17,7 +20,13 @@ export type AuditAction =
   | "personal_access_token_created"
   | "personal_access_token_revoked"
   | "two_factor_enabled"
-  | "two_factor_disabled";
+  | "two_factor_disabled"
+  | "password_changed"
+  | "session_revoked"
+  | "user_blocked"
+  | "user_unblocked"
+  | "user_deactivated"
+  | "user_activated";
 
 /** Audit events: who did what to which entity. Details never carry a token, secret or password. */
 export async function recordAudit(
@@ -40,4 +49,46 @@ export async function recordAudit(
     ipAddress: event.ip ?? null,
     createdAt: Date.now(),
   });
+}
+
+export interface AuditQuery {
+  offset: number;
+  limit: number;
+  /** Milliseconds since the epoch, inclusive. */
+  createdAfter?: number;
+  createdBefore?: number;
+  entityType?: string;
+  entityId?: string;
+  actions?: readonly AuditAction[];
+  id?: number;
+}
+
+/**
+ * A page of audit events, newest first, with each author's username and name, and the total for
+ * the pagination headers. Used by GET /api/v4/audit_events and the authentication log page.
+ */
+export async function listAuditEvents(
+  db: Db,
+  q: AuditQuery,
+): Promise<{ rows: { event: AuditEventRow; author: { username: string; name: string } | null }[]; total: number }> {
+  const conds: SQL[] = [];
+  if (q.createdAfter !== undefined) conds.push(gte(auditEvents.createdAt, q.createdAfter));
+  if (q.createdBefore !== undefined) conds.push(lte(auditEvents.createdAt, q.createdBefore));
+  if (q.entityType !== undefined) conds.push(eq(auditEvents.entityType, q.entityType));
+  if (q.entityId !== undefined) conds.push(eq(auditEvents.entityId, q.entityId));
+  if (q.id !== undefined) conds.push(eq(auditEvents.id, q.id));
+  if (q.actions) conds.push(inArray(auditEvents.action, [...q.actions]));
+  const where = conds.length ? and(...conds) : undefined;
+  const [rows, [{ n }]] = await db.batch([
+    db
+      .select({ event: auditEvents, author: { username: users.username, name: users.name } })
+      .from(auditEvents)
+      .leftJoin(users, eq(users.id, auditEvents.authorId))
+      .where(where)
+      .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
+      .limit(q.limit)
+      .offset(q.offset),
+    db.select({ n: sql<number>`count(*)` }).from(auditEvents).where(where),
+  ]);
+  return { rows: rows.map((r) => ({ event: r.event, author: r.author?.username ? (r.author as { username: string; name: string }) : null })), total: n };
 }

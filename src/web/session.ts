@@ -3,7 +3,14 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { getConfig } from "../config";
 import { timingSafeEqual } from "../crypto/hash";
 import { randomToken, toBase64Url } from "../crypto/random";
-import { createSession, deleteSession, findSession, type SessionCredential } from "../credentials/session";
+import {
+  createSession,
+  deleteSession,
+  deleteOtherSessionsOfUser,
+  findSession,
+  touchSession,
+  type SessionCredential,
+} from "../credentials/session";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 
@@ -17,6 +24,8 @@ import type { Bindings } from "../env";
  */
 export const SESSION_COOKIE = "_edge_auth_session";
 export const PRE_SESSION_COOKIE = "_edge_auth_csrf";
+/** /profile/active_sessions shows "last seen" to the minute; a write per request would be waste. */
+const LAST_SEEN_RESOLUTION_MS = 60 * 1000;
 /** Between the password and the two-factor step: long enough to type a code, no longer. */
 const PENDING_TTL_MS = 10 * 60 * 1000;
 
@@ -44,16 +53,48 @@ const cookieOverride = new WeakMap<Request, string>();
 function session(c: Ctx): Promise<SessionCredential | null> {
   let p = memo.get(c.req.raw);
   if (!p) {
-    p = findSession(c.env as Bindings, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE));
+    p = findSession(c.env as Bindings, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE)).then((hit) => {
+      if (hit && !hit.row.pendingTwoFactor) {
+        const now = Date.now();
+        if (hit.row.lastSeenAt === null || now - hit.row.lastSeenAt > LAST_SEEN_RESOLUTION_MS) void defer(c, touchSession(c.env as Bindings, hit.row.idHash, now));
+      }
+      return hit;
+    });
     memo.set(c.req.raw, p);
   }
   return p;
+}
+
+/** Runs work after the response when the runtime allows it, else before. */
+function defer(c: Ctx, work: Promise<unknown>): Promise<void> | void {
+  const settled = work.then(() => undefined, () => undefined);
+  try {
+    c.executionCtx.waitUntil(settled);
+  } catch {
+    return settled; // no execution context (a direct app.fetch without one)
+  }
+}
+
+/** The stored id (SHA-256) of the browser's signed-in session, to mark it "current" or keep it. */
+export async function currentSessionIdHash(c: Ctx): Promise<string | null> {
+  const s = await session(c);
+  return s && !s.row.pendingTwoFactor ? s.row.idHash : null;
+}
+
+/**
+ * The password or two-factor settings changed: every other session of the user ends (someone who
+ * had the old password may hold one); the browser that made the change stays signed in.
+ */
+export async function endOtherSessions(c: Ctx, userId: number): Promise<number> {
+  const keep = await currentSessionIdHash(c);
+  return deleteOtherSessionsOfUser(c.env as Bindings, userId, keep);
 }
 
 /** The signed-in user; null when signed out, expired, blocked, or still pending two-factor. */
 export async function currentUser(c: Ctx): Promise<UserRow | null> {
   const s = await session(c);
   if (!s || s.row.pendingTwoFactor || s.user.state !== "active") return null;
+  c.set("sessionUserId", s.user.id);
   return s.user;
 }
 
@@ -72,12 +113,14 @@ export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFac
   const env = c.env as Bindings;
   await endSession(c);
   const ttlMs = opts.pendingTwoFactor ? PENDING_TTL_MS : getConfig(env).sessionTtlSeconds * 1000;
-  const { raw, sweep } = await createSession(env, { userId, pendingTwoFactor: opts.pendingTwoFactor ?? false, ttlMs });
-  try {
-    c.executionCtx.waitUntil(sweep);
-  } catch {
-    await sweep; // no execution context (a direct app.fetch without one)
-  }
+  const { raw, sweep } = await createSession(env, {
+    userId,
+    pendingTwoFactor: opts.pendingTwoFactor ?? false,
+    ttlMs,
+    userAgent: c.req.header("User-Agent")?.slice(0, 255) ?? null,
+    ipAddress: c.req.header("CF-Connecting-IP") ?? null,
+  });
+  await defer(c, sweep);
   setCookie(c, SESSION_COOKIE, raw, cookieOptions(c, Math.floor(ttlMs / 1000)));
   cookieOverride.set(c.req.raw, raw);
   memo.delete(c.req.raw);

@@ -18,6 +18,8 @@ import { renderApiError } from "./errors";
 import { answerUnmatched } from "./unmatched";
 import user from "./user";
 import users from "./users";
+import userModeration from "./user-moderation";
+import auditEvents from "./audit-events";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
 
@@ -28,6 +30,8 @@ api.onError(renderApiError);
 api.route("/", deprecations);
 api.route("/", user);
 api.route("/", users);
+api.route("/", userModeration);
+api.route("/", auditEvents);
 api.route("/", applications);
 api.route("/", personalAccessTokens);
 api.route("/", groups);

@@ -9,7 +9,7 @@ export const users = sqliteTable("users", {
   email: text("email").notNull().unique(),
   /** PBKDF2 (src/crypto/password.ts). */
   passwordHash: text("password_hash").notNull(),
-  /** GitLab user states: active, blocked. */
+  /** GitLab user states: active, blocked, deactivated (src/accounts/user-state.ts). */
   state: text("state").notNull().default("active"),
   isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
   /** TOTP secret, AES-GCM encrypted under SECRET_KEY_BASE (it must be read back to verify codes). */
@@ -33,6 +33,10 @@ export const sessions = sqliteTable(
     pendingTwoFactor: integer("pending_two_factor", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
+    /** For /profile/active_sessions: the browser's User-Agent (truncated), address, last request. */
+    userAgent: text("user_agent"),
+    ipAddress: text("ip_address"),
+    lastSeenAt: integer("last_seen_at"),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );

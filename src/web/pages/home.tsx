@@ -57,6 +57,15 @@ home.get("/", async (c) => {
           <a href="/profile/two_factor_auth">Two-factor authentication</a>
         </li>
         <li>
+          <a href="/profile/password/edit">Password</a>: change it; your other browsers are signed out.
+        </li>
+        <li>
+          <a href="/profile/active_sessions">Active sessions</a>: the browsers signed in to your account.
+        </li>
+        <li>
+          <a href="/profile/authentication_log">Authentication log</a>: your sign-ins and failed attempts.
+        </li>
+        <li>
           <a href="/-/demo/spa">Demo single-page app</a>
         </li>
       </ul>

@@ -18,7 +18,8 @@ function lockMessage(until: number | null): string {
 const MESSAGES: Record<LoginError["reason"], string> = {
   invalid: "Invalid username or password.",
   locked: "",
-  blocked: "Your account has been blocked. Contact your administrator.",
+  // GitLab's words (Devise's blocked message).
+  blocked: "Your account has been blocked. Please contact your GitLab administrator if you think this is an error.",
 };
 
 function SignInForm(props: { token: string; redirectTo: string; login?: string; error?: string | null; notice?: string | null }) {
@@ -77,7 +78,7 @@ signIn.post("/users/sign_in", async (c) => {
     renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} login={login} error={error} />, status);
   if (!login || !password) return again("Enter your username and password.", 422);
   try {
-    const user = await verifyPasswordLogin(c.env, login, password, clientIp(c));
+    const user = await verifyPasswordLogin(c.env, login, password, clientIp(c), { reactivate: true });
     if (user.otpRequired) {
       await startSession(c, user.id, { pendingTwoFactor: true });
       return c.redirect(`/users/sign_in/two_factor?redirect_to=${encodeURIComponent(redirectTo)}`, 303);

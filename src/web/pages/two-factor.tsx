@@ -12,7 +12,7 @@ import {
 } from "../../auth/two-factor";
 import type { UserRow } from "../../db/users";
 import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
-import { csrfToken } from "../session";
+import { csrfToken, endOtherSessions } from "../session";
 
 /** /profile/two_factor_auth: enrol TOTP (secret, otpauth URI, QR code), recovery codes, disable. */
 const twoFactor = new Hono<PageEnv>();
@@ -170,6 +170,8 @@ twoFactor.post("/profile/two_factor_auth", async (c) => {
   const password = String(body.current_password ?? "");
   try {
     const codes = await enableTwoFactor(c.env, user, code, password, clientIp(c));
+    // Changed two-factor settings end the user's other sessions (issue 12); this browser stays.
+    await endOtherSessions(c, user.id);
     const fresh = { ...user, otpRequired: true, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "Two-factor authentication is now enabled.", codes });
   } catch (e) {
@@ -183,6 +185,7 @@ twoFactor.post("/profile/two_factor_auth/codes", async (c) => {
   const body = await c.req.parseBody();
   try {
     const codes = await regenerateRecoveryCodes(c.env, user, String(body.current_password ?? ""));
+    await endOtherSessions(c, user.id);
     const fresh = { ...user, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "New recovery codes were generated; the old ones no longer work.", codes });
   } catch (e) {
@@ -197,6 +200,7 @@ twoFactor.post("/profile/two_factor_auth/disable", async (c) => {
   if (!user.otpRequired) return c.redirect("/profile/two_factor_auth", 303);
   try {
     await disableTwoFactor(c.env, user, String(body.current_password ?? ""), clientIp(c));
+    await endOtherSessions(c, user.id);
   } catch (e) {
     if (e instanceof TwoFactorError) return enabledPage(c, user, { error: ERRORS[e.reason] });
     throw e;

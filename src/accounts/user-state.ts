@@ -1,0 +1,123 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { recordAudit } from "../db/audit";
+import { getDb } from "../db/client";
+import { users } from "../db/schema/accounts";
+import { findUserById, type UserRow } from "../db/users";
+import type { Bindings } from "../env";
+import { deleteSessionsOfUser } from "../credentials/session";
+import { revokeAllCredentialsOfUser, userChanged } from "../credentials/user-credentials";
+
+/**
+ * Account controls, as GitLab's admin API (docs/operations.md, "Account controls"):
+ *
+ * - block: the user can no longer sign in or use the API; every browser session ends and every
+ *   OAuth grant is revoked at once (DESIGN, Hardening); personal access tokens stop working while
+ *   the user is blocked and work again after unblock (GitLab keeps them).
+ * - deactivate (only for users without activity in the last 90 days): sessions end and every token
+ *   stops working while deactivated; signing in on the web reactivates the account (GitLab).
+ *
+ * Every credential check already refuses a user whose state is not "active" (sessions, PATs, the
+ * OAuth family's user snapshot, which userChanged() drops), so the change holds on the next request.
+ */
+export type UserState = "active" | "blocked" | "deactivated";
+
+/** GitLab's ::User::MINIMUM_INACTIVE_DAYS. */
+export const MINIMUM_INACTIVE_DAYS = 90;
+
+export class AccountStateError extends Error {
+  constructor(
+    readonly kind: "not_found" | "forbidden",
+    message: string,
+  ) {
+    super(message);
+    this.name = "AccountStateError";
+  }
+}
+
+/** What an action did: GitLab answers `true` on a change, `null` when there was nothing to do, `false` when refused quietly. */
+export type StateChange = true | false | null;
+
+interface Actor {
+  id: number;
+  ip: string | null;
+}
+
+async function target(env: Bindings, userId: number): Promise<UserRow> {
+  const user = await findUserById(getDb(env.DB), userId);
+  if (!user) throw new AccountStateError("not_found", "User Not Found");
+  return user;
+}
+
+/** One conditional UPDATE, so two admins racing change the state once and audit it once. */
+async function transition(env: Bindings, userId: number, from: UserState[], to: UserState): Promise<boolean> {
+  const db = getDb(env.DB);
+  const rows = await db
+    .update(users)
+    .set({ state: to })
+    .where(and(eq(users.id, userId), inArray(users.state, from)))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
+  const user = await target(env, userId);
+  if (user.id === actor.id) throw new AccountStateError("forbidden", "The API initiating user cannot be blocked by the API");
+  if (user.state === "blocked") return null;
+  if (!(await transition(env, userId, ["active", "deactivated"], "blocked"))) return null;
+  const db = getDb(env.DB);
+  await revokeAllCredentialsOfUser(env, userId, actor.id, "user_blocked");
+  await recordAudit(db, { action: "user_blocked", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
+  return true;
+}
+
+export async function unblockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
+  const user = await target(env, userId);
+  if (user.state === "deactivated") throw new AccountStateError("forbidden", "Deactivated users cannot be unblocked by the API");
+  if (user.state !== "blocked") return false;
+  if (!(await transition(env, userId, ["blocked"], "active"))) return false;
+  await userChanged(env, userId);
+  await recordAudit(getDb(env.DB), { action: "user_unblocked", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
+  return true;
+}
+
+/** GitLab: only users without activity in the last 90 days may be deactivated. */
+export function recentlyActive(user: Pick<UserRow, "lastSignInAt">, now: number): boolean {
+  return user.lastSignInAt !== null && now - user.lastSignInAt < MINIMUM_INACTIVE_DAYS * 86_400_000;
+}
+
+export async function deactivateUser(env: Bindings, actor: Actor, userId: number, now = Date.now()): Promise<StateChange> {
+  const user = await target(env, userId);
+  if (user.state === "deactivated") return null;
+  if (user.state === "blocked") throw new AccountStateError("forbidden", "A blocked user cannot be deactivated by the API");
+  if (recentlyActive(user, now)) {
+    throw new AccountStateError(
+      "forbidden",
+      `The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`,
+    );
+  }
+  if (!(await transition(env, userId, ["active"], "deactivated"))) return null;
+  const db = getDb(env.DB);
+  // Unlike block, OAuth grants are kept: they are refused while deactivated and work again after
+  // activation, as GitLab's tokens do.
+  await deleteSessionsOfUser(env, userId);
+  await userChanged(env, userId);
+  await recordAudit(db, { action: "user_deactivated", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
+  return true;
+}
+
+export async function activateUser(env: Bindings, actor: Actor | null, userId: number): Promise<StateChange> {
+  const user = await target(env, userId);
+  if (user.state === "blocked") throw new AccountStateError("forbidden", "A blocked user must be unblocked to be activated");
+  if (user.state === "active") return true;
+  if (!(await transition(env, userId, ["deactivated"], "active"))) return true;
+  await userChanged(env, userId);
+  await recordAudit(getDb(env.DB), {
+    action: "user_activated",
+    authorId: actor?.id ?? userId,
+    entityType: "user",
+    entityId: userId,
+    details: actor ? {} : { reason: "signed_in" },
+    ip: actor?.ip ?? null,
+  });
+  return true;
+}

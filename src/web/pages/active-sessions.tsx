@@ -1,0 +1,72 @@
+import { Hono } from "hono";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { deleteSessionOfUser, listSessionsOfUser } from "../../credentials/session";
+import { describeUserAgent } from "../../domain/user-agent";
+import { RevokeForm, TableHead } from "../components";
+import { Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { csrfToken, currentSessionIdHash } from "../session";
+
+/**
+ * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
+ * address, sign-in and last request; the current one is marked and has no Revoke (sign out does
+ * that). A session is named by its stored SHA-256, never by the cookie value.
+ */
+const activeSessions = new Hono<PageEnv>();
+activeSessions.use("/profile/active_sessions", requireUser);
+activeSessions.use("/profile/active_sessions/*", requireUser);
+
+activeSessions.get("/profile/active_sessions", async (c) => {
+  const rows = await listSessionsOfUser(c.env, c.var.user.id, Date.now());
+  const current = await currentSessionIdHash(c);
+  const token = await csrfToken(c);
+  return renderPage(
+    c,
+    "Active sessions",
+    <>
+      <h1>Active sessions</h1>
+      <Flash kind="notice" message={takeFlash(c)} />
+      <p>Browsers signed in to your account. Revoke a session you do not recognise, then change your password.</p>
+      <table>
+        <TableHead columns={["Browser", "IP address", "Signed in", "Last seen"]} action />
+        <tbody>
+          {rows.map((s) => (
+            <tr data-session={s.idHash === current ? "current" : "other"}>
+              <td>
+                {describeUserAgent(s.userAgent)}
+                {s.idHash === current ? <strong class="badge"> This is your current session</strong> : null}
+              </td>
+              <td>{s.ipAddress ?? "Unknown"}</td>
+              <td>{formatDate(s.createdAt)}</td>
+              <td>{formatDate(s.lastSeenAt ?? s.createdAt)}</td>
+              <td>
+                {s.idHash === current ? null : (
+                  <RevokeForm
+                    action={`/profile/active_sessions/${s.idHash}/revoke`}
+                    confirm="Are you sure? The device will be signed out of GitLab."
+                    label={`Revoke the session of ${describeUserAgent(s.userAgent)} signed in ${formatDate(s.createdAt)}`}
+                    token={token}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>,
+  );
+});
+
+activeSessions.post("/profile/active_sessions/:id{[0-9a-f]{64}}/revoke", async (c) => {
+  const id = c.req.param("id");
+  const user = c.var.user;
+  // The current session is ended by signing out, which also clears the cookie.
+  const ended = id !== (await currentSessionIdHash(c)) && (await deleteSessionOfUser(c.env, user.id, id));
+  if (ended) {
+    await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientIp(c) });
+  }
+  setFlash(c, ended ? "The session was revoked." : "No such session.");
+  return c.redirect("/profile/active_sessions", 303);
+});
+
+export default activeSessions;
