@@ -1,4 +1,3 @@
-import { sha256Hex } from "../crypto/hash";
 import { getDb } from "../db/client";
 import { livePersonalAccessTokenHashes, markPersonalAccessTokenRevoked, PAT_PREFIX, touchPersonalAccessToken } from "../db/personal-access-tokens";
 import type { PersonalAccessTokenState } from "../durable/personal-access-token";
@@ -7,6 +6,7 @@ import { AuthError } from "./errors";
 import type { CredentialKind, Defer } from "./kind";
 import { USER_SNAPSHOT_TTL_MS } from "./oauth-access-token";
 import type { Principal } from "./principal";
+import { bearerTokenHash } from "./token-hash";
 
 /** GitLab records a PAT's last use at most every 10 minutes, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
@@ -26,7 +26,7 @@ function patStub(env: Bindings, tokenHash: string): DurableObjectStub<PersonalAc
 /** One call to the token's object answers validity and the user (one storage hop). */
 async function resolvePersonalAccessToken(env: Bindings, token: string, defer?: Defer): Promise<Principal> {
   if (!PAT_SHAPE.test(token)) throw new AuthError("invalid");
-  const tokenHash = await sha256Hex(token);
+  const tokenHash = await bearerTokenHash(token);
   const now = Date.now();
   const check = await patStub(env, tokenHash).validate({ tokenHash, now, userTtlMs: USER_SNAPSHOT_TTL_MS, touchEveryMs: LAST_USED_RESOLUTION_MS });
   if (!check.ok) throw new AuthError(check.reason);

@@ -182,3 +182,18 @@ describe("user changes reach every PAT at once", () => {
     expect(await findSession(env, raw)).toBeNull();
   });
 });
+
+describe("hot path: the per-isolate hash memo (bench/RESULTS.md, Profile)", () => {
+  it("remembers only the hash (SHA-256 of the token), bounded; revocation still holds on the next request", async () => {
+    const { bearerTokenHash, rememberedHashes } = await import("../../src/credentials/token-hash");
+    const { token } = await makeUserWithToken();
+    expect(await bearerTokenHash(token)).toBe(await sha256Hex(token));
+    expect(await bearerTokenHash(token)).toBe(await sha256Hex(token));
+    for (let i = 0; i < 1100; i++) await bearerTokenHash(`glpat-${i}`);
+    expect(rememberedHashes()).toBeLessThanOrEqual(1024);
+    await resolveToken(env, token);
+    const self = (await (await call("/api/v4/personal_access_tokens/self", { token })).json()) as { id: number };
+    expect((await call(`/api/v4/personal_access_tokens/${self.id}`, { method: "DELETE", token })).status).toBe(204);
+    await expect(resolveToken(env, token)).rejects.toMatchObject({ reason: "revoked" });
+  });
+});
