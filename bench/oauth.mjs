@@ -10,7 +10,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
-import { ChainPool, machine, measureInterleaved, table } from "./lib/measure.mjs";
+import { machine, measureInterleaved, table } from "./lib/measure.mjs";
+import { keyedDoWrites, refreshChains } from "./lib/scenarios.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
 
 const CONNECTIONS = [1, 32];
@@ -72,8 +73,6 @@ try {
   });
 
   const rows = [];
-  const writeKeys = new ChainPool(Array.from({ length: FAMILIES }, (_, i) => String(i)));
-  const pool = new ChainPool(chains);
   const scenarios = {
     "empty route": { url: `${base}/-/bench/empty` },
     "one DO read": { url: `${base}/-/bench/do-read` },
@@ -82,43 +81,8 @@ try {
     "GET /api/v4/user": { url: `${base}/api/v4/user`, headers: bearer },
     "GET /api/v4/user (PAT)": { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
     // One object per chain, like the refresh families below.
-    "one DO write": {
-      url: base,
-      requests: [
-        {
-          method: "POST",
-          setupRequest(req, ctx) {
-            ctx.key = writeKeys.take();
-            return { ...req, path: `/-/bench/do-write?k=${ctx.key}` };
-          },
-          onResponse(_s, _b, ctx) {
-            writeKeys.give(ctx.key);
-          },
-        },
-      ],
-      afterRun: () => writeKeys.restore(),
-    },
-    "refresh rotation chain": {
-      url: base,
-      requests: [
-        {
-          method: "POST",
-          setupRequest(req, ctx) {
-            ctx.token = pool.take();
-            return {
-              ...req,
-              path: "/oauth/token",
-              headers: { "content-type": "application/x-www-form-urlencoded" },
-              body: new URLSearchParams({ grant_type: "refresh_token", client_id: app.application_id, refresh_token: ctx.token }).toString(),
-            };
-          },
-          onResponse(status, body, ctx) {
-            pool.give(ctx.token, status === 200 ? JSON.parse(body).refresh_token : ctx.token);
-          },
-        },
-      ],
-      afterRun: () => pool.restore(),
-    },
+    "one DO write": keyedDoWrites(base, FAMILIES),
+    "refresh rotation chain": refreshChains(`${base}/oauth/token`, chains, { client_id: app.application_id }),
     "password grant": {
       url: `${base}/oauth/token`,
       method: "POST",

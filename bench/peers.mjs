@@ -14,7 +14,8 @@ import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import { buildSync } from "esbuild";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
-import { ChainPool, machine, measureInterleaved, table } from "./lib/measure.mjs";
+import { machine, measureInterleaved, table } from "./lib/measure.mjs";
+import { keyedDoWrites, refreshChains } from "./lib/scenarios.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
 import { ROOT, startBuiltWorker } from "./lib/worker.mjs";
 import { startOidcProvider } from "./peers/oidc-provider.mjs";
@@ -65,51 +66,6 @@ async function startWorkersOAuthProvider() {
   return { url: origin, client, grant, stop: () => mf.dispose() };
 }
 
-/** A chain of refresh rotations: each request spends one refresh token and puts its successor back. */
-function refreshChain(url, tokens, fields, headers = {}) {
-  const pool = new ChainPool(tokens);
-  return {
-    url,
-    requests: [
-      {
-        method: "POST",
-        setupRequest(req, ctx) {
-          ctx.token = pool.take();
-          return {
-            ...req,
-            headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-            body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: ctx.token, ...fields }).toString(),
-          };
-        },
-        onResponse(status, body, ctx) {
-          pool.give(ctx.token, status === 200 ? JSON.parse(body).refresh_token : ctx.token);
-        },
-      },
-    ],
-    afterRun: () => pool.restore(),
-  };
-}
-
-function keyedWrites(base) {
-  const keys = new ChainPool(Array.from({ length: CHAINS }, (_, i) => String(i)));
-  return {
-    url: base,
-    requests: [
-      {
-        method: "POST",
-        setupRequest(req, ctx) {
-          ctx.key = keys.take();
-          return { ...req, path: `/-/bench/do-write?k=${ctx.key}` };
-        },
-        onResponse(_s, _b, ctx) {
-          keys.give(ctx.key);
-        },
-      },
-    ],
-    afterRun: () => keys.restore(),
-  };
-}
-
 const ours = await startBuiltWorker({ vars: BENCH_VARS });
 const wop = await startWorkersOAuthProvider();
 const oidc = await startOidcProvider(await freePort());
@@ -151,17 +107,17 @@ try {
   const scenarios = {
     "floor: empty route": { url: `${base}/-/bench/empty` },
     "floor: one DO read": { url: `${base}/-/bench/do-read` },
-    "floor: one DO write": keyedWrites(base),
+    "floor: one DO write": keyedDoWrites(base, CHAINS),
     "ours: GET /api/v4/user (OAuth)": { url: `${base}/api/v4/user`, headers: bearer },
     "ours: GET /oauth/token/info": { url: `${base}/oauth/token/info`, headers: bearer },
     "ours: GET /api/v4/user (PAT)": { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
-    "ours: refresh rotation": refreshChain(`${base}/oauth/token`, ourChains, { client_id: seed.app.application_id }),
+    "ours: refresh rotation": refreshChains(`${base}/oauth/token`, ourChains, { client_id: seed.app.application_id }),
     "ours: POST /oauth/introspect": { url: `${base}/oauth/introspect`, method: "POST", headers: formHeaders(confidential), body: new URLSearchParams({ token: passwordToken }).toString() },
     "workers-oauth-provider: empty route": { url: `${wop.url}/-/empty` },
     "workers-oauth-provider: Bearer GET /api/user": { url: `${wop.url}/api/user`, headers: { Authorization: `Bearer ${wopReader.access_token}` } },
-    "workers-oauth-provider: refresh rotation": refreshChain(`${wop.url}/oauth/token`, wopChains, { client_id: wop.client.clientId }),
+    "workers-oauth-provider: refresh rotation": refreshChains(`${wop.url}/oauth/token`, wopChains, { client_id: wop.client.clientId }),
     "oidc-provider (Node): GET /me (userinfo)": { url: `${oidc.url}/me`, headers: { Authorization: `Bearer ${oidcReader.access_token}` } },
-    "oidc-provider (Node): refresh rotation": refreshChain(`${oidc.url}/token`, oidcChains, {}, { Authorization: oidc.clientAuth }),
+    "oidc-provider (Node): refresh rotation": refreshChains(`${oidc.url}/token`, oidcChains, {}, { Authorization: oidc.clientAuth }),
     "oidc-provider (Node): introspection": { url: `${oidc.url}/token/introspection`, method: "POST", headers: formHeaders(oidc.clientAuth), body: new URLSearchParams({ token: oidcReader.access_token }).toString() },
   };
   const rows = [];
