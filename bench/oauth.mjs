@@ -3,17 +3,17 @@
 // HTTP, then measures
 //   1. sequential latency, all scenarios interleaved round by round (the fair ratio on a shared box);
 //   2. autocannon at 1 and 32 connections, scenarios taking turns in short slices: empty route,
-//      one DO read, one D1 read, GET /oauth/token/info, GET /api/v4/user (OAuth; PAT for
-//      comparison), one DO write, a chain of refresh rotations, a password grant.
+//      one DO read, one D1 read, GET /oauth/token/info, GET /api/v4/user (OAuth token; PAT,
+//      both one hop), one DO write, a chain of refresh rotations, a password grant.
 // Run: npx node bench/oauth.mjs   (Node 22 via the `node` devDependency; writes
 // bench/results/oauth-latest.json and prints the Markdown tables of bench/RESULTS.md)
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
-import { ChainPool, machine, measureInterleaved, table } from "./lib/measure.mjs";
+import { machine, measureInterleaved, table } from "./lib/measure.mjs";
+import { keyedDoWrites, refreshChains } from "./lib/scenarios.mjs";
+import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
 
-const ROOT_PASSWORD = "bench-Root-Password-1";
-const USER_PASSWORD = "bench-User-Password-1";
 const CONNECTIONS = [1, 32];
 // Each scenario runs SLICES x SLICE_SECONDS per connection count, in turns with the others.
 const SLICES = Number(process.env.BENCH_SLICES ?? 4);
@@ -39,83 +39,18 @@ async function interleave(rounds, scenarios) {
   return out;
 }
 
-const worker = await startBuiltWorker({ vars: { BENCH_ROUTES: "true", ROOT_PASSWORD, SEED_DEMO_DATA: "false", ALLOW_INSECURE_REDIRECTS: "true" } });
+const worker = await startBuiltWorker({ vars: BENCH_VARS });
 const base = worker.url;
-const form = (fields) => ({ method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
-
-async function json(res) {
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
 try {
-  // Seed over HTTP, as a client would.
-  const root = await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username: "root", password: ROOT_PASSWORD })));
-  const admin = { Authorization: `Bearer ${root.access_token}`, "Content-Type": "application/json" };
-  await json(
-    await fetch(`${base}/api/v4/users`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ username: "bench", name: "Bench", email: "bench@example.com", password: USER_PASSWORD, skip_confirmation: true }),
-    }),
-  );
-  const redirectUri = "http://127.0.0.1/callback";
-  const app = await json(
-    await fetch(`${base}/api/v4/applications`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ name: "bench", redirect_uri: redirectUri, scopes: "api read_user", confidential: false, trusted: true }),
-    }),
-  );
-
-  // Sign in with the form (cookies by hand), then one trusted authorization per family.
-  const cookies = new Map();
-  const keep = (res) => {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(";");
-      const i = pair.indexOf("=");
-      cookies.set(pair.slice(0, i), pair.slice(i + 1));
-    }
-    return res;
-  };
-  const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  const page = await (keep(await fetch(`${base}/users/sign_in`))).text();
-  const csrf = /name="authenticity_token" value="([^"]+)"/.exec(page)[1];
-  const signIn = keep(
-    await fetch(`${base}/users/sign_in`, {
-      ...form({ authenticity_token: csrf, username: "bench", password: USER_PASSWORD, redirect_to: "/" }),
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie(), Origin: base },
-      redirect: "manual",
-    }),
-  );
-  if (signIn.status !== 303) throw new Error(`sign-in: ${signIn.status}`);
-
-  const { createHash, randomBytes } = await import("node:crypto");
-  async function family() {
-    const verifier = randomBytes(32).toString("base64url");
-    const challenge = createHash("sha256").update(verifier).digest("base64url");
-    const q = new URLSearchParams({ client_id: app.application_id, redirect_uri: redirectUri, response_type: "code", state: "b", code_challenge: challenge, code_challenge_method: "S256" });
-    const res = await fetch(`${base}/oauth/authorize?${q}`, { headers: { Cookie: cookie() }, redirect: "manual" });
-    const code = new URL(res.headers.get("location")).searchParams.get("code");
-    return json(await fetch(`${base}/oauth/token`, form({ grant_type: "authorization_code", client_id: app.application_id, code, redirect_uri: redirectUri, code_verifier: verifier })));
-  }
+  const { app, family, personalAccessToken } = await seedService(base);
   const reader = await family();
   let sequential = (await family()).refresh_token;
   const chains = [];
   for (let i = 0; i < FAMILIES; i++) chains.push((await family()).refresh_token);
   const bearer = { Authorization: `Bearer ${reader.access_token}` };
-  const expires = new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10);
   const me = await json(await fetch(`${base}/api/v4/user`, { headers: bearer }));
-  const pat = (
-    await json(
-      await fetch(`${base}/api/v4/users/${me.id}/personal_access_tokens`, {
-        method: "POST",
-        headers: admin,
-        body: JSON.stringify({ name: "bench", scopes: ["api"], expires_at: expires }),
-      }),
-    )
-  ).token;
+  const pat = await personalAccessToken(me.id);
   // Sanity: every scenario answers 200 before it is measured.
   for (const p of ["/-/bench/empty", "/-/bench/do-read", "/-/bench/d1-read", "/oauth/token/info", "/api/v4/user"]) {
     const r = await fetch(`${base}${p}`, { headers: bearer });
@@ -138,53 +73,16 @@ try {
   });
 
   const rows = [];
-  const writeKeys = new ChainPool(Array.from({ length: FAMILIES }, (_, i) => String(i)));
-  const pool = new ChainPool(chains);
   const scenarios = {
     "empty route": { url: `${base}/-/bench/empty` },
     "one DO read": { url: `${base}/-/bench/do-read` },
     "one D1 read": { url: `${base}/-/bench/d1-read` },
     "GET /oauth/token/info": { url: `${base}/oauth/token/info`, headers: bearer },
     "GET /api/v4/user": { url: `${base}/api/v4/user`, headers: bearer },
-    "GET /api/v4/user (PAT, for comparison)": { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
+    "GET /api/v4/user (PAT)": { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
     // One object per chain, like the refresh families below.
-    "one DO write": {
-      url: base,
-      requests: [
-        {
-          method: "POST",
-          setupRequest(req, ctx) {
-            ctx.key = writeKeys.take();
-            return { ...req, path: `/-/bench/do-write?k=${ctx.key}` };
-          },
-          onResponse(_s, _b, ctx) {
-            writeKeys.give(ctx.key);
-          },
-        },
-      ],
-      afterRun: () => writeKeys.restore(),
-    },
-    "refresh rotation chain": {
-      url: base,
-      requests: [
-        {
-          method: "POST",
-          setupRequest(req, ctx) {
-            ctx.token = pool.take();
-            return {
-              ...req,
-              path: "/oauth/token",
-              headers: { "content-type": "application/x-www-form-urlencoded" },
-              body: new URLSearchParams({ grant_type: "refresh_token", client_id: app.application_id, refresh_token: ctx.token }).toString(),
-            };
-          },
-          onResponse(status, body, ctx) {
-            pool.give(ctx.token, status === 200 ? JSON.parse(body).refresh_token : ctx.token);
-          },
-        },
-      ],
-      afterRun: () => pool.restore(),
-    },
+    "one DO write": keyedDoWrites(base, FAMILIES),
+    "refresh rotation chain": refreshChains(`${base}/oauth/token`, chains, { client_id: app.application_id }),
     "password grant": {
       url: `${base}/oauth/token`,
       method: "POST",
@@ -198,8 +96,7 @@ try {
 
   const baselineFor = (r, all) => {
     const at = (name) => all.find((x) => x.name === name && x.connections === r.connections);
-    if (r.name.includes("(PAT")) return at("one D1 read");
-    if (r.name.startsWith("GET ")) return at("one DO read");
+        if (r.name.startsWith("GET ")) return at("one DO read");
     if (r.name === "refresh rotation chain") return at("one DO write");
     if (r.name !== "empty route") return at("empty route");
     return null;

@@ -29,7 +29,13 @@ const apiCors = cors({
   credentials: false,
 });
 for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/api/*"]) {
-  app.use(path, apiCors);
+  // Only browsers send Origin (and preflights): other clients skip the CORS work (bench/RESULTS.md,
+  // Profile) and still get Vary: Origin, so a shared cache never serves their response to a browser.
+  app.use(path, async (c, next) => {
+    if (c.req.method === "OPTIONS" || c.req.header("origin") !== undefined) return apiCors(c, next);
+    await next();
+    c.header("Vary", "Origin", { append: true });
+  });
 }
 
 app.use(async (c, next) => {

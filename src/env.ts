@@ -8,6 +8,8 @@ export interface Bindings {
   PLUGIN_TOPIC: DurableObjectNamespace;
   /** Failure counters of the throttle and the account lockout (src/throttle/). */
   FAILURE_COUNTER: DurableObjectNamespace;
+  /** One object per personal access token, named by its hash (src/credentials/personal-access-token.ts). */
+  PERSONAL_ACCESS_TOKEN: DurableObjectNamespace;
   SERVICE_VERSION?: string;
   ALLOW_INSECURE_REDIRECTS?: string;
   GIT_ORIGIN?: string;

@@ -23,3 +23,14 @@ describe("CORS (DESIGN, OAuth behaviour: allowed for token endpoints and /api/*,
     });
   }
 });
+
+describe("CORS for non-browser clients (bench/RESULTS.md, Profile: the CORS work is skipped without Origin)", () => {
+  it("a request without Origin gets no CORS headers but Vary: Origin; with Origin it gets Access-Control-Allow-Origin", async () => {
+    const plain = await call("/api/v4/deprecations");
+    expect(plain.headers.get("access-control-allow-origin")).toBeNull();
+    expect(plain.headers.get("vary")).toContain("Origin");
+    const browser = await call("/api/v4/deprecations", { headers: { Origin: "https://spa.example" } });
+    expect(browser.headers.get("access-control-allow-origin")).toBe("https://spa.example");
+    expect(browser.headers.get("vary")).toContain("Origin");
+  });
+});

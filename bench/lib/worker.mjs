@@ -63,7 +63,7 @@ async function applyMigrations(mf) {
  * Starts the built Worker on 127.0.0.1 (an ephemeral port unless given). State is in memory and
  * gone after stop(). `vars` override wrangler.toml's [vars].
  */
-export async function startBuiltWorker({ vars = {}, port = 0, scriptPath } = {}) {
+export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspectorPort } = {}) {
   const cfg = wranglerToml();
   const script = scriptPath ?? buildWorker();
   const persist = mkdtempSync(path.join(tmpdir(), "edge-auth-bench-state-"));
@@ -86,6 +86,8 @@ export async function startBuiltWorker({ vars = {}, port = 0, scriptPath } = {})
       r2Buckets: ["FILES"],
       durableObjects: cfg.durableObjects,
       defaultPersistRoot: persist,
+      // bench/profile.mjs samples the Worker's CPU through the V8 inspector (loopback only).
+      ...(inspectorPort ? { inspectorPort } : {}),
     }),
   );
   const url = (await mf.ready).toString().replace(/\/$/, "");

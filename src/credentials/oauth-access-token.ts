@@ -6,7 +6,8 @@ import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
 import { AuthError } from "./errors";
 import { familyStub } from "./oauth-family";
-import { ACCESS_PREFIX, hashToken, parseAccessToken, type ParsedToken } from "./oauth-token-format";
+import { ACCESS_PREFIX, parseAccessToken, type ParsedToken } from "./oauth-token-format";
+import { bearerTokenHash } from "./token-hash";
 import type { CredentialKind } from "./kind";
 import type { Principal } from "./principal";
 
@@ -22,7 +23,7 @@ export function expiryForced(env: Bindings): boolean {
  */
 export async function validateAccessToken(env: Bindings, token: string, parsed: ParsedToken, withUser = false): Promise<ValidateResult> {
   return familyStub(env, parsed.fid).validateAccess({
-    accessHash: await hashToken(token),
+    accessHash: await bearerTokenHash(token),
     now: Date.now(),
     fillExpiry: expiryForced(env),
     withUser,

@@ -1,33 +1,62 @@
 import { getDb } from "../db/client";
-import { findPersonalAccessToken, isPatExpired, PAT_PREFIX, touchPersonalAccessToken } from "../db/personal-access-tokens";
+import { livePersonalAccessTokenHashes, markPersonalAccessTokenRevoked, PAT_PREFIX, touchPersonalAccessToken } from "../db/personal-access-tokens";
+import type { PersonalAccessTokenState } from "../durable/personal-access-token";
 import type { Bindings } from "../env";
 import { AuthError } from "./errors";
 import type { CredentialKind, Defer } from "./kind";
+import { USER_SNAPSHOT_TTL_MS } from "./oauth-access-token";
 import type { Principal } from "./principal";
+import { bearerTokenHash } from "./token-hash";
 
 /** GitLab records a PAT's last use at most every 10 minutes, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
 
+/**
+ * Every PAT this service has issued is `glpat-` and 64 hex digits; GitLab's are 20 characters.
+ * Anything else is refused before any storage is touched (no object is made for junk).
+ */
+const PAT_SHAPE = /^glpat-[A-Za-z0-9_-]{20,128}$/;
+
+/** The token's object, addressed by its hash (docs/credentials.md, Personal access tokens). */
+function patStub(env: Bindings, tokenHash: string): DurableObjectStub<PersonalAccessTokenState> {
+  const ns = env.PERSONAL_ACCESS_TOKEN as unknown as DurableObjectNamespace<PersonalAccessTokenState>;
+  return ns.get(ns.idFromName(`pat:${tokenHash}`));
+}
+
+/** One call to the token's object answers validity and the user (one storage hop). */
 async function resolvePersonalAccessToken(env: Bindings, token: string, defer?: Defer): Promise<Principal> {
-  const db = getDb(env.DB);
-  const found = await findPersonalAccessToken(db, token);
-  if (!found) throw new AuthError("invalid");
-  const { pat, user } = found;
+  if (!PAT_SHAPE.test(token)) throw new AuthError("invalid");
+  const tokenHash = await bearerTokenHash(token);
   const now = Date.now();
-  if (pat.revoked) throw new AuthError("revoked");
-  if (isPatExpired(pat.expiresAt, now)) throw new AuthError("expired");
-  if (user.state !== "active") throw new AuthError("blocked");
-  if (defer && (pat.lastUsedAt === null || now - pat.lastUsedAt > LAST_USED_RESOLUTION_MS)) {
-    defer(touchPersonalAccessToken(db, pat.id, now));
-  }
+  const check = await patStub(env, tokenHash).validate({ tokenHash, now, userTtlMs: USER_SNAPSHOT_TTL_MS, touchEveryMs: LAST_USED_RESOLUTION_MS });
+  if (!check.ok) throw new AuthError(check.reason);
+  if (check.touch && defer) defer(touchPersonalAccessToken(getDb(env.DB), check.id, now));
   return {
     kind: "personal_access_token",
-    user,
-    scopes: pat.scopes.split(" ").filter(Boolean),
-    tokenId: String(pat.id),
+    user: check.user,
+    scopes: check.scopes,
+    tokenId: String(check.id),
     applicationId: null,
-    expiresAt: Date.parse(`${pat.expiresAt}T23:59:59.999Z`),
+    expiresAt: Date.parse(`${check.expiresAt}T23:59:59.999Z`),
   };
+}
+
+/**
+ * Revokes a PAT (of that user, when given): D1 first (the directory and the source an object
+ * loads from), then the token's object; once this returns the token is refused everywhere.
+ * False when there is no such token.
+ */
+export async function revokePersonalAccessToken(env: Bindings, id: number, userId?: number): Promise<boolean> {
+  const hash = await markPersonalAccessTokenRevoked(getDb(env.DB), id, userId);
+  if (hash === null) return false;
+  await patStub(env, hash).revoke();
+  return true;
+}
+
+/** The user changed: every live PAT of the user drops its copy of the user row. */
+export async function dropUserFromPersonalAccessTokens(env: Bindings, userId: number): Promise<void> {
+  const hashes = await livePersonalAccessTokenHashes(getDb(env.DB), userId);
+  await Promise.all(hashes.map((h) => patStub(env, h).dropUser()));
 }
 
 /** Personal access tokens (`glpat-`, GitLab's prefix). */

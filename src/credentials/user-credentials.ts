@@ -1,6 +1,7 @@
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
 import { familyStub, liveFamilies, revokeFamilies } from "./oauth-family";
+import { dropUserFromPersonalAccessTokens } from "./personal-access-token";
 import { deleteSessionsOfUser } from "./session";
 
 /**
@@ -16,7 +17,7 @@ import { deleteSessionsOfUser } from "./session";
  */
 export async function userChanged(env: Bindings, userId: number): Promise<void> {
   const families = await liveFamilies(getDb(env.DB), { userId });
-  await Promise.all(families.map((f) => familyStub(env, f.id).dropUser()));
+  await Promise.all([...families.map((f) => familyStub(env, f.id).dropUser()), dropUserFromPersonalAccessTokens(env, userId)]);
 }
 
 /**

@@ -27,18 +27,22 @@ export async function createPersonalAccessToken(
   return { token, row };
 }
 
-/** The token's row and its user, in one query (one storage hop per authenticated request). */
-export async function findPersonalAccessToken(
+/** The token's row and its user, in one query (the token's object loads itself with it). */
+export async function findPersonalAccessTokenByHash(
   db: Db,
-  token: string,
+  tokenHash: string,
 ): Promise<{ pat: PersonalAccessTokenRow; user: UserRow } | null> {
   const rows = await db
     .select({ pat: personalAccessTokens, user: users })
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
-    .where(eq(personalAccessTokens.tokenHash, await sha256Hex(token)))
+    .where(eq(personalAccessTokens.tokenHash, tokenHash))
     .limit(1);
   return rows[0] ?? null;
+}
+
+export async function findPersonalAccessToken(db: Db, token: string): Promise<{ pat: PersonalAccessTokenRow; user: UserRow } | null> {
+  return findPersonalAccessTokenByHash(db, await sha256Hex(token));
 }
 
 export interface PatFilter {
@@ -88,13 +92,26 @@ export async function getPersonalAccessToken(db: Db, id: number): Promise<Person
   return row ?? null;
 }
 
-export async function revokePersonalAccessToken(db: Db, id: number, userId?: number): Promise<boolean> {
+/**
+ * Marks the token revoked in D1 and returns its hash (null when there is no such token of that
+ * user). Only the credentials layer calls this: the token's object must hear of it too.
+ */
+export async function markPersonalAccessTokenRevoked(db: Db, id: number, userId?: number): Promise<string | null> {
   const cond =
     userId === undefined
       ? eq(personalAccessTokens.id, id)
       : and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId));
-  const res = await db.update(personalAccessTokens).set({ revoked: true }).where(cond).returning({ id: personalAccessTokens.id });
-  return res.length > 0;
+  const [row] = await db.update(personalAccessTokens).set({ revoked: true }).where(cond).returning({ hash: personalAccessTokens.tokenHash });
+  return row?.hash ?? null;
+}
+
+/** The hashes of a user's tokens that may still authenticate (their objects keep a user copy). */
+export async function livePersonalAccessTokenHashes(db: Db, userId: number, now = Date.now()): Promise<string[]> {
+  const rows = await db
+    .select({ hash: personalAccessTokens.tokenHash })
+    .from(personalAccessTokens)
+    .where(and(patWhere({ userId, state: "active", now })));
+  return rows.map((r) => r.hash);
 }
 
 export async function touchPersonalAccessToken(db: Db, id: number, at: number): Promise<void> {

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { getDb } from "../../src/db/client";
-import { findPersonalAccessToken, revokePersonalAccessToken } from "../../src/db/personal-access-tokens";
+import { findPersonalAccessToken } from "../../src/db/personal-access-tokens";
 import { familyStub } from "../../src/credentials/oauth-family";
 import { parseAccessToken } from "../../src/credentials/oauth-token-format";
+import { revokePersonalAccessToken } from "../../src/credentials/personal-access-token";
 
 /** Revokes a token the way the service does for its kind. */
 export async function revokeCredential(token: string): Promise<void> {
@@ -12,5 +13,5 @@ export async function revokeCredential(token: string): Promise<void> {
     return;
   }
   const found = await findPersonalAccessToken(getDb(env.DB), token);
-  await revokePersonalAccessToken(getDb(env.DB), found!.pat.id);
+  await revokePersonalAccessToken(env, found!.pat.id);
 }

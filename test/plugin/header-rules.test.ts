@@ -2,7 +2,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
-import { findPersonalAccessToken, revokePersonalAccessToken } from "../../src/db/personal-access-tokens";
+import { revokePersonalAccessToken } from "../../src/credentials/personal-access-token";
+import { findPersonalAccessToken } from "../../src/db/personal-access-tokens";
 import { insertPlugin } from "../../src/plugin/store";
 import { makeUser, makeUserWithToken, unique } from "../helpers/fixtures";
 import { asJson, dec, enc, header, pluginClient, PROTOCOLS } from "./client";
@@ -143,7 +144,7 @@ describe("Revocation (issue 4: revoked tokens refused at once)", () => {
     const client = pluginClient("connect", token);
     expect((await client.call({ Header: header() })).Code).toBe(0);
     const found = await findPersonalAccessToken(getDb(env.DB), token);
-    await revokePersonalAccessToken(getDb(env.DB), found!.pat.id, user.id);
+    await revokePersonalAccessToken(env, found!.pat.id, user.id);
     const err = await client.call({ Header: header() }).catch((e) => e);
     expect(codeOf(err)).toBe(Code.Unauthenticated);
   });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
+import { revokePersonalAccessToken } from "../../credentials/personal-access-token";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import {
@@ -8,7 +9,6 @@ import {
   getPersonalAccessToken,
   isPatExpired,
   listPersonalAccessTokens,
-  revokePersonalAccessToken,
   type PersonalAccessTokenRow,
 } from "../../db/personal-access-tokens";
 import { findUserById } from "../../db/users";
@@ -116,7 +116,7 @@ pats.get("/personal_access_tokens/:id", requireAuth(READ_API), async (c) => c.js
 pats.delete("/personal_access_tokens/:id", requireAuth(WRITE_API), async (c) => {
   const pat = await visibleToken(c);
   if (pat.revoked) throw new ApiError(400, { message: "400 Bad request - Token already revoked" });
-  await revokePersonalAccessToken(getDb(c.env.DB), pat.id);
+  await revokePersonalAccessToken(c.env, pat.id);
   await audit(c, "personal_access_token_revoked", pat);
   return c.body(null, 204);
 });

@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from "../../db/personal-access-tokens";
+import { revokePersonalAccessToken } from "../../credentials/personal-access-token";
+import { createPersonalAccessToken, listPersonalAccessTokens } from "../../db/personal-access-tokens";
 import { PAT_SCOPES, isoDay, maxPatExpiry, validatePatInput, type PatErrors } from "../../domain/pat-input";
 import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
@@ -117,7 +118,7 @@ pats.post("/profile/personal_access_tokens", async (c) => {
 pats.post("/profile/personal_access_tokens/:id{[0-9]+}/revoke", async (c) => {
   const id = Number(c.req.param("id"));
   const db = getDb(c.env.DB);
-  const ok = await revokePersonalAccessToken(db, id, c.var.user.id);
+  const ok = await revokePersonalAccessToken(c.env, id, c.var.user.id);
   if (ok) {
     await recordAudit(db, { action: "personal_access_token_revoked", authorId: c.var.user.id, entityType: "personal_access_token", entityId: id, ip: clientIp(c) });
   }

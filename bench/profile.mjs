@@ -1,0 +1,89 @@
+// CPU profile of the hot path (issue 9): the built Worker on workerd (bench/lib/worker.mjs) with
+// the V8 inspector on a loopback port; while autocannon drives one scenario, the Profiler samples
+// the Worker's isolate (the token families and PAT objects run in it too). Prints the functions
+// with the most self time, grouped by source (the bundle's module paths are kept in its names).
+// Run: npx node bench/profile.mjs [oauth|pat|token-info|refresh]   (default oauth; bounded: 6 s)
+import { createServer } from "node:net";
+import autocannon from "autocannon";
+import { BENCH_VARS, seedService, json } from "./lib/seed.mjs";
+import { startBuiltWorker } from "./lib/worker.mjs";
+
+const SCENARIO = process.argv[2] ?? "oauth";
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6);
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const inspectorPort = await freePort();
+const worker = await startBuiltWorker({ vars: BENCH_VARS, inspectorPort, scriptPath: process.env.PROFILE_SCRIPT });
+try {
+  const base = worker.url;
+  const seed = await seedService(base);
+  const reader = await seed.family();
+  const me = await json(await fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${reader.access_token}` } }));
+  const pat = await seed.personalAccessToken(me.id);
+  const opts = {
+    oauth: { url: `${base}/api/v4/user`, headers: { Authorization: `Bearer ${reader.access_token}` } },
+    "token-info": { url: `${base}/oauth/token/info`, headers: { Authorization: `Bearer ${reader.access_token}` } },
+    pat: { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
+    empty: { url: `${base}/-/bench/empty` },
+    "do-read": { url: `${base}/-/bench/do-read` },
+  }[SCENARIO];
+  if (!opts) throw new Error(`unknown scenario ${SCENARIO}`);
+
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const target = targets.find((t) => /edge-auth-service/.test(t.title ?? "") || /edge-auth-service/.test(t.url ?? "")) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  };
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      id += 1;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 100 });
+  // Warm up first (JIT, objects), then sample.
+  await autocannon({ ...opts, connections: 8, duration: 2 });
+  await send("Profiler.start");
+  const result = await autocannon({ ...opts, connections: 8, duration: SECONDS });
+  const { result: { profile } } = await send("Profiler.stop");
+  ws.close();
+
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  const dt = profile.timeDeltas;
+  profile.samples.forEach((nodeId, i) => {
+    const n = byId.get(nodeId);
+    const f = n.callFrame;
+    const key = `${f.functionName || "(anonymous)"} ${f.url ? f.url.split("/").pop() : ""}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const idle = [...self.entries()].filter(([k]) => /^\((idle|program|garbage collector)\)/.test(k)).reduce((a, [, v]) => a + v, 0);
+  console.log(`${SCENARIO}: ${Math.round(result.requests.average)} req/s at 8 connections; sampled ${(total / 1e6).toFixed(2)} s, busy ${(((total - idle) / total) * 100).toFixed(1)}%`);
+  const busyPerRequest = (total - idle) / result.requests.total;
+  console.log(`busy CPU per request in the isolate: ${busyPerRequest.toFixed(0)} µs`);
+  for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${(v / result.requests.total).toFixed(1).padStart(6)} µs/req  ${k}`);
+  }
+} finally {
+  await worker.stop();
+}
