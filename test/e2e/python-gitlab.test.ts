@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { rootToken } from "./pages-support";
 
 /**
  * Issue 12 "GitLab's parameter coercion": a GitLab client from another ecosystem (Debian's
@@ -34,13 +35,7 @@ type Observations = {
 };
 
 beforeAll(async () => {
-  const tokenRes = await fetch(`${baseURL}/oauth/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "password", username: "root", password: inject("rootPassword") }),
-  });
-  expect(tokenRes.status).toBe(200);
-  const { access_token } = (await tokenRes.json()) as { access_token: string };
+  const access_token = await rootToken(baseURL, inject("rootPassword"));
   const me = (await (await fetch(`${baseURL}/api/v4/user`, { headers: { Authorization: `Bearer ${access_token}` } })).json()) as { id: number };
   const created = await fetch(`${baseURL}/api/v4/users/${me.id}/personal_access_tokens`, {
     method: "POST",

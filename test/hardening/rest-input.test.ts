@@ -96,6 +96,11 @@ describe("issue 8 item 16: ids are strict decimal", () => {
 });
 
 describe("issue 12: oversized and deeply nested JSON bodies", () => {
+  it("a parameter body over 1 MiB is GitLab's 413", async () => {
+    const res = await call("/api/v4/ci/lint", { method: "POST", token: admin.token, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ content: "x".repeat(2 * 1024 * 1024) }) });
+    expect(res.status).toBe(413);
+    expect(await jsonOf(res)).toEqual({ message: "413 Request Entity Too Large" });
+  });
   it("a deeply nested JSON body is a 400", async () => {
     const deep = "[".repeat(100_000) + "]".repeat(100_000);
     const res = await call("/api/v4/applications", { method: "POST", token: admin.token, headers: { "Content-Type": "application/json" }, body: `{"name":${deep}}` });

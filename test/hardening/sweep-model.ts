@@ -95,6 +95,13 @@ const envelope = (payload: Uint8Array, declared = payload.byteLength) => {
   return out;
 };
 
+/** YAML aliases of aliases: 10^depth nodes once expanded (issue 8 item 11). */
+const aliasBomb = fc.integer({ min: 3, max: 9 }).map((depth) => {
+  const names = "abcdefghij".slice(0, depth + 1).split("");
+  const lines = names.map((n, i) => (i === 0 ? `${n}: &${n} [x, x, x, x, x, x, x, x, x, x]` : `${n}: &${n} [${Array(10).fill(`*${names[i - 1]}`).join(", ")}]`));
+  return `${lines.join("\n")}\njob:\n  script: *${names[depth]}\n`;
+});
+
 export const requestBody: fc.Arbitrary<GeneratedBody> = fc.oneof(
   fc.constant<GeneratedBody>({}),
   fc.jsonValue({ maxDepth: 4 }).map((v) => ({ contentType: "application/json", body: JSON.stringify(v) })),
@@ -123,6 +130,7 @@ export const requestBody: fc.Arbitrary<GeneratedBody> = fc.oneof(
     ),
   ),
   fc.string({ maxLength: 400 }).map((q) => ({ contentType: "application/json", body: JSON.stringify({ query: q, variables: "{" }) })),
+  fc.oneof(aliasBomb, fc.string({ maxLength: 200 })).map((content) => ({ contentType: "application/json", body: JSON.stringify({ content }) })),
   fc.constantFrom("{", "query {", "{".repeat(3000), "query { ".repeat(2000), "fragment A on Query { ...A } query { ...A }").map((q) => ({
     contentType: "application/json",
     body: JSON.stringify({ query: q }),

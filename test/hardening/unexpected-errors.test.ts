@@ -11,7 +11,7 @@ import { makeUserWithToken } from "../helpers/fixtures";
  * route throws a TypeError from deep inside the data layer.
  */
 const { token } = await makeUserWithToken();
-const broken = { ...env } as Omit<Bindings, "DB"> & { DB?: D1Database };
+const broken: Partial<Bindings> = { ...env };
 
 async function fetchBroken(path: string, init: RequestInit = {}) {
   const ctx = createExecutionContext();
