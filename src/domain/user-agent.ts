@@ -6,7 +6,7 @@ const BROWSERS: [RegExp, string][] = [
   [/\bEdg(e|A|iOS)?\//, "Edge"],
   [/\bOPR\//, "Opera"],
   [/\bFirefox\//, "Firefox"],
-  [/\b(Chrome|Chromium|CriOS)\//, "Chrome"],
+  [/\b(HeadlessChrome|Chrome|Chromium|CriOS)\//, "Chrome"],
   [/\bVersion\/[\d.]+.*Safari\//, "Safari"],
   [/^curl\//, "curl"],
 ];

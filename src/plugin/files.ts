@@ -1,4 +1,7 @@
 import type { PluginFileRow } from "./store";
+import { concat } from "../storage/r2-stream";
+
+export { concat };
 
 /** The metadata of a stored file, as SendFile's reply and files.get return it. */
 export function fileJson(f: PluginFileRow) {
@@ -41,13 +44,3 @@ export async function* readFileChunks(bucket: R2Bucket, key: string, size: numbe
   }
 }
 
-export function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}

@@ -1,7 +1,6 @@
 import type { FileStream } from "../gen/proto/plugin_pb";
 import { invalidArgument, resourceExhausted } from "./codes";
-import { toHex } from "../crypto/random";
-import { concat } from "./files";
+import { concat, openSink, Sha256Stream } from "../storage/r2-stream";
 
 /**
  * SendFile's stream rules (DESIGN, "SendFile"): every message carries the same Name, Purpose,
@@ -26,151 +25,12 @@ export interface ReceivedFile {
   content: Uint8Array | null;
 }
 
-/** R2 multipart parts must be at least 5 MiB (except the last) and of one size: cut at exactly this. */
-export const R2_PART_BYTES = 8 * 1024 * 1024;
 /** Content a Purpose processes is held in memory; such files are limited to this. */
 export const MAX_PROCESSED_BYTES = 16 * 1024 * 1024;
 const MAX_NAME = 255;
 const MAX_PURPOSE = 128;
 
-/**
- * Writes to R2 as the parts arrive. Up to limits.streamPutMaxBytes (64 MiB by default) the bytes flow through one
- * streaming put of exactly TotalSize bytes (nothing buffered; an aborted stream stores nothing);
- * above, a multipart upload in R2_PART_BYTES parts, one uploading while the next is received.
- */
-interface Sink {
-  write(data: Uint8Array): Promise<void>;
-  finish(): Promise<void>;
-  abort(): Promise<void>;
-}
-
-class StreamPutSink implements Sink {
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
-  private readonly done: Promise<unknown>;
-
-  constructor(
-    private readonly bucket: R2Bucket,
-    private readonly key: string,
-    size: number,
-    meta: R2PutOptions,
-  ) {
-    const { readable, writable } = new FixedLengthStream(size);
-    this.writer = writable.getWriter();
-    this.writer.closed.catch(() => {});
-    this.done = bucket.put(key, readable, meta);
-    this.done.catch(() => {});
-  }
-
-  private pending: Promise<void> = Promise.resolve();
-
-  /** Queues the part and returns once the previous one was taken: the next part is read meanwhile. */
-  async write(data: Uint8Array): Promise<void> {
-    if (data.byteLength === 0) return;
-    await this.pending;
-    this.pending = this.writer.write(data);
-    this.pending.catch(() => {});
-  }
-
-  async finish(): Promise<void> {
-    await this.pending;
-    await this.writer.close();
-    await this.done;
-  }
-
-  async abort(): Promise<void> {
-    await this.writer.abort("upload aborted").catch(() => {});
-    // The put completes by itself once TotalSize bytes went in; a violation after that (an extra
-    // part) must still leave nothing behind.
-    await this.done.catch(() => null);
-    await this.bucket.delete(this.key);
-  }
-}
-
-class MultipartSink implements Sink {
-  private chunks: Uint8Array[] = [];
-  private buffered = 0;
-  private upload: R2MultipartUpload | null = null;
-  private parts: R2UploadedPart[] = [];
-  private inFlight: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly bucket: R2Bucket,
-    readonly key: string,
-    private readonly meta: R2PutOptions,
-  ) {}
-
-  async write(data: Uint8Array): Promise<void> {
-    this.chunks.push(data);
-    this.buffered += data.byteLength;
-    while (this.buffered >= R2_PART_BYTES) {
-      // The received buffers are never written to again, so views into them are safe to upload.
-      const all = concat(this.chunks, this.buffered);
-      const rest = all.subarray(R2_PART_BYTES);
-      this.chunks = rest.byteLength > 0 ? [rest] : [];
-      this.buffered = rest.byteLength;
-      await this.sendPart(all.subarray(0, R2_PART_BYTES));
-    }
-  }
-
-  /** One part uploads while the next is being received; a second waits for the first. */
-  private async sendPart(bytes: Uint8Array): Promise<void> {
-    await this.inFlight;
-    if (!this.upload) this.upload = await this.bucket.createMultipartUpload(this.key, this.meta);
-    const upload = this.upload;
-    const slot = this.parts.length;
-    this.parts.push(undefined as unknown as R2UploadedPart);
-    this.inFlight = upload.uploadPart(slot + 1, bytes).then((p) => {
-      this.parts[slot] = p;
-    });
-    // Keep the rejection observed; it is rethrown by the next await of inFlight.
-    this.inFlight.catch(() => {});
-  }
-
-  async finish(): Promise<void> {
-    const rest = concat(this.chunks, this.buffered);
-    if (!this.upload) {
-      await this.bucket.put(this.key, rest, this.meta);
-      return;
-    }
-    if (rest.byteLength > 0) await this.sendPart(rest);
-    await this.inFlight;
-    await this.upload.complete(this.parts);
-  }
-
-  async abort(): Promise<void> {
-    await this.inFlight.catch(() => {});
-    if (this.upload) await this.upload.abort().catch(() => {});
-  }
-}
-
-/**
- * Incremental SHA-256 with the runtime's native DigestStream (WebCrypto's digest() is one-shot).
- * Writes are queued, not awaited, so hashing overlaps receiving; the queue keeps their order.
- */
-class Sha256Stream {
-  private readonly stream = new (crypto as unknown as { DigestStream: typeof DigestStream }).DigestStream("SHA-256");
-  private readonly writer = this.stream.getWriter();
-  private failed: unknown = null;
-
-  constructor() {
-    // An aborted upload rejects the digest; nobody waits for it then.
-    this.stream.digest.catch(() => {});
-  }
-
-  update(data: Uint8Array): void {
-    if (data.byteLength > 0) this.writer.write(data).catch((e: unknown) => (this.failed = e));
-  }
-
-  async hex(): Promise<string> {
-    await this.writer.close();
-    if (this.failed) throw this.failed;
-    return toHex(new Uint8Array(await this.stream.digest));
-  }
-
-  abort(): void {
-    this.writer.abort().catch(() => {});
-  }
-}
+export { R2_PART_BYTES } from "../storage/r2-stream";
 
 export async function receiveFile(
   first: FileStream,
@@ -195,8 +55,7 @@ export async function receiveFile(
   }
 
   const meta = { customMetadata: { name, purpose } };
-  const sink: Sink =
-    totalSize <= limits.streamPutMaxBytes ? new StreamPutSink(opts.bucket, opts.key, totalSize, meta) : new MultipartSink(opts.bucket, opts.key, meta);
+  const sink = openSink(opts.bucket, opts.key, totalSize, limits.streamPutMaxBytes, meta);
   const hash = new Sha256Stream();
   const kept: Uint8Array[] = [];
   let received = 0;

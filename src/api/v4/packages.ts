@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getConfig } from "../../config";
-import { sha256Hex } from "../../crypto/hash";
 import { getDb } from "../../db/client";
 import {
   addPackageFile,
@@ -30,6 +29,7 @@ import { iso, loadProject, webUrl } from "./load";
 import { parseParams, queryParams } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { idParam, intParam } from "./params";
+import { streamBodyToR2, UploadIncompleteError, UploadTooLargeError } from "../../storage/r2-stream";
 
 /** Package registry API (GitLab): generic packages, the package list and its pipelines (spec part b). */
 const packagesApp = new Hono<AppEnv>();
@@ -95,25 +95,42 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requireAu
     if (!(await findPipeline(db, project.id, q.pipeline_id))) throw notFound("Pipeline Not Found");
     pipelineId = q.pipeline_id;
   }
-  const max = getConfig(c.env).upload.maxFileBytes;
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > max) throw new ApiError(413, { message: "413 Request Entity Too Large" });
-  // The file is the raw body (curl --upload-file) or, as some clients send it, a multipart field "file".
-  let bytes: Uint8Array<ArrayBuffer>;
+  const limits = getConfig(c.env).upload;
+  const tooLarge = () => new ApiError(413, { message: "413 Request Entity Too Large" });
+  const declaredHeader = c.req.header("content-length");
+  const declared = declaredHeader !== undefined && /^\d{1,16}$/.test(declaredHeader) ? Number(declaredHeader) : null;
+  if (declared !== null && declared > limits.maxFileBytes) throw tooLarge();
+  // The file is the raw body (curl --upload-file, GitLab's documented way), streamed into R2 with
+  // its SHA-256 as it arrives; some clients send a multipart field "file" instead, which the
+  // runtime parses before we see it, so that form is held to the same limit but not streamed.
+  let body: ReadableStream<Uint8Array> | null = c.req.raw.body;
+  let size: number | null = declared;
   if ((c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
     const form = await c.req.parseBody();
     const part = form.file;
     if (!(part instanceof File)) throw invalidParam("file", "is missing");
-    bytes = new Uint8Array(await part.arrayBuffer());
-  } else {
-    bytes = new Uint8Array(await c.req.arrayBuffer());
+    body = part.stream();
+    size = part.size;
   }
-  if (bytes.byteLength > max) throw new ApiError(413, { message: "413 Request Entity Too Large" });
-  const pkg = await findOrCreatePackage(db, project.id, name, version, "generic", q.status);
-  const sha = await sha256Hex(bytes);
-  const key = `packages/${project.id}/${pkg.id}/${crypto.randomUUID()}/${file}`;
-  await c.env.FILES.put(key, bytes, { sha256: sha });
-  const pf = await addPackageFile(db, { packageId: pkg.id, fileName: file, size: bytes.byteLength, fileSha256: sha, r2Key: key, pipelineId });
+  // The bytes go first, the rows after: a failed or aborted upload leaves no object and no package.
+  const key = `packages/${project.id}/${crypto.randomUUID()}/${file}`;
+  let stored: { size: number; sha256: string };
+  try {
+    stored = await streamBodyToR2(body, { bucket: c.env.FILES, key, maxBytes: limits.maxFileBytes, declaredSize: size, streamPutMaxBytes: limits.streamPutMaxBytes });
+  } catch (e) {
+    if (e instanceof UploadTooLargeError) throw tooLarge();
+    if (e instanceof UploadIncompleteError) throw new ApiError(400, { message: "400 Bad request - the upload ended before the whole file was received" });
+    throw e;
+  }
+  let pkg: PackageRow;
+  let pf: Awaited<ReturnType<typeof addPackageFile>>;
+  try {
+    pkg = await findOrCreatePackage(db, project.id, name, version, "generic", q.status);
+    pf = await addPackageFile(db, { packageId: pkg.id, fileName: file, size: stored.size, fileSha256: stored.sha256, r2Key: key, pipelineId });
+  } catch (e) {
+    await c.env.FILES.delete(key);
+    throw e;
+  }
   if (q.select === "package_file") {
     return c.json({ id: pf.id, package_id: pkg.id, file_name: pf.fileName, size: pf.size, file_sha256: pf.fileSha256, created_at: iso(pf.createdAt) }, 201);
   }
