@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { AccountStateError, type StateChange } from "../accounts/user-state";
 import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
@@ -82,11 +83,15 @@ export async function accountLocks(env: Bindings, userId: number): Promise<{ add
   return (await currentBans(env, "account_lock", lockKey(userId))).map((b) => ({ address: b.subKey, until: b.until }));
 }
 
-/** An administrator's unlock: lifts every address's lock on the account, and audits it. */
-export async function unlockAccount(env: Bindings, userId: number, adminId: number, ip: string | null): Promise<number> {
-  const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
+/**
+ * An administrator's unlock (`POST /users/:id/unlock`, the admin page): lifts every address's
+ * lock on the account and audits it. Shaped like the other moderation actions: `true`.
+ */
+export async function unlockAccount(env: Bindings, actor: { id: number; ip: string | null }, userId: number): Promise<StateChange> {
   const db = getDb(env.DB);
-  await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId));
-  await recordAudit(db, { action: "account_unlocked", authorId: adminId, entityType: "user", entityId: userId, details: { locks_lifted: lifted }, ip });
-  return lifted;
+  const [user] = await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId)).returning({ id: users.id });
+  if (!user) throw new AccountStateError("not_found", "User Not Found");
+  const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
+  await recordAudit(db, { action: "account_unlocked", authorId: actor.id, entityType: "user", entityId: userId, details: { locks_lifted: lifted }, ip: actor.ip });
+  return true;
 }

@@ -20,7 +20,6 @@ import user from "./user";
 import users from "./users";
 import userModeration from "./user-moderation";
 import auditEvents from "./audit-events";
-import userLockout from "./user-lockout";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
 
@@ -33,7 +32,6 @@ api.route("/", user);
 api.route("/", users);
 api.route("/", userModeration);
 api.route("/", auditEvents);
-api.route("/", userLockout);
 api.route("/", applications);
 api.route("/", personalAccessTokens);
 api.route("/", groups);

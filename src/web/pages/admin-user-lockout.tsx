@@ -67,7 +67,8 @@ adminLockout.get("/admin/users/:username/lockout", async (c) => {
 
 adminLockout.post("/admin/users/:username/unlock", async (c) => {
   const user = await target(c);
-  const lifted = await unlockAccount(c.env, user.id, c.var.user.id, clientIp(c));
+  const lifted = (await accountLocks(c.env, user.id)).length;
+  await unlockAccount(c.env, { id: c.var.user.id, ip: clientIp(c) }, user.id);
   setFlash(c, lifted === 0 ? `@${user.username} had no locked address; counters were reset.` : `Unlocked @${user.username} (${lifted} address${lifted === 1 ? "" : "es"}).`);
   return c.redirect(`/admin/users/${encodeURIComponent(user.username)}/lockout`, 303);
 });
