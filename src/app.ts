@@ -11,6 +11,7 @@ import pluginRoutes from "./plugin/routes";
 import webRoutes from "./web/routes";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
+import { apiCacheControl, nosniff } from "./http/response-headers";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
@@ -37,6 +38,9 @@ for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oaut
     c.header("Vary", "Origin", { append: true });
   });
 }
+
+app.use(nosniff);
+app.use("/api/*", apiCacheControl);
 
 app.use(async (c, next) => {
   await ensureFirstStart(c.env);

@@ -8,6 +8,8 @@ export type AuditAction =
   | "sign_in"
   | "failed_sign_in"
   | "lockout"
+  | "account_unlocked"
+  | "throttled"
   | "sign_out"
   | "token_issued"
   | "token_refreshed"

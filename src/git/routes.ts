@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import { AuthError } from "../credentials/errors";
+import { countAddressFailure } from "../auth/lockout";
 import type { Principal } from "../credentials/principal";
 import { resolveToken } from "../credentials/resolve";
 import { getConfig } from "../config";
@@ -10,6 +11,8 @@ import type { AppEnv } from "../env";
 import { checkGitLogin, decideGitAccess, GitAccessError, type GitOperation } from "./access";
 import { parseBasic } from "./credentials";
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
+import { ThrottledError, rateLimitHeaders } from "../throttle";
+import { clientIp } from "../web/page";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -34,6 +37,11 @@ routes.onError((err, c) => {
     if (err.denial === "unauthorized") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
     return c.text(`${MESSAGES[err.denial]}\n`, STATUS[err.denial]);
   }
+  if (err instanceof ThrottledError) {
+    // Rack::Attack's answer to a banned address, with GitLab's rate-limit headers.
+    for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
+    return c.text("Retry later\n", 429);
+  }
   if (err instanceof GitOriginUnavailable) {
     return c.text("The git storage is unavailable; try again later.\n", err.reason === "not_configured" ? 503 : 502);
   }
@@ -48,8 +56,11 @@ async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
   try {
     principal = await resolveToken(c.env, creds.password || null, (p) => c.executionCtx.waitUntil(p));
   } catch (err) {
-    if (err instanceof AuthError) throw new GitAccessError("unauthorized");
-    throw err;
+    if (!(err instanceof AuthError)) throw err;
+    // Failed Basic credentials count towards the address throttle. They are tokens (256 bits), so
+    // valid ones are never checked against it first (docs/security.md, Throttle).
+    await countAddressFailure(c.env, { ip: clientIp(c) }, "git_basic");
+    throw new GitAccessError("unauthorized");
   }
   checkGitLogin(principal, creds.username);
   return principal;

@@ -19,17 +19,36 @@ export interface AuthorizeRequest {
 }
 
 export type AuthorizeCheck =
-  | { kind: "show_error"; error: "invalid_client" | "invalid_redirect_uri"; description: string }
+  | { kind: "show_error"; error: "invalid_client" | "invalid_redirect_uri" | "invalid_request"; description: string }
   | { kind: "redirect_error"; redirectUri: string; fragment: boolean; error: OAuthErrorCode; description: string; state: string | null }
   | { kind: "ok"; request: AuthorizeRequest };
 
 export type Query = (name: string) => string | undefined;
 
+/**
+ * The longest `state` accepted (docs/oauth.md). Doorkeeper has no limit; without one a client (or
+ * an attacker crafting links) makes every redirect carry an arbitrarily large Location header.
+ * 2 KB holds any CSRF nonce plus a return path.
+ */
+export const MAX_STATE_LENGTH = 2048;
+
+const duplicate = (name: string) => `The request includes the parameter ${name} more than once.`;
+
 export function checkAuthorizeRequest(
   q: Query,
   app: ApplicationRow | null,
-  opts: { allowInsecureRedirects: boolean; implicitRemoved: boolean },
+  opts: {
+    allowInsecureRedirects: boolean;
+    implicitRemoved: boolean;
+    /** Names sent more than once (RFC 6749 §3.1: parameters MUST NOT be included more than once). */
+    repeated?: readonly string[];
+  },
 ): AuthorizeCheck {
+  const repeated = opts.repeated ?? [];
+  // Which client or which redirect URI was meant is unknowable: shown, never redirected.
+  for (const name of ["client_id", "redirect_uri"]) {
+    if (repeated.includes(name)) return { kind: "show_error", error: "invalid_request", description: duplicate(name) };
+  }
   if (!q("client_id") || !app) return { kind: "show_error", error: "invalid_client", description: DESCRIPTIONS.invalid_client };
   const redirectUri = q("redirect_uri");
   if (!redirectUri || !matchesRegistered(redirectUri, registeredUris(app.redirectUri), opts.allowInsecureRedirects)) {
@@ -39,7 +58,9 @@ export function checkAuthorizeRequest(
       description: "The requested redirect uri is malformed or doesn't match client redirect URI.",
     };
   }
-  const state = q("state") ?? null;
+  const rawState = q("state") ?? null;
+  // A repeated or oversized state is not echoed back.
+  const state = repeated.includes("state") || (rawState !== null && rawState.length > MAX_STATE_LENGTH) ? null : rawState;
   const rawType = q("response_type");
   // Errors of an implicit request travel in the fragment (RFC 6749 §4.2.2.1) while it is served.
   const fragment = rawType === "token" && !opts.implicitRemoved;
@@ -51,6 +72,8 @@ export function checkAuthorizeRequest(
     description,
     state,
   });
+  if (repeated.length > 0) return fail("invalid_request", duplicate(repeated[0]));
+  if (rawState !== null && rawState.length > MAX_STATE_LENGTH) return fail("invalid_request", `The state parameter is longer than ${MAX_STATE_LENGTH} characters.`);
   if (!rawType) return fail("invalid_request", "Missing required parameter: response_type.");
   if (rawType !== "code" && !(rawType === "token" && !opts.implicitRemoved)) return fail("unsupported_response_type");
   const responseType = rawType as "code" | "token";

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getConfig } from "../config";
 import { findApplicationByUid } from "../db/applications";
 import { getDb } from "../db/client";
+import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthorization } from "../db/pending-authorizations";
 import type { AppEnv } from "../env";
 import { gate } from "../versioning/gate";
 import { renderPage, clientIp } from "../web/page";
@@ -29,13 +30,22 @@ routes.onError(async (err, c) => {
   return renderPage(c, "Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
 });
 
-async function check(c: Context<AppEnv>, q: Query) {
+async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) {
   const clientId = q("client_id");
   const app = clientId ? await findApplicationByUid(getDb(c.env.DB), clientId) : null;
   return checkAuthorizeRequest(q, app, {
     allowInsecureRedirects: getConfig(c.env).allowInsecureRedirects,
     implicitRemoved: gate(c).isRemoved("oauth-implicit-grant"),
+    repeated,
   });
+}
+
+/** Names that occur more than once in a list of pairs. */
+function repeatedNames(pairs: Iterable<[string, unknown]>): string[] {
+  const seen = new Set<string>();
+  const out = new Set<string>();
+  for (const [k] of pairs) (seen.has(k) ? out : seen).add(k);
+  return [...out];
 }
 
 /** An invalid request: shown when client or redirect_uri is bad, else redirected back with the error. */
@@ -64,16 +74,39 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, userId: number, 
   );
 }
 
+/**
+ * The request's parameters: its own query, or the stored request that `?pending=<id>` (alone)
+ * names, when coming back from sign-in (docs/oauth.md, Pending requests).
+ */
+async function authorizeQuery(c: Context<AppEnv>): Promise<URLSearchParams | null> {
+  const params = new URL(c.req.url).searchParams;
+  const pending = params.get("pending");
+  if (pending === null || [...params.keys()].length !== 1) return params;
+  const stored = await findPendingAuthorization(getDb(c.env.DB), pending);
+  return stored === null ? null : new URLSearchParams(stored);
+}
+
 routes.get("/authorize", async (c) => {
-  const q: Query = (n) => c.req.query(n);
-  const result = await check(c, q);
+  const params = await authorizeQuery(c);
+  if (!params) {
+    const description = "This authorization request has expired or is unknown. Start again from the application.";
+    return renderPage(c, "Authorization error", <AuthorizeErrorPage error="invalid_request" description={description} />, 400);
+  }
+  const q: Query = (n) => params.get(n) ?? undefined;
+  const result = await check(c, q, repeatedNames(params));
   if (result.kind !== "ok") return refuse(c, result, 302);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
   const user = await currentUser(c);
   if (!user) {
-    const url = new URL(c.req.url);
-    return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(url.pathname + url.search)}`, 302);
+    // The request waits server-side; the sign-in redirect carries only its id, so a long
+    // authorize URL survives sign-in (issue 8, item 12).
+    const query = params.toString();
+    if (query.length > MAX_PENDING_QUERY_LENGTH) {
+      return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: "invalid_request", description: "The authorization request is too long.", state: r.state }, 302);
+    }
+    const id = await savePendingAuthorization(getDb(c.env.DB), query);
+    return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(`/oauth/authorize?pending=${id}`)}`, 302);
   }
   // Trusted (first-party) applications skip the consent page (GitLab).
   if (r.app.trusted) return approve(c, r, user.id, 302);
@@ -81,9 +114,10 @@ routes.get("/authorize", async (c) => {
 });
 
 routes.post("/authorize", requireCsrf, async (c) => {
-  const body = await c.req.parseBody();
+  // all: a repeated field arrives as an array, so that it can be refused (RFC 6749 §3.1).
+  const body = await c.req.parseBody({ all: true });
   const q: Query = (n) => (typeof body[n] === "string" ? (body[n] as string) : undefined);
-  const result = await check(c, q);
+  const result = await check(c, q, Object.keys(body).filter((k) => Array.isArray(body[k])));
   if (result.kind !== "ok") return refuse(c, result, 303);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ThrottledError, rateLimitHeaders } from "../throttle";
 
 /**
  * OAuth errors (RFC 6749 §5.2) with Doorkeeper's descriptions, as GitLab sends them. Domain code
@@ -49,6 +50,11 @@ export const missingParam = (name: string) => new OAuthError("invalid_request", 
 export function renderOAuthError(err: Error, c: Context): Response {
   c.header("Cache-Control", "no-store");
   c.header("Pragma", "no-cache");
+  if (err instanceof ThrottledError) {
+    // Too many failed authentications from this address (docs/security.md, Throttle).
+    for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
+    return c.json({ error: "too_many_requests", error_description: "Too many failed authentication attempts from this address. Retry later." }, 429);
+  }
   if (err instanceof OAuthError) {
     if (err.code === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
     if (err.code === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${err.description}"`);

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { getConfig } from "../config";
 import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
@@ -12,7 +12,8 @@ import { clientIp } from "../web/page";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { issuerOf } from "./issuer";
-import { authenticateClient, clientCredentials, readParams, requireParams } from "./request";
+import { countAddressFailure } from "../auth/lockout";
+import { authenticateClient, clientCredentials, readParams, requireParams, type ClientCredentials } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
@@ -21,6 +22,20 @@ routes.onError(renderOAuthError);
 
 const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
+/**
+ * A wrong client secret counts towards the address's failed-authentication throttle; once the
+ * address is banned the answer is 429 instead of 401. Client secrets carry 256 bits, so there is
+ * no check before verifying: a valid secret is never slowed down (docs/security.md, Throttle).
+ */
+async function countingSecretFailures<T>(c: Context<AppEnv>, creds: ClientCredentials, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientIp(c) }, "client_secret");
+    throw e;
+  }
+}
+
 routes.post("/token", async (c) => {
   const params = await readParams(c);
   const type = params.get("grant_type");
@@ -28,12 +43,8 @@ routes.post("/token", async (c) => {
   const grant = grantFor(type);
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
-  const body = await grant.handle({
-    env: c.env,
-    params,
-    creds: clientCredentials(c, params),
-    ip: clientIp(c),
-  });
+  const creds = clientCredentials(c, params);
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c) }));
   return c.json(body, 200, noStore);
 });
 
@@ -62,7 +73,8 @@ routes.get("/token/info", async (c) => {
 /** RFC 7009. Either token of a pair revokes the family; unknown tokens get 200 {} (§2.2). */
 routes.post("/revoke", async (c) => {
   const params = await readParams(c);
-  const client = await authenticateClient(getDb(c.env.DB), clientCredentials(c, params));
+  const creds = clientCredentials(c, params);
+  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
   requireParams(params, ["token"]);
   const token = params.get("token")!;
   const fid = familyOfToken(token);
@@ -90,7 +102,8 @@ routes.post("/revoke", async (c) => {
  */
 routes.post("/introspect", async (c) => {
   const params = await readParams(c);
-  const client = await authenticateClient(getDb(c.env.DB), clientCredentials(c, params));
+  const creds = clientCredentials(c, params);
+  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
   // Introspection tells who a token acts for: only clients that prove their identity may ask.
   if (!client.authenticated) throw new OAuthError("invalid_client");
   requireParams(params, ["token"]);

@@ -1,7 +1,7 @@
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { AppEnv } from "../env";
+import { setResponseHeader } from "../http/response-headers";
 
 /**
  * Request ids and the one structured log line per request (docs/operations.md).
@@ -54,15 +54,3 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   };
   console.log(JSON.stringify(line));
 });
-
-/** Responses proxied from fetch() (git, plugins) have immutable headers: copy them once. */
-function setResponseHeader(c: Context<AppEnv>, name: string, value: string): void {
-  try {
-    c.res.headers.set(name, value);
-  } catch {
-    const copy = new Response(c.res.body, c.res);
-    copy.headers.set(name, value);
-    c.res = undefined;
-    c.res = copy;
-  }
-}

@@ -114,14 +114,15 @@ describe("two-factor authentication (issue 3, Two-factor; spec: password flow di
     await ctx.close();
   });
 
-  it("tells the user about the lockout after 10 failed sign-ins", async () => {
+  it("after 10 failed sign-ins the address is locked out with the same message as a wrong password (no username enumeration)", async () => {
     const user = await pages.createUser("lock");
     const ctx = await pages.newContext();
     const page = await ctx.newPage();
     for (let i = 0; i < 10; i++) await signIn(page, base, user.username, `wrong-password-${i}`);
-    expect(await page.textContent("main")).toContain("Your account is locked after too many failed sign-in attempts.");
+    expect(await page.textContent("main")).toContain("Invalid username or password.");
     await signIn(page, base, user.username, user.password);
-    expect(await page.textContent("main")).toContain("Your account is locked");
+    expect(await page.textContent("main")).toContain("Invalid username or password.");
+    expect(page.url()).toContain("/users/sign_in");
     await shot(page, "sign-in-locked");
     await ctx.close();
   });

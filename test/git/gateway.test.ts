@@ -308,3 +308,25 @@ describe("DESIGN Git over HTTPS: protocol and origin", () => {
     expect(text.startsWith(pktLine("# service=git-upload-pack\n") + "0000")).toBe(true);
   });
 });
+
+describe("throttle of failed Basic credentials on git (issue 8 item 3, DESIGN Hardening)", () => {
+  it("after 30 failed credentials from one address: 429 'Retry later' with Retry-After and RateLimit-*; valid tokens and other addresses unaffected", async () => {
+    const { project } = await makeProject();
+    const user = await makeUser();
+    await addMember("project", project.id, user.id, AccessLevel.DEVELOPER);
+    const token = await oauthToken(user.username, TEST_PASSWORD);
+    const path = refs(project.pathWithNamespace, "git-upload-pack");
+    const attacker = { "CF-Connecting-IP": "203.0.113.70" };
+    for (let i = 0; i < 30; i++) {
+      const res = await gitRequest(path, { auth: basic("someone", `glpat-guess-${i}`), headers: attacker });
+      expect(res.status).toBe(401);
+    }
+    const refused = await gitRequest(path, { auth: basic("someone", "glpat-guess-again"), headers: attacker });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toBe("Retry later\n");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect((await gitRequest(path, { auth: basic("oauth2", token), headers: attacker })).status).toBe(200);
+    expect((await gitRequest(path, { auth: basic("someone", "glpat-guess"), headers: { "CF-Connecting-IP": "198.51.100.70" } })).status).toBe(401);
+  });
+});

@@ -98,7 +98,8 @@ describe("GET /oauth/authorize: sign-in and consent (spec; issue 2)", () => {
     const res = await browser.fetch(url);
     expect(res.status).toBe(302);
     const loc = res.headers.get("location")!;
-    expect(loc).toBe(`/users/sign_in?redirect_to=${encodeURIComponent(url)}`);
+    // The request waits server-side; the sign-in redirect names it by id (issue 8 item 12).
+    expect(loc).toMatch(/^\/users\/sign_in\?redirect_to=%2Foauth%2Fauthorize%3Fpending%3D[A-Za-z0-9_-]{22}$/);
     const page = await browser.fetch(loc);
     const redirectTo = new URL(loc, "http://localhost").searchParams.get("redirect_to")!;
     const signedIn = await browser.post("/users/sign_in", {
@@ -108,8 +109,10 @@ describe("GET /oauth/authorize: sign-in and consent (spec; issue 2)", () => {
       redirect_to: redirectTo,
     });
     expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get("location")).toBe(url);
-    expect((await browser.fetch(url)).status).toBe(200);
+    expect(signedIn.headers.get("location")).toBe(redirectTo);
+    const consent = await browser.fetch(redirectTo);
+    expect(consent.status).toBe(200);
+    expect(await consent.text()).toContain('name="state" value="st"');
   });
 
   it("the consent page names the application, the user and each scope with its description; Authorize and Deny; never framed", async () => {
@@ -180,3 +183,80 @@ describe("GET /oauth/authorize: sign-in and consent (spec; issue 2)", () => {
   });
 });
 
+
+describe("pending authorization requests are kept server-side; state is capped (issue 8 item 12)", () => {
+  it("an authorize URL far over 2 KB (a 2048-character state) survives sign-in and reaches the client with its state", async () => {
+    const { app } = await makeApp({ confidential: true });
+    const { user } = await signedInUser();
+    const state = "s".repeat(2048);
+    const browser = new Browser();
+    const res = await browser.fetch(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", scope: "api read_user", state, padding: "p".repeat(3000) }));
+    expect(res.status).toBe(302);
+    const loc = res.headers.get("location")!;
+    expect(loc.length).toBeLessThan(120);
+    const signedIn = await browser.signIn(user.username, "correct horse battery staple", new URL(loc, "http://localhost").searchParams.get("redirect_to")!);
+    expect(signedIn.status).toBe(303);
+    const back = await decide(browser, Object.fromEntries(new URL(signedIn.headers.get("location")!, "http://localhost").searchParams));
+    // decide() re-opens the pending URL and presses Authorize.
+    const final = new URL(back.headers.get("location")!);
+    expect(final.searchParams.get("state")).toBe(state);
+    expect(final.searchParams.get("code")).toBeTruthy();
+  });
+
+  it("an unknown or malformed pending id renders the HTML error page (never a redirect)", async () => {
+    const { browser } = await signedInUser();
+    for (const id of ["AAAAAAAAAAAAAAAAAAAAAA", "x"]) expectErrorPage(await browser.fetch(`/oauth/authorize?pending=${id}`));
+  });
+
+  it("state longer than 2048 characters is invalid_request, and the oversized state is not echoed", async () => {
+    const { app } = await makeApp();
+    const q = redirectParams(await get(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "s".repeat(2049) })));
+    expect(q.get("error")).toBe("invalid_request");
+    expect(q.get("error_description")).toContain("2048");
+    expect(q.get("state")).toBeNull();
+    expect(q.get("iss")).toBe(ISS);
+  });
+});
+
+describe("RFC 6749 §3.1: parameters MUST NOT be included more than once (issue 8 item 13)", () => {
+  it("a repeated client_id or redirect_uri renders the error page: which one was meant is unknowable", async () => {
+    const { app } = await makeApp();
+    const other = await makeApp();
+    const { browser } = await signedInUser();
+    const twice = (name: "client_id" | "redirect_uri", second: string) => {
+      const params = new URLSearchParams({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code" });
+      params.append(name, second);
+      return `/oauth/authorize?${params}`;
+    };
+    const res1 = await browser.fetch(twice("client_id", other.app.uid));
+    expectErrorPage(res1);
+    expect(await res1.text()).toContain("client_id more than once");
+    const res2 = await browser.fetch(twice("redirect_uri", "https://evil.example/cb"));
+    expectErrorPage(res2);
+    expect(await res2.text()).toContain("redirect_uri more than once");
+  });
+
+  it("any other repeated parameter redirects invalid_request to the validated redirect_uri (a repeated state is not echoed)", async () => {
+    const { app } = await makeApp();
+    for (const [name, values] of [["scope", ["api", "read_user"]], ["response_type", ["code", "code"]], ["state", ["a", "b"]]] as const) {
+      const params = new URLSearchParams({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "keep" });
+      params.delete(name);
+      for (const v of values) params.append(name, v);
+      const q = redirectParams(await get(`/oauth/authorize?${params}`));
+      expect(q.get("error")).toBe("invalid_request");
+      expect(q.get("error_description")).toBe(`The request includes the parameter ${name} more than once.`);
+      expect(q.get("state")).toBe(name === "state" ? null : "keep");
+    }
+  });
+
+  it("the consent POST refuses a repeated field too", async () => {
+    const { app } = await makeApp({ confidential: true });
+    const { browser } = await signedInUser();
+    const page = await browser.fetch(authorizeUrl({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "s" }));
+    expect(page.status).toBe(200);
+    const res = await browser.post("/oauth/authorize", { client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", state: "s", scope: ["api", "read_user"], decision: "approve" });
+    const q = redirectParams(res, 303);
+    expect(q.get("error")).toBe("invalid_request");
+    expect(q.get("code")).toBeNull();
+  });
+});

@@ -119,44 +119,64 @@ describe("redirect_to only to paths on this service (issue 3)", () => {
   }
 });
 
-describe("lockout after 10 failed attempts for 10 minutes (GitLab, issue 2)", () => {
-  it("locks on the 10th failure, tells the user, refuses the right password, and audits it", async () => {
+/** A browser whose requests come from one client address (CF-Connecting-IP, as Cloudflare sets it). */
+const fromAddress = (ip: string) => new Browser((path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } }));
+const auditCount = async (action: string, entityId: string) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE entity_id = ? AND action = ?").bind(entityId, action).first<{ n: number }>())!.n;
+
+describe("account lockout per account and client address (issue 8 item 2: the lockout is not a weapon)", () => {
+  it("10 failures lock that address out for 10 minutes: the right password from it is refused like a wrong one; the lock is audited once", async () => {
     const user = await makeUser();
-    const b = new Browser();
-    await b.get("/users/sign_in");
-    for (let i = 0; i < 9; i++) {
-      const r = await b.post("/users/sign_in", { username: user.username, password: `wrong-${i}` });
+    const attacker = fromAddress("203.0.113.10");
+    await attacker.get("/users/sign_in");
+    for (let i = 0; i < 10; i++) {
+      const r = await attacker.post("/users/sign_in", { username: user.username, password: `wrong-${i}` });
       expect(r.status).toBe(401);
     }
-    const tenth = await b.post("/users/sign_in", { username: user.username, password: "wrong-10" });
-    expect(tenth.status).toBe(423);
-    expect(textOf(await tenth.text())).toMatch(/Your account is locked .* Try again in 10 minutes\./);
-    const right = await b.post("/users/sign_in", { username: user.username, password: TEST_PASSWORD });
-    expect(right.status).toBe(423);
-    const audit = await env.DB.prepare("SELECT action FROM audit_events WHERE entity_id = ? AND action = 'lockout'").bind(String(user.id)).all();
-    expect(audit.results.length).toBe(1);
-  });
-
-  it("counts 20 concurrent failures race-free: exactly one lockout, account locked", async () => {
-    const user = await makeUser();
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => verifyPasswordLogin(env, user.username, `wrong-${i}`, null)),
-    );
-    const reasons = results.map((r) => (r.status === "rejected" ? (r.reason as LoginError).reason : "ok"));
-    expect(reasons.every((r) => r === "invalid" || r === "locked")).toBe(true);
-    expect(reasons.filter((r) => r === "locked").length).toBeGreaterThanOrEqual(11 - 1);
+    const right = await attacker.post("/users/sign_in", { username: user.username, password: TEST_PASSWORD });
+    expect(right.status).toBe(401);
+    expect(textOf(await right.text())).toContain("Invalid username or password.");
+    expect(await auditCount("lockout", String(user.id))).toBe(1);
     const fresh = await findUserById(getDb(env.DB), user.id);
     expect(fresh!.lockedUntil).toBeGreaterThan(Date.now() + 9 * 60_000);
-    const audit = await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE entity_id = ? AND action = 'lockout'").bind(String(user.id)).first<{ n: number }>();
-    expect(audit!.n).toBe(1);
   });
 
-  it("an expired lock starts a new count and the right password then signs in", async () => {
+  it("the owner signing in from another address is not kept out by the attacker's lock", async () => {
     const user = await makeUser();
-    await env.DB.prepare("UPDATE users SET failed_attempts = 10, locked_until = ? WHERE id = ?").bind(Date.now() - 1000, user.id).run();
-    const ok = await verifyPasswordLogin(env, user.username, TEST_PASSWORD, null);
-    expect(ok.failedAttempts).toBe(0);
-    expect(ok.lockedUntil).toBeNull();
+    const attacker = fromAddress("203.0.113.11");
+    await attacker.get("/users/sign_in");
+    for (let i = 0; i < 12; i++) await attacker.post("/users/sign_in", { username: user.username, password: `wrong-${i}` });
+    const owner = fromAddress("198.51.100.20");
+    await owner.get("/users/sign_in");
+    expect((await owner.post("/users/sign_in", { username: user.username, password: TEST_PASSWORD })).status).toBe(303);
+  });
+
+  it("no username enumeration: a locked account, an unknown user and a wrong password get the same status and message", async () => {
+    const user = await makeUser();
+    const b = fromAddress("203.0.113.12");
+    await b.get("/users/sign_in");
+    for (let i = 0; i < 10; i++) await b.post("/users/sign_in", { username: user.username, password: `wrong-${i}` });
+    const answers = [];
+    for (const [login, password] of [[user.username, TEST_PASSWORD], [unique("nobody"), TEST_PASSWORD], [(await makeUser()).username, "wrong-password"]]) {
+      const r = await b.post("/users/sign_in", { username: login, password });
+      const flash = /<div class="flash error"[^>]*>([^<]*)</.exec(await r.text())?.[1];
+      answers.push([r.status, flash]);
+    }
+    expect(answers).toEqual(Array(3).fill([401, "Invalid username or password."]));
+  });
+
+  it("counts 20 concurrent failures race-free: exactly one lockout audited", async () => {
+    const user = await makeUser();
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => verifyPasswordLogin(env, user.username, `wrong-${i}`, "203.0.113.13")));
+    expect(results.every((r) => r.status === "rejected" && (r.reason as LoginError).reason === "invalid")).toBe(true);
+    expect(await auditCount("lockout", String(user.id))).toBe(1);
+  });
+
+  it("users.locked_until is the administrators' view only: it refuses nobody by itself", async () => {
+    const user = await makeUser();
+    await env.DB.prepare("UPDATE users SET locked_until = ? WHERE id = ?").bind(Date.now() + 600_000, user.id).run();
+    const ok = await verifyPasswordLogin(env, user.username, TEST_PASSWORD, "198.51.100.21");
+    expect(ok.id).toBe(user.id);
   });
 
   it("unknown users get the same answer as a wrong password", async () => {
@@ -172,6 +192,35 @@ describe("lockout after 10 failed attempts for 10 minutes (GitLab, issue 2)", ()
     const res = await b.signIn(user.username, TEST_PASSWORD);
     expect(res.status).toBe(403);
     expect(textOf(await res.text())).toContain("Your account has been blocked.");
+  });
+});
+
+describe("throttle of failed sign-ins per client address (issue 8 item 3, DESIGN Hardening)", () => {
+  it("password spraying: the 30th failure bans the address; then 429 with Retry-After and RateLimit-* headers, even for the right password; one throttled audit", async () => {
+    const user = await makeUser();
+    const sprayer = fromAddress("203.0.113.30");
+    await sprayer.get("/users/sign_in");
+    for (let i = 0; i < 30; i++) {
+      const r = await sprayer.post("/users/sign_in", { username: unique("victim"), password: "Winter2026!" });
+      expect(r.status).toBe(401);
+    }
+    const before = (await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE ip_address = ?").bind("203.0.113.30").first<{ n: number }>())!.n;
+    const refused = await sprayer.post("/users/sign_in", { username: user.username, password: TEST_PASSWORD });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(800);
+    expect(refused.headers.get("ratelimit-limit")).toBe("30");
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect(Number(refused.headers.get("ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+    expect(textOf(await refused.text())).toContain("Too many failed sign-in attempts");
+    // Refused requests write no audit rows; the ban itself was audited once.
+    await sprayer.post("/users/sign_in", { username: unique("victim"), password: "x" });
+    const after = (await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE ip_address = ?").bind("203.0.113.30").first<{ n: number }>())!.n;
+    expect(after).toBe(before);
+    expect(await auditCount("throttled", "203.0.113.30")).toBe(1);
+    // Another address, and valid credentials there, are unaffected.
+    const other = fromAddress("198.51.100.30");
+    await other.get("/users/sign_in");
+    expect((await other.post("/users/sign_in", { username: user.username, password: TEST_PASSWORD })).status).toBe(303);
   });
 });
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { base32Decode, totp } from "../../src/crypto/totp";
-import { TEST_PASSWORD, makeUser } from "../helpers/fixtures";
+import { TEST_PASSWORD, call, makeUser } from "../helpers/fixtures";
 import { Browser, textOf } from "../helpers/browser";
 
 /** The code of the step `offset` steps from now (the next step is still accepted: RFC 6238 §5.2 drift). */
@@ -141,19 +141,21 @@ describe("sign-in with two-factor (issue 3, Sign in: second step)", () => {
     expect(statuses.filter((s) => s === 303).length).toBe(1);
   });
 
-  it("wrong codes count towards the lockout (10 failures lock the account)", async () => {
+  it("wrong codes count towards the lockout: 10 lock that address out of the account (back to sign-in, same message as a wrong password)", async () => {
     const { user } = await enrolled();
-    const b = new Browser();
+    const fromIp = (ip: string) => new Browser((path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } }));
+    const b = fromIp("203.0.113.50");
     await b.signIn(user.username, TEST_PASSWORD);
     await b.get("/users/sign_in/two_factor");
-    let last: Response | null = null;
-    for (let i = 0; i < 10; i++) {
-      last = await b.post("/users/sign_in/two_factor", { otp_attempt: "000000" });
-      if (last.status === 423) break;
-    }
-    expect(last!.status).toBe(423);
-    expect(textOf(await last!.text())).toContain("Your account is locked");
-    const fresh = new Browser();
-    expect((await fresh.signIn(user.username, TEST_PASSWORD)).status).toBe(423);
+    for (let i = 0; i < 10; i++) expect((await b.post("/users/sign_in/two_factor", { otp_attempt: "000000" })).status).toBe(401);
+    const locked = await b.post("/users/sign_in/two_factor", { otp_attempt: "000000" });
+    expect(locked.status).toBe(401);
+    expect(textOf(await locked.text())).toContain("Invalid username or password.");
+    const again = fromIp("203.0.113.50");
+    const res = await again.signIn(user.username, TEST_PASSWORD);
+    expect(res.status).toBe(401);
+    // The owner elsewhere still reaches the second step.
+    const owner = fromIp("198.51.100.50");
+    expect((await owner.signIn(user.username, TEST_PASSWORD)).headers.get("location")).toMatch(/^\/users\/sign_in\/two_factor/);
   });
 });

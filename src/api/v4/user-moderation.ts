@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { AccountStateError, activateUser, blockUser, deactivateUser, unblockUser, type StateChange } from "../../accounts/user-state";
+import { unlockAccount } from "../../auth/lockout";
 import type { AppEnv } from "../../env";
 import type { Bindings } from "../../env";
 import { WRITE_API, requireAdmin, requireAuth } from "./auth";
@@ -7,14 +8,15 @@ import { ApiError, invalidParam, notFound } from "./errors";
 import { idParam } from "./params";
 
 /**
- * GitLab's user moderation API (administrators): block, unblock, deactivate, activate.
+ * GitLab's user moderation API (administrators): block, unblock, deactivate, activate, and unlock.
  * Success is 201 with GitLab's body: `true` on a change, `null` when the user already was in that
  * state (GitLab's `break`), `false` when unblocking a user who is not blocked.
  */
 const moderation = new Hono<AppEnv>();
 
 type Action = (env: Bindings, actor: { id: number; ip: string | null }, userId: number) => Promise<StateChange>;
-const ACTIONS: Record<string, Action> = { block: blockUser, unblock: unblockUser, deactivate: deactivateUser, activate: activateUser };
+// unlock: lifts the sign-in lockout (docs/security.md); GitLab has it on its admin page only.
+const ACTIONS: Record<string, Action> = { block: blockUser, unblock: unblockUser, deactivate: deactivateUser, activate: activateUser, unlock: unlockAccount };
 
 for (const [name, action] of Object.entries(ACTIONS)) {
   moderation.post(`/users/:id/${name}`, requireAuth(WRITE_API), requireAdmin, async (c) => {

@@ -29,3 +29,20 @@ export const oauthTokenFamilies = sqliteTable(
   },
   (t) => [index("oauth_families_user_app_idx").on(t.userId, t.applicationId), index("oauth_families_app_idx").on(t.applicationId)],
 );
+
+/**
+ * Authorization requests waiting for the user to sign in (docs/oauth.md, Pending requests): the
+ * sign-in redirect carries only the row's id, so authorize URLs of any accepted length survive
+ * sign-in. The query holds no secret (it is the client's own authorize URL); rows live 10 minutes.
+ */
+export const oauthPendingAuthorizations = sqliteTable(
+  "oauth_pending_authorizations",
+  {
+    /** 128 random bits, base64url. */
+    id: text("id").primaryKey(),
+    /** The authorize request's query string, as received. */
+    query: text("query").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("oauth_pending_expires_idx").on(t.expiresAt)],
+);

@@ -5,6 +5,7 @@ import demoSpa from "../demo-spa";
 import { renderPage, type PageEnv } from "../page";
 import { pageSecurityHeaders, requireCsrf } from "../security";
 import activeSessions from "./active-sessions";
+import adminUserLockout from "./admin-user-lockout";
 import applications from "./applications";
 import authenticationLog from "./authentication-log";
 import password from "./password";
@@ -41,7 +42,7 @@ pages.onError(async (err, c) => {
   return renderPage(c, "Something went wrong", <h1>Something went wrong. Try again later.</h1>, 500);
 });
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
@@ -55,5 +56,6 @@ pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);
 pages.route("/", authenticationLog);
+pages.route("/", adminUserLockout);
 
 export default pages;

@@ -1,26 +1,26 @@
 import { Hono } from "hono";
-import { LoginError, recordFailedAttempt, recordSuccessfulSignIn, isLocked, verifyPasswordLogin } from "../../auth/password-login";
+import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../auth/lockout";
+import { LoginError, recordSuccessfulSignIn, verifyPasswordLogin } from "../../auth/password-login";
 import { verifySecondFactor } from "../../auth/two-factor";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { CsrfField, Flash, clientIp, renderPage, takeFlash, type PageEnv } from "../page";
+import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
 import { csrfToken, currentUser, endSession, pendingTwoFactorUser, startSession } from "../session";
 
 /** Sign-in (password, then two-factor when enabled) and sign-out. */
 const signIn = new Hono<PageEnv>();
 
-function lockMessage(until: number | null): string {
-  const minutes = until ? Math.max(1, Math.ceil((until - Date.now()) / 60000)) : 10;
-  return `Your account is locked after too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
-}
+/** One message for unknown users, wrong passwords and locked-out addresses (no username enumeration). */
+const INVALID = "Invalid username or password.";
+// GitLab's words (Devise's blocked message).
+const BLOCKED = "Your account has been blocked. Please contact your GitLab administrator if you think this is an error.";
 
-const MESSAGES: Record<LoginError["reason"], string> = {
-  invalid: "Invalid username or password.",
-  locked: "",
-  // GitLab's words (Devise's blocked message).
-  blocked: "Your account has been blocked. Please contact your GitLab administrator if you think this is an error.",
-};
+function throttledMessage(e: ThrottledError): string {
+  const minutes = Math.max(1, Math.ceil(e.status.retryAfterSeconds / 60));
+  return `Too many failed sign-in attempts from your network address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+}
 
 function SignInForm(props: { token: string; redirectTo: string; login?: string; error?: string | null; notice?: string | null }) {
   return (
@@ -74,7 +74,7 @@ signIn.post("/users/sign_in", async (c) => {
   const login = typeof body.username === "string" ? body.username : "";
   const password = typeof body.password === "string" ? body.password : "";
   const redirectTo = safeRedirectPath(typeof body.redirect_to === "string" ? body.redirect_to : null);
-  const again = async (error: string, status: 401 | 403 | 422 | 423) =>
+  const again = async (error: string, status: 401 | 403 | 422 | 429) =>
     renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} login={login} error={error} />, status);
   if (!login || !password) return again("Enter your username and password.", 422);
   try {
@@ -86,9 +86,12 @@ signIn.post("/users/sign_in", async (c) => {
     await startSession(c, user.id);
     return c.redirect(redirectTo, 303);
   } catch (e) {
+    if (e instanceof ThrottledError) {
+      for (const [k, v] of Object.entries(rateLimitHeaders(e.status))) c.header(k, v);
+      return again(throttledMessage(e), 429);
+    }
     if (!(e instanceof LoginError)) throw e;
-    if (e.reason === "locked") return again(lockMessage(e.lockedUntil), 423);
-    return again(MESSAGES[e.reason], e.reason === "blocked" ? 403 : 401);
+    return e.reason === "blocked" ? again(BLOCKED, 403) : again(INVALID, 401);
   }
 });
 
@@ -106,20 +109,27 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
   if (!user) {
     return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error="Your sign-in took too long. Sign in again." />, 401);
   }
-  const ip = clientIp(c);
-  const lockedOut = async (until: number | null) => {
+  const source = { ip: clientIp(c) };
+  const backToSignIn = async (error: string, status: 401 | 429) => {
     await endSession(c);
-    return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error={lockMessage(until)} />, 423);
+    return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error={error} />, status);
   };
-  if (isLocked(user)) return lockedOut(user.lockedUntil);
-  const method = code ? await verifySecondFactor(c.env, user, code) : null;
-  if (!method) {
-    // Wrong codes count towards the same lockout as wrong passwords (GitLab).
-    const until = await recordFailedAttempt(c.env, user.id, ip, "two_factor");
-    if (until !== null) return lockedOut(until);
-    return renderPage(c, "Two-factor authentication", <TwoFactorForm token={await csrfToken(c)} redirectTo={redirectTo} error="Invalid two-factor code." />, 401);
+  try {
+    await assertAttemptAllowed(c.env, source);
+    // An address locked out of the account starts again at the password (which it cannot pass).
+    if (await isLockedOut(c.env, user.id, source)) return backToSignIn(INVALID, 401);
+    const method = code ? await verifySecondFactor(c.env, user, code) : null;
+    if (!method) {
+      // Wrong codes count towards the same lock as wrong passwords (GitLab), and the address throttle.
+      await recordFailedAttempt(c.env, user.id, source, "two_factor");
+      return renderPage(c, "Two-factor authentication", <TwoFactorForm token={await csrfToken(c)} redirectTo={redirectTo} error="Invalid two-factor code." />, 401);
+    }
+    await recordSuccessfulSignIn(c.env, user, source.ip, method);
+  } catch (e) {
+    if (!(e instanceof ThrottledError)) throw e;
+    for (const [k, v] of Object.entries(rateLimitHeaders(e.status))) c.header(k, v);
+    return backToSignIn(throttledMessage(e), 429);
   }
-  await recordSuccessfulSignIn(c.env, user, ip, method);
   await startSession(c, user.id);
   return c.redirect(redirectTo, 303);
 });

@@ -1,0 +1,97 @@
+import { eq, sql } from "drizzle-orm";
+import { AccountStateError, type StateChange } from "../accounts/user-state";
+import { recordAudit } from "../db/audit";
+import { getDb } from "../db/client";
+import { users } from "../db/schema/accounts";
+import type { Bindings } from "../env";
+import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../throttle";
+
+/**
+ * The account lockout that cannot be used as a weapon (issue 8, item 2; docs/security.md).
+ *
+ * GitLab (Devise lockable) locks an account for everybody after 10 failures, so anyone could keep
+ * its owner out. Here failures are counted per account *and client address*: 10 wrong passwords or
+ * two-factor codes within an hour lock that address out of that account for 10 minutes, while the
+ * owner signing in from anywhere else is unaffected. Guessing from many addresses is bounded by
+ * the per-address throttle ("failed_auth"), which every failure also counts towards.
+ *
+ * A locked attempt is answered exactly like a wrong password (same message, same status), so the
+ * lockout does not reveal which usernames exist. The lock and the unlock are audited; the
+ * individual failures beyond the limit are not (they never reach the password check).
+ */
+
+export interface AttemptSource {
+  /** CF-Connecting-IP, or null when absent (docs/security.md, Throttle). */
+  ip: string | null;
+}
+
+const lockKey = (userId: number) => String(userId);
+
+/** Before any credential check: is this address banned (throttle), or locked out of this account? */
+export async function assertAttemptAllowed(env: Bindings, source: AttemptSource): Promise<void> {
+  await assertAllowed(env, "failed_auth", throttleKey(source.ip));
+}
+
+/** True when the address is locked out of the account (the caller answers as for a wrong password). */
+export async function isLockedOut(env: Bindings, userId: number, source: AttemptSource): Promise<boolean> {
+  const status = await checkAllowed(env, "account_lock", lockKey(userId), { subKey: throttleKey(source.ip) });
+  return !status.allowed;
+}
+
+/**
+ * Counts one failed authentication from an address towards the address throttle; audits the ban
+ * when this failure started it. The failure that starts the ban is answered as the failure it is;
+ * a failure from an address already banned (one whose credentials are not checked against the
+ * throttle first, or one that raced past the check) throws ThrottledError (429).
+ */
+export async function countAddressFailure(env: Bindings, source: AttemptSource, method: string): Promise<void> {
+  const hit = await hitFailure(env, "failed_auth", throttleKey(source.ip));
+  if (hit.banStarted) {
+    await recordAudit(getDb(env.DB), {
+      action: "throttled",
+      entityType: "client_address",
+      entityId: throttleKey(source.ip),
+      details: { bucket: "failed_auth", method, ban_seconds: hit.retryAfterSeconds },
+      ip: source.ip,
+    });
+  }
+  if (!hit.allowed && !hit.banStarted) throw new ThrottledError(hit);
+}
+
+/**
+ * A wrong password or two-factor code for a known account: counts towards the account's lock for
+ * this address (auditing and recording the lock once, when it starts) and the address throttle.
+ */
+export async function recordFailedAttempt(env: Bindings, userId: number, source: AttemptSource, method: "password" | "two_factor"): Promise<void> {
+  const db = getDb(env.DB);
+  const [lock] = await Promise.all([
+    hitFailure(env, "account_lock", lockKey(userId), { subKey: throttleKey(source.ip) }),
+    recordAudit(db, { action: "failed_sign_in", entityType: "user", entityId: userId, details: { method }, ip: source.ip }),
+  ]);
+  if (lock.banStarted) {
+    const until = Date.now() + lock.retryAfterSeconds * 1000;
+    // users.locked_until shows administrators (API `locked`, admin page) that some address is
+    // locked out; it does not refuse anybody by itself.
+    await db.update(users).set({ lockedUntil: sql`MAX(COALESCE(${users.lockedUntil}, 0), ${until})` }).where(eq(users.id, userId));
+    await recordAudit(db, { action: "lockout", entityType: "user", entityId: userId, details: { until, address: throttleKey(source.ip), method }, ip: source.ip });
+  }
+  await countAddressFailure(env, source, method);
+}
+
+/** The addresses locked out of an account now, with when each lock ends (admin view). */
+export async function accountLocks(env: Bindings, userId: number): Promise<{ address: string; until: number }[]> {
+  return (await currentBans(env, "account_lock", lockKey(userId))).map((b) => ({ address: b.subKey, until: b.until }));
+}
+
+/**
+ * An administrator's unlock (`POST /users/:id/unlock`, the admin page): lifts every address's
+ * lock on the account and audits it. Shaped like the other moderation actions: `true`.
+ */
+export async function unlockAccount(env: Bindings, actor: { id: number; ip: string | null }, userId: number): Promise<StateChange> {
+  const db = getDb(env.DB);
+  const [user] = await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId)).returning({ id: users.id });
+  if (!user) throw new AccountStateError("not_found", "User Not Found");
+  const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
+  await recordAudit(db, { action: "account_unlocked", authorId: actor.id, entityType: "user", entityId: userId, details: { locks_lifted: lifted }, ip: actor.ip });
+  return true;
+}
