@@ -25,7 +25,7 @@ const authHeaders = fc.constantFrom<Record<string, string>>(
   { Authorization: `Bearer ${admin.token}` },
   { "PRIVATE-TOKEN": memberToken },
   { Authorization: "Bearer glpat-not-a-real-token" },
-  { Authorization: "Bearer \u00ff\u00fe" },
+  { Authorization: "Bearer %FF%FE\"<>" },
   { Authorization: `Basic ${btoa(`oauth2:${admin.token}`)}` },
   { Authorization: "Basic !!!not-base64" },
   { Authorization: `Basic ${btoa("root:wrong")}` },
