@@ -49,6 +49,11 @@ export function call(path: string, init: RequestInit & { token?: string } = {}):
   return exports.default.fetch(new Request(url, { ...init, headers }));
 }
 
+/** call() from one client address, in CF-Connecting-IP as Cloudflare sets it (throttle and lockout tests). */
+export function callFrom(ip: string): typeof call {
+  return (path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } });
+}
+
 export function json(body: unknown): RequestInit {
   return { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { callFrom } from "../helpers/fixtures";
 import { TEST_PASSWORD, call, makeApp, makeUser, setUser, tokenRequest } from "./helpers";
 
 const grant = (username: string, password = TEST_PASSWORD, extra: Record<string, string> = {}, basic?: [string, string]) =>
@@ -64,15 +65,14 @@ describe("POST /oauth/token grant_type=password (spec, Authentication 3)", () =>
 
   it("issue 8 item 2: 10 failures lock that address out of the account (the right password gets the same invalid_grant); another address is unaffected", async () => {
     const user = await makeUser();
-    const from = (ip: string): typeof call => (path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } });
-    const attacker = from("203.0.113.40");
+    const attacker = callFrom("203.0.113.40");
     const fromAttacker = (password: string) => tokenRequest({ grant_type: "password", username: user.username, password }, { fetcher: attacker });
     for (let i = 0; i < 10; i++) await expectInvalidGrant(await fromAttacker(`wrong-${i}-password`));
     await expectInvalidGrant(await fromAttacker(TEST_PASSWORD));
     // No username enumeration: an unknown user gets exactly the same answer.
     const unknown = await tokenRequest({ grant_type: "password", username: "nobody-here", password: TEST_PASSWORD }, { fetcher: attacker });
     await expectInvalidGrant(unknown);
-    const owner = await tokenRequest({ grant_type: "password", username: user.username, password: TEST_PASSWORD }, { fetcher: from("198.51.100.40") });
+    const owner = await tokenRequest({ grant_type: "password", username: user.username, password: TEST_PASSWORD }, { fetcher: callFrom("198.51.100.40") });
     expect(owner.status).toBe(200);
   });
 

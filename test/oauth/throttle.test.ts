@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, makeApp, makeUser, pkceTokens, TEST_PASSWORD, tokenRequest, unique } from "./helpers";
+import { callFrom } from "../helpers/fixtures";
+import { makeApp, makeUser, pkceTokens, TEST_PASSWORD, tokenRequest, unique } from "./helpers";
 
-/** Requests from one client address (CF-Connecting-IP, as Cloudflare sets it). */
-const from = (ip: string): typeof call => (path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } });
+const from = callFrom;
 
 async function expectThrottled(res: Response) {
   expect(res.status).toBe(429);

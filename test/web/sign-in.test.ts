@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LoginError, verifyPasswordLogin } from "../../src/auth/password-login";
 import { getDb } from "../../src/db/client";
 import { findUserById } from "../../src/db/users";
-import { TEST_PASSWORD, call, makeUser, unique } from "../helpers/fixtures";
+import { TEST_PASSWORD, call, callFrom, makeUser, unique } from "../helpers/fixtures";
 import { Browser, textOf } from "../helpers/browser";
 
 describe("sign-in page /users/sign_in (issue 3, Sign in)", () => {
@@ -120,7 +120,7 @@ describe("redirect_to only to paths on this service (issue 3)", () => {
 });
 
 /** A browser whose requests come from one client address (CF-Connecting-IP, as Cloudflare sets it). */
-const fromAddress = (ip: string) => new Browser((path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } }));
+const fromAddress = (ip: string) => new Browser(callFrom(ip));
 const auditCount = async (action: string, entityId: string) =>
   (await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE entity_id = ? AND action = ?").bind(entityId, action).first<{ n: number }>())!.n;
 

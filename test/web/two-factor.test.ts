@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { base32Decode, totp } from "../../src/crypto/totp";
-import { TEST_PASSWORD, call, makeUser } from "../helpers/fixtures";
+import { TEST_PASSWORD, callFrom, makeUser } from "../helpers/fixtures";
 import { Browser, textOf } from "../helpers/browser";
 
 /** The code of the step `offset` steps from now (the next step is still accepted: RFC 6238 §5.2 drift). */
@@ -143,7 +143,7 @@ describe("sign-in with two-factor (issue 3, Sign in: second step)", () => {
 
   it("wrong codes count towards the lockout: 10 lock that address out of the account (back to sign-in, same message as a wrong password)", async () => {
     const { user } = await enrolled();
-    const fromIp = (ip: string) => new Browser((path, init = {}) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), "CF-Connecting-IP": ip } }));
+    const fromIp = (ip: string) => new Browser(callFrom(ip));
     const b = fromIp("203.0.113.50");
     await b.signIn(user.username, TEST_PASSWORD);
     await b.get("/users/sign_in/two_factor");
