@@ -12,6 +12,7 @@ import webRoutes from "./web/routes";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
+import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
@@ -42,8 +43,15 @@ for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oaut
 app.use(nosniff);
 app.use("/api/*", apiCacheControl);
 
+// Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration.
 app.use(async (c, next) => {
-  await ensureFirstStart(c.env);
+  try {
+    assertConfigUsable(c.env);
+    await ensureFirstStart(c.env);
+  } catch (err) {
+    if (err instanceof StartupRefused) return refusalResponse(err);
+    throw err;
+  }
   await next();
 });
 
