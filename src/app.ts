@@ -9,6 +9,7 @@ import oauthWellKnown from "./oauth/well-known";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import webRoutes from "./web/routes";
+import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
@@ -67,5 +68,8 @@ app.route("/api/graphql", graphqlRoutes);
 app.route("/", pluginRoutes);
 app.route("/", webRoutes);
 app.route("/", gitRoutes);
+
+// People get a page; API clients get GitLab's JSON (the REST family owns its own not-found).
+app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: "404 Not Found" }, 404) : notFoundPage(c)));
 
 export default app;

@@ -52,7 +52,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
   const localDev = env.LOCAL_DEV === "true";
   // The Worker applies the deployed defaults; `npm start` writes its local defaults out explicitly.
   const { values, problems } = checkVariables(env, false);
-  if (localDev && values.SECRET_KEY_BASE === undefined) values.SECRET_KEY_BASE = PUBLISHED_SECRET_KEY_BASE;
+  if (localDev) values.SECRET_KEY_BASE ??= PUBLISHED_SECRET_KEY_BASE;
   else problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE));
   if (problems.length) return new ConfigError(problems);
   const int = (name: string) => Number(values[name]);
