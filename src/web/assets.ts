@@ -41,6 +41,7 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:
 :target{background:#fff7d6}
 @media (max-width:40rem){table{display:block;overflow-x:auto;max-width:100%}th,td{min-width:6rem}}
 .id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;word-break:normal}
+pre{max-width:100%;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .nowrap{white-space:nowrap}.skip{position:absolute;left:-9999px;top:0;background:#fff;color:var(--accent);padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
 `;
 
