@@ -24,6 +24,8 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
                 SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
+                // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
+                LOCAL_DEV: "true",
                 // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
                 GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
               },

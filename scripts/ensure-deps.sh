@@ -8,6 +8,8 @@ if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] || [ p
   # them for every version) and npm ci refuses such a lock; npm install keeps to the lock otherwise.
   echo "› installing npm dependencies"
   npm install --no-audit --no-fund --loglevel=error
+  # "up to date" leaves the marker untouched; touch it so the next start does not install again.
+  touch node_modules/.package-lock.json
 fi
 # End-to-end tests drive Debian's programs: chromium (browser downloads are impossible here),
 # skopeo (a real OCI registry client) and python3-gitlab (a GitLab client from another ecosystem;

@@ -1,56 +1,134 @@
 #!/usr/bin/env node
-// `npm start`: apply the local D1 migrations, start the local git origin, and serve everything with
-// `wrangler dev` on http://127.0.0.1:8787 (PORT overrides). The Worker creates the administrator
-// `root` (password ROOT_PASSWORD) and the demo data on its first request; see README.
+// `npm start`: check the configuration, apply the local D1 migrations, start the local git origin,
+// and serve everything with `wrangler dev` on http://127.0.0.1:8787 (PORT overrides). The Worker
+// creates the administrator `root` (password ROOT_PASSWORD) and the demo data on its first request.
+//
+// Configuration: every variable of src/config-variables.ts (README's table), from the environment,
+// else from `.dev.vars` if present, else the local default. The values reach wrangler through a
+// private env file (mode 0600, removed on exit), never its command line, so ROOT_PASSWORD and
+// SECRET_KEY_BASE are not visible in `ps`. `npm start -- --verbose` shows wrangler's own log.
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { checkVariables, VARIABLES, VARIABLE_NAMES } from "../src/config-variables.ts";
 import { passwordProblem } from "./root-password.mjs";
 import { startGitOrigin } from "./git-origin.mjs";
+import { parseEnvFile, serializeEnvFile } from "./env-file.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const port = process.env.PORT || "8787";
-const persist = process.env.PERSIST_DIR || path.join(root, ".wrangler", "state");
-// The documented local default; set ROOT_PASSWORD for anything but a laptop.
-const rootPassword = process.env.ROOT_PASSWORD || "5iveL!fe-local-root";
-const serviceVersion = process.env.SERVICE_VERSION || "16.0";
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 
-const problem = passwordProblem(rootPassword);
-if (problem) {
-  console.error(`ROOT_PASSWORD is refused: ${problem}. Choose a stronger initial administrator password.`);
-  process.exit(2);
-}
-if (!/^\d+\.\d+$/.test(serviceVersion)) {
-  console.error(`SERVICE_VERSION must be major.minor (for example 14.10 or 16.0), not "${serviceVersion}".`);
+function refuse(lines) {
+  console.error(["npm start: the configuration is refused:", ...lines.map((l) => `  - ${l}`)].join("\n"));
   process.exit(2);
 }
 
+const args = process.argv.slice(2);
+const verbose = args.includes("--verbose");
+const unknownArgs = args.filter((a) => a !== "--verbose");
+if (unknownArgs.length) refuse([`unknown option ${unknownArgs.join(" ")} (the only option is --verbose)`]);
+
+// .dev.vars (wrangler's local secrets file) is honoured, and checked like the environment.
+const devVarsPath = path.join(root, ".dev.vars");
+let devVars = {};
+if (existsSync(devVarsPath)) {
+  try {
+    devVars = parseEnvFile(readFileSync(devVarsPath, "utf8"));
+  } catch (err) {
+    refuse([`.dev.vars: ${err.message}`]);
+  }
+  const unknown = Object.keys(devVars).filter((name) => !VARIABLE_NAMES.has(name));
+  if (unknown.length) refuse(unknown.map((name) => `.dev.vars sets ${name}, which is not a configuration variable (README, Configuration)`));
+}
+const fromEnv = Object.fromEntries(VARIABLES.filter((v) => process.env[v.name] !== undefined).map((v) => [v.name, process.env[v.name]]));
+const { values, problems } = checkVariables({ ...devVars, ...fromEnv }, true);
+const rootProblem = values.ROOT_PASSWORD === undefined ? null : passwordProblem(values.ROOT_PASSWORD);
+if (rootProblem) problems.push(`ROOT_PASSWORD is refused: ${rootProblem}; choose a stronger initial administrator password`);
+if (problems.length) refuse(problems);
+
+const port = values.PORT;
+const persist = path.resolve(root, values.PERSIST_DIR);
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+const quiet = verbose ? "inherit" : "pipe";
 
 const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
   cwd: root,
   env: { ...env, CI: "true" }, // CI=true: apply without asking
-  stdio: "inherit",
+  stdio: ["ignore", quiet, quiet],
+  encoding: "utf8",
 });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+if (migrate.status !== 0) {
+  if (!verbose) process.stderr.write(`${migrate.stdout ?? ""}${migrate.stderr ?? ""}`);
+  console.error("npm start: applying the local D1 migrations failed (above).");
+  process.exit(migrate.status ?? 1);
+}
 
-const gitOrigin = process.env.GIT_ORIGIN || (await startGitOrigin(path.join(persist, "git")));
+const gitOriginStarted = !values.GIT_ORIGIN;
+if (gitOriginStarted) values.GIT_ORIGIN = await startGitOrigin(path.join(persist, "git"));
+if (!values.SERVICE_REVISION) {
+  const rev = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" });
+  if (rev.status === 0 && rev.stdout.trim()) values.SERVICE_REVISION = rev.stdout.trim();
+}
 
-const vars = {
-  SERVICE_VERSION: serviceVersion,
-  ROOT_PASSWORD: rootPassword,
-  ALLOW_INSECURE_REDIRECTS: process.env.ALLOW_INSECURE_REDIRECTS || "true",
-  GIT_ORIGIN: gitOrigin,
-  SEED_DEMO_DATA: process.env.SEED_DEMO_DATA || "true",
-  BENCH_ROUTES: process.env.BENCH_ROUTES || "false",
-};
-const args = ["dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, "--show-interactive-dev-session=false"];
-for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+// Everything the Worker reads, in a private file only this user can read.
+const workerVars = Object.fromEntries(
+  VARIABLES.filter((v) => !v.startOnly && values[v.name] !== undefined).map((v) => [v.name, values[v.name]]),
+);
+const varsDir = mkdtempSync(path.join(tmpdir(), "edge-auth-vars-"));
+const varsFile = path.join(varsDir, "worker.env");
+try {
+  writeFileSync(varsFile, serializeEnvFile(workerVars), { mode: 0o600 });
+} catch (err) {
+  refuse([err.message]);
+}
+const cleanUp = () => rmSync(varsDir, { recursive: true, force: true });
+process.on("exit", cleanUp);
 
-console.log(`› serving on http://127.0.0.1:${port} (service version ${serviceVersion})`);
-const child = spawn(wrangler, args, { cwd: root, env, stdio: "inherit" });
+const devArgs = [
+  "dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, "--env-file", varsFile,
+  "--show-interactive-dev-session=false", "--log-level", verbose ? "log" : "warn",
+];
+const child = spawn(wrangler, devArgs, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
 const stop = () => child.kill("SIGTERM");
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 child.on("exit", (code) => process.exit(code ?? 0));
+
+await announceWhenServing();
+
+/** The banner appears only once the server really answers (never "serving on" before it does). */
+async function announceWhenServing() {
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const res = await fetch(`${base}/-/health`);
+      if (res.status === 503) {
+        console.error(`npm start: the Worker refuses to serve:\n${await res.text()}`);
+        return;
+      }
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  if (child.exitCode !== null) return;
+  if (Date.now() >= deadline) {
+    console.error(`npm start: ${base} did not answer within 3 minutes; try npm start -- --verbose`);
+    return;
+  }
+  const password = process.env.ROOT_PASSWORD || devVars.ROOT_PASSWORD ? "the ROOT_PASSWORD you set" : `the local default ${values.ROOT_PASSWORD}`;
+  console.log(
+    [
+      `Edge Auth ${pkg.version} (service version ${values.SERVICE_VERSION}) is serving on ${base}`,
+      `  sign in   ${base}/users/sign_in as root, with ${password} (set on the first start)`,
+      `  state     ${persist} (D1, Durable Objects, R2 and the git repositories)`,
+      `  git       ${gitOriginStarted ? `a local git http-backend at ${values.GIT_ORIGIN}` : values.GIT_ORIGIN}`,
+      verbose ? "  Ctrl+C stops the server." : "  Ctrl+C stops the server; npm start -- --verbose shows wrangler's log.",
+    ].join("\n"),
+  );
+}

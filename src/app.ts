@@ -9,9 +9,11 @@ import oauthWellKnown from "./oauth/well-known";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import webRoutes from "./web/routes";
+import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
+import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
@@ -42,8 +44,15 @@ for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oaut
 app.use(nosniff);
 app.use("/api/*", apiCacheControl);
 
+// Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration.
 app.use(async (c, next) => {
-  await ensureFirstStart(c.env);
+  try {
+    assertConfigUsable(c.env);
+    await ensureFirstStart(c.env);
+  } catch (err) {
+    if (err instanceof StartupRefused) return refusalResponse(err);
+    throw err;
+  }
   await next();
 });
 
@@ -59,5 +68,8 @@ app.route("/api/graphql", graphqlRoutes);
 app.route("/", pluginRoutes);
 app.route("/", webRoutes);
 app.route("/", gitRoutes);
+
+// People get a page; API clients get GitLab's JSON (the REST family owns its own not-found).
+app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: "404 Not Found" }, 404) : notFoundPage(c)));
 
 export default app;

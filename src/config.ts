@@ -1,50 +1,16 @@
-import { z } from "zod";
+import { checkVariables, MIN_SECRET_KEY_BASE_LENGTH, PUBLISHED_SECRET_KEY_BASE } from "./config-variables";
 import type { Bindings } from "./env";
 import type { ThrottlePolicy } from "./throttle/failure-counter";
 
 /**
  * The parsed, validated configuration. Parsed once per isolate per env object, because
- * vars never change while an isolate lives.
+ * vars never change while an isolate lives. The variables, their kinds and defaults are the table
+ * in config-variables.ts (shared with `npm start` and README).
  */
-const versionPattern = /^\d+\.\d+$/;
-const intFrom = (fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v) => (v === undefined || v === "" ? fallback : Number(v)))
-    .pipe(z.number().int().positive());
-
-const ConfigSchema = z.object({
-  SERVICE_VERSION: z
-    .string()
-    .optional()
-    .transform((v) => (v && v !== "" ? v : "16.0"))
-    .refine((v) => versionPattern.test(v), "SERVICE_VERSION must be major.minor, for example 15.0"),
-  ALLOW_INSECURE_REDIRECTS: z.string().optional().transform((v) => v === "true"),
-  GIT_ORIGIN: z.string().optional().transform((v) => v ?? ""),
-  ISSUER: z.string().optional().transform((v) => v ?? ""),
-  ACCESS_TOKEN_TTL_SECONDS: intFrom(7200),
-  REFRESH_GRACE_SECONDS: intFrom(60),
-  SESSION_TTL_SECONDS: intFrom(8 * 3600),
-  SECRET_KEY_BASE: z.string().optional().transform((v) => v ?? "local-development-secret-key-base-change-me"),
-  UPLOAD_MAX_FILE_BYTES: intFrom(100 * 1024 * 1024),
-  UPLOAD_MAX_PART_BYTES: intFrom(4 * 1024 * 1024),
-  UPLOAD_MAX_PARTS: intFrom(10_000),
-  UPLOAD_STREAM_PUT_MAX_BYTES: intFrom(64 * 1024 * 1024),
-  BENCH_ROUTES: z.string().optional().transform((v) => v === "true"),
-  // Failed authentication per client address (docs/security.md, Throttle): GitLab's Rack::Attack
-  // bans an address after repeated failures; a NAT of honest users stays far below 30 a minute.
-  THROTTLE_FAILED_AUTH_LIMIT: intFrom(30),
-  THROTTLE_FAILED_AUTH_WINDOW_SECONDS: intFrom(60),
-  THROTTLE_FAILED_AUTH_BAN_SECONDS: intFrom(900),
-  // The account lockout, per account and client address (GitLab: 10 failures, 10 minutes).
-  LOCKOUT_MAX_FAILURES: intFrom(10),
-  LOCKOUT_WINDOW_SECONDS: intFrom(3600),
-  LOCKOUT_SECONDS: intFrom(600),
-});
-
 export interface Config {
   serviceVersion: string;
+  /** The build's revision for /api/v4/version (SERVICE_REVISION, else the package version). */
+  serviceRevision: string | null;
   allowInsecureRedirects: boolean;
   gitOrigin: string;
   issuer: string;
@@ -52,40 +18,80 @@ export interface Config {
   refreshGraceSeconds: number;
   sessionTtlSeconds: number;
   secretKeyBase: string;
+  /** Keys that still verify and decrypt during a SECRET_KEY_BASE rotation (docs/deploy.md). */
+  previousSecretKeyBases: string[];
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
   throttle: { failedAuth: ThrottlePolicy; accountLock: ThrottlePolicy };
+  seedDemoData: boolean;
+  /** Only `npm start` and the test pool set LOCAL_DEV: development defaults are refused otherwise. */
+  localDev: boolean;
 }
 
-const cache = new WeakMap<object, Config>();
+/** The configuration cannot be used: the service refuses to serve and says why (src/setup/readiness.ts). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`configuration refused: ${problems.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const cache = new WeakMap<object, Config | ConfigError>();
 
 export function getConfig(env: Bindings): Config {
-  const hit = cache.get(env);
-  if (hit) return hit;
-  const raw = ConfigSchema.parse(env);
-  const config: Config = {
-    serviceVersion: raw.SERVICE_VERSION,
-    allowInsecureRedirects: raw.ALLOW_INSECURE_REDIRECTS,
-    gitOrigin: raw.GIT_ORIGIN,
-    issuer: raw.ISSUER,
-    accessTokenTtlSeconds: raw.ACCESS_TOKEN_TTL_SECONDS,
-    refreshGraceSeconds: raw.REFRESH_GRACE_SECONDS,
-    sessionTtlSeconds: raw.SESSION_TTL_SECONDS,
-    secretKeyBase: raw.SECRET_KEY_BASE,
+  let hit = cache.get(env);
+  if (!hit) {
+    hit = parseConfig(env as unknown as Record<string, unknown>);
+    cache.set(env, hit);
+  }
+  if (hit instanceof ConfigError) throw hit;
+  return hit;
+}
+
+function parseConfig(env: Record<string, unknown>): Config | ConfigError {
+  const localDev = env.LOCAL_DEV === "true";
+  // The Worker applies the deployed defaults; `npm start` writes its local defaults out explicitly.
+  const { values, problems } = checkVariables(env, false);
+  if (localDev) values.SECRET_KEY_BASE ??= PUBLISHED_SECRET_KEY_BASE;
+  else problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE));
+  if (problems.length) return new ConfigError(problems);
+  const int = (name: string) => Number(values[name]);
+  return {
+    serviceVersion: values.SERVICE_VERSION,
+    serviceRevision: values.SERVICE_REVISION ?? null,
+    allowInsecureRedirects: values.ALLOW_INSECURE_REDIRECTS === "true",
+    gitOrigin: values.GIT_ORIGIN,
+    issuer: values.ISSUER,
+    accessTokenTtlSeconds: int("ACCESS_TOKEN_TTL_SECONDS"),
+    refreshGraceSeconds: int("REFRESH_GRACE_SECONDS"),
+    sessionTtlSeconds: int("SESSION_TTL_SECONDS"),
+    secretKeyBase: values.SECRET_KEY_BASE,
+    previousSecretKeyBases: values.SECRET_KEY_BASE_PREVIOUS ? [values.SECRET_KEY_BASE_PREVIOUS] : [],
     upload: {
-      maxFileBytes: raw.UPLOAD_MAX_FILE_BYTES,
-      maxPartBytes: raw.UPLOAD_MAX_PART_BYTES,
-      maxParts: raw.UPLOAD_MAX_PARTS,
-      streamPutMaxBytes: raw.UPLOAD_STREAM_PUT_MAX_BYTES,
+      maxFileBytes: int("UPLOAD_MAX_FILE_BYTES"),
+      maxPartBytes: int("UPLOAD_MAX_PART_BYTES"),
+      maxParts: int("UPLOAD_MAX_PARTS"),
+      streamPutMaxBytes: int("UPLOAD_STREAM_PUT_MAX_BYTES"),
     },
-    benchRoutes: raw.BENCH_ROUTES,
+    benchRoutes: values.BENCH_ROUTES === "true",
     throttle: {
-      failedAuth: { limit: raw.THROTTLE_FAILED_AUTH_LIMIT, windowSeconds: raw.THROTTLE_FAILED_AUTH_WINDOW_SECONDS, banSeconds: raw.THROTTLE_FAILED_AUTH_BAN_SECONDS },
-      accountLock: { limit: raw.LOCKOUT_MAX_FAILURES, windowSeconds: raw.LOCKOUT_WINDOW_SECONDS, banSeconds: raw.LOCKOUT_SECONDS },
+      failedAuth: { limit: int("THROTTLE_FAILED_AUTH_LIMIT"), windowSeconds: int("THROTTLE_FAILED_AUTH_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_AUTH_BAN_SECONDS") },
+      accountLock: { limit: int("LOCKOUT_MAX_FAILURES"), windowSeconds: int("LOCKOUT_WINDOW_SECONDS"), banSeconds: int("LOCKOUT_SECONDS") },
     },
+    seedDemoData: values.SEED_DEMO_DATA === "true",
+    localDev,
   };
-  cache.set(env, config);
-  return config;
+}
+
+/**
+ * Outside local development the development value is published in this repository, so TOTP
+ * secrets and CSRF tokens keyed by it would be forgeable: refuse it, and refuse short keys.
+ */
+function secretKeyBaseProblems(value: string | undefined): string[] {
+  if (value === undefined) return ["SECRET_KEY_BASE is not set: set a secret of at least 32 random characters (wrangler secret put SECRET_KEY_BASE)"];
+  if (value === PUBLISHED_SECRET_KEY_BASE) return ["SECRET_KEY_BASE is the published development value: set a secret of your own (wrangler secret put SECRET_KEY_BASE)"];
+  if (value.length < MIN_SECRET_KEY_BASE_LENGTH) return [`SECRET_KEY_BASE is too short: use at least ${MIN_SECRET_KEY_BASE_LENGTH} random characters, for example from openssl rand -hex 64`];
+  return [];
 }
 
 /** A copy of the env with other vars, for tests on each side of a milestone. */

@@ -35,6 +35,12 @@ export interface Bindings {
   LOCKOUT_SECONDS?: string;
   /** "true" (npm start) seeds the demo data once. */
   SEED_DEMO_DATA?: string;
+  /** Decrypts and verifies (never signs) during a SECRET_KEY_BASE rotation. */
+  SECRET_KEY_BASE_PREVIOUS?: string;
+  /** The build's revision shown by /api/v4/version (for example a git commit). */
+  SERVICE_REVISION?: string;
+  /** "true" only under `npm start` and the test pool: development fallbacks are allowed. */
+  LOCAL_DEV?: string;
 }
 
 /** Per-request variables set by middleware. */

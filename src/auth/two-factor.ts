@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getConfig } from "../config";
-import { decryptString, encryptString } from "../crypto/encrypt";
+import { decryptWithAny, encryptString } from "../crypto/encrypt";
 import { sha256Hex } from "../crypto/hash";
 import { verifyPassword } from "../crypto/password";
 import { randomBytes, toHex } from "../crypto/random";
@@ -31,7 +31,8 @@ export class TwoFactorError extends Error {
 
 async function secretOf(env: Bindings, user: UserRow): Promise<string | null> {
   if (!user.otpSecretEnc) return null;
-  return decryptString(getConfig(env).secretKeyBase, PURPOSE, user.otpSecretEnc);
+  const config = getConfig(env);
+  return decryptWithAny([config.secretKeyBase, ...config.previousSecretKeyBases], PURPOSE, user.otpSecretEnc);
 }
 
 /** The pending secret for enrolment (made on first visit, kept until confirmed), and its URI. */
@@ -41,11 +42,15 @@ export async function pendingEnrolment(env: Bindings, user: UserRow): Promise<{ 
   if (!secret) {
     secret = generateTotpSecret();
     const enc = await encryptString(getConfig(env).secretKeyBase, PURPOSE, secret);
-    // Only set it when still unset, so two tabs show the same secret.
+    // Only set it when still unset (or unreadable: sealed under a key that is gone after a
+    // SECRET_KEY_BASE rotation), so two tabs show the same secret and a lost key cannot loop.
+    const unsetOrUnreadable = user.otpSecretEnc
+      ? sql`(${users.otpSecretEnc} IS NULL OR ${users.otpSecretEnc} = ${user.otpSecretEnc})`
+      : sql`${users.otpSecretEnc} IS NULL`;
     const [row] = await getDb(env.DB)
       .update(users)
       .set({ otpSecretEnc: enc })
-      .where(and(eq(users.id, user.id), sql`${users.otpSecretEnc} IS NULL`, eq(users.otpRequired, false)))
+      .where(and(eq(users.id, user.id), unsetOrUnreadable, eq(users.otpRequired, false)))
       .returning();
     if (!row) {
       const fresh = await findUserById(getDb(env.DB), user.id);

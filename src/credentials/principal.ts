@@ -13,4 +13,6 @@ export interface Principal {
   applicationId: number | null;
   /** Milliseconds since the epoch; null when the token does not expire. */
   expiresAt: number | null;
+  /** Set when an administrator's token acts as `user` through the Sudo header (src/credentials/sudo.ts). */
+  sudoFrom?: UserRow;
 }

@@ -49,3 +49,19 @@ export async function decryptString(secretKeyBase: string, purpose: string, seal
   );
   return new TextDecoder().decode(pt);
 }
+
+/**
+ * Decrypts under the current key, else under each previous one (a SECRET_KEY_BASE rotation:
+ * values sealed before it stay readable until they are sealed again under the new key).
+ */
+export async function decryptWithAny(secretKeyBases: readonly string[], purpose: string, sealed: string): Promise<string> {
+  let last: unknown = new Error("no key");
+  for (const key of secretKeyBases) {
+    try {
+      return await decryptString(key, purpose, sealed);
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}

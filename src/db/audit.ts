@@ -28,7 +28,8 @@ export type AuditAction =
   | "user_blocked"
   | "user_unblocked"
   | "user_deactivated"
-  | "user_activated";
+  | "user_activated"
+  | "sudo";
 
 /** Audit events: who did what to which entity. Details never carry a token, secret or password. */
 export async function recordAudit(

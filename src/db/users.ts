@@ -33,6 +33,16 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | null> 
   return row ?? null;
 }
 
+/** By username, case-insensitively (GitLab's Sudo and ?username= lookups). */
+export async function findUserByUsername(db: Db, username: string): Promise<UserRow | null> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+    .limit(1);
+  return row ?? null;
+}
+
 /** GitLab signs in by username or email, case-insensitively. */
 export async function findUserByLogin(db: Db, login: string): Promise<UserRow | null> {
   const l = login.toLowerCase();

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AuthError } from "../credentials/errors";
+import { AuthError, ScopeError } from "../credentials/errors";
+import { applySudo, SudoError, sudoIdentifier } from "../credentials/sudo";
 import { extractToken } from "../credentials/extract";
 import type { Principal } from "../credentials/principal";
 import { resolveToken } from "../credentials/resolve";
@@ -42,6 +43,20 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
       // GitLab answers a bad token with 401 rather than silently treating the caller as anonymous.
       c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
       return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
+    }
+    try {
+      principal = await applySudo(getDb(c.env.DB), principal, sudoIdentifier(c.req.raw), {
+        ip: c.req.header("cf-connecting-ip") ?? null,
+        method: c.req.method,
+        path: c.req.path,
+        defer: (p) => c.executionCtx.waitUntil(p),
+      });
+    } catch (err) {
+      if (err instanceof ScopeError) return c.json(graphqlError("Insufficient scope: Sudo needs a token with the sudo scope", { code: "INSUFFICIENT_SCOPE", scope: "sudo" }), 403);
+      if (!(err instanceof SudoError)) throw err;
+      return err.reason === "not_admin"
+        ? c.json(graphqlError("403 Forbidden - Must be admin to use sudo", { code: "FORBIDDEN" }), 403)
+        : c.json(graphqlError(`404 User with ID or username '${err.identifier}' Not Found`, { code: "NOT_FOUND" }), 404);
     }
     if (!hasAnyScope(principal.scopes, GRAPHQL_SCOPES)) {
       return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);

@@ -50,17 +50,36 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
   );
 }
 
+/** What went wrong, in a person's words; the OAuth code stays in small print for support. */
+const PERSON_MESSAGES: Record<string, { title: string; text: string }> = {
+  invalid_client: {
+    title: "This application is not known here",
+    text: "The application that sent you here is not registered with this service, or it was removed. Go back to the application and try again, or tell its maker.",
+  },
+  invalid_redirect_uri: {
+    title: "This sign-in link does not match the application",
+    text: "The link that brought you here names a return address the application did not register. For your safety you were not sent anywhere.",
+  },
+};
+const GENERIC_MESSAGE = {
+  title: "This sign-in link does not work",
+  text: "The link that brought you here is incomplete or was changed on the way. Go back to the application and start again.",
+};
+
 export function AuthorizeErrorPage(props: { error: string; description: string }) {
+  const message = PERSON_MESSAGES[props.error] ?? GENERIC_MESSAGE;
   return (
     <div class="narrow">
-      <h1>An error has occurred</h1>
+      <h1>{message.title}</h1>
       <div class="flash error" role="alert">
-        <p>
-          <strong>{props.error}</strong>
-        </p>
-        <p>{props.description}</p>
+        <p>{message.text}</p>
       </div>
-      <p class="muted">The application that sent you here is not registered for this request. You were not redirected back to it.</p>
+      <p class="muted">You were not redirected back to the application.</p>
+      <p class="muted">
+        <small>
+          Error code: <code>{props.error}</code>. {props.description}
+        </small>
+      </p>
     </div>
   );
 }

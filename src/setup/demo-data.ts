@@ -1,3 +1,4 @@
+import { getConfig } from "../config";
 import { sha256Hex } from "../crypto/hash";
 import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
@@ -22,7 +23,7 @@ const DAY = 86400_000;
 const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
 
 export async function ensureDemoData(env: Bindings): Promise<void> {
-  if (env.SEED_DEMO_DATA !== "true") return;
+  if (!getConfig(env).seedDemoData) return;
   const db = getDb(env.DB);
   if (await findGroup(db, "demo")) return;
   const root = await findUserByLogin(db, "root");

@@ -29,7 +29,7 @@ export function demoSpaRedirectUris(env: Bindings): string[] {
 }
 
 export async function ensureDemoSpa(env: Bindings): Promise<void> {
-  if (env.SEED_DEMO_DATA !== "true") return;
+  if (!getConfig(env).seedDemoData) return;
   const db = getDb(env.DB);
   if (await findApplicationByUid(db, DEMO_SPA_UID)) return;
   try {

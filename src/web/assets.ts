@@ -28,7 +28,7 @@ button:focus-visible,a:focus-visible,input:focus-visible,textarea:focus-visible{
 .card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:1rem 1.25rem;margin:1rem 0}.card>h2:first-child,.card>h2:first-of-type{margin-top:0}
 .narrow{max-width:26rem;margin:2rem auto}
 .flash{padding:.75rem 1rem;border-radius:4px;margin:1rem 0}.flash.error{background:#fdd4cd;color:#8d1300}.flash.notice{background:#c3e6cd;color:#0d532a}.flash.warning{background:#f5d9a8;color:#5c3900}
-table{width:100%;border-collapse:collapse;background:#fff}th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top}th{font-size:.9rem;color:var(--muted)}
+table{width:100%;border-collapse:collapse;background:#fff}th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}td .id,td code{overflow-wrap:anywhere}th{font-size:.9rem;color:var(--muted)}
 code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:#ececef;padding:.1rem .3rem;border-radius:3px;word-break:break-all}
 .secret-row{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .muted{color:var(--muted)}fieldset{border:1px solid var(--line);border-radius:4px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}
@@ -39,6 +39,9 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:
 .codes{columns:2;font-family:ui-monospace,monospace;list-style:none;padding:0}
 .actions{display:flex;gap:.25rem;flex-wrap:wrap;align-items:center}.actions form{display:inline}
 :target{background:#fff7d6}
+@media (max-width:40rem){table{display:block;overflow-x:auto;max-width:100%}th,td{min-width:6rem}}
+.id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;word-break:normal}
+pre{max-width:100%;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .nowrap{white-space:nowrap}.skip{position:absolute;left:-9999px;top:0;background:#fff;color:var(--accent);padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
 `;
 

@@ -150,8 +150,8 @@ function csrfKey(secretKeyBase: string): Promise<CryptoKey> {
   return k;
 }
 
-async function hmac(c: Ctx, binding: string): Promise<string> {
-  const key = await csrfKey(getConfig(c.env as Bindings).secretKeyBase);
+async function hmac(c: Ctx, binding: string, secretKeyBase = getConfig(c.env as Bindings).secretKeyBase): Promise<string> {
+  const key = await csrfKey(secretKeyBase);
   const sig = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(binding));
   return toBase64Url(new Uint8Array(sig));
 }
@@ -179,7 +179,11 @@ export async function verifyCsrf(c: Ctx, token: string): Promise<boolean> {
   const sessionId = getCookie(c, SESSION_COOKIE);
   const pre = getCookie(c, PRE_SESSION_COOKIE);
   let ok = false;
-  if (sessionId) ok = timingSafeEqual(token, await hmac(c, `session:${sessionId}`)) || ok;
-  if (pre) ok = timingSafeEqual(token, await hmac(c, `pre:${pre}`)) || ok;
+  // During a SECRET_KEY_BASE rotation, forms rendered before it still submit.
+  const config = getConfig(c.env as Bindings);
+  for (const key of [config.secretKeyBase, ...config.previousSecretKeyBases]) {
+    if (sessionId) ok = timingSafeEqual(token, await hmac(c, `session:${sessionId}`, key)) || ok;
+    if (pre) ok = timingSafeEqual(token, await hmac(c, `pre:${pre}`, key)) || ok;
+  }
   return ok;
 }

@@ -40,6 +40,13 @@ describe("demo SPA: PKCE in the browser, refresh, sign-out (issue 3, A PKCE sing
     expect(await page.locator("#user-name").textContent()).toContain(`@${user.username}`);
     expect(await page.locator("#user-json").textContent()).toContain(`"username": "${user.username}"`);
     await shot(page, "spa-signed-in");
+    // Issue 13, page polish: the signed-in SPA (user JSON, tokens) fits a desktop and a phone.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+      expect(fits, `demo SPA overflows at ${width}px`).toBe(true);
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
     // The exchange carried the verifier and no secret (a public client).
     expect(tokenRequests[0]).toContain("code_verifier=");
     expect(tokenRequests[0]).not.toContain("client_secret");

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
 
@@ -39,12 +40,15 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startService(opts: { persistDir: string; rootPassword: string; port?: number }): Promise<RunningServer> {
+export const ROOT_DIR = path.resolve(__dirname, "../..");
+
+/** `vars`: other configuration variables for this start (test/e2e/configuration.test.ts). */
+export async function startService(opts: { persistDir: string; rootPassword: string; port?: number; vars?: Record<string, string> }): Promise<RunningServer> {
   const port = opts.port ?? (await freePort());
   let output = "";
   const child = spawn("npm", ["start"], {
-    cwd: path.resolve(__dirname, "../.."),
-    env: { ...process.env, PORT: String(port), PERSIST_DIR: opts.persistDir, ROOT_PASSWORD: opts.rootPassword },
+    cwd: ROOT_DIR,
+    env: { ...process.env, PORT: String(port), PERSIST_DIR: opts.persistDir, ROOT_PASSWORD: opts.rootPassword, ...opts.vars },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -76,4 +80,15 @@ function killGroup(child: ChildProcess): void {
   } catch {
     // already gone
   }
+}
+
+/** Runs `npm start` expecting it to refuse the configuration: it exits before serving. */
+export function startRefused(vars: Record<string, string>): { status: number | null; output: string } {
+  const r = spawnSync("npm", ["start"], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, PERSIST_DIR: path.join(tmpdir(), "edge-auth-never-used"), ...vars },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }

@@ -1,6 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { extractToken } from "../../credentials/extract";
 import { requireScopes, resolveToken } from "../../credentials/resolve";
+import { applySudo, sudoIdentifier } from "../../credentials/sudo";
+import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { forbidden } from "./errors";
 
@@ -13,7 +15,14 @@ export const WRITE_API = ["api"] as const;
 
 export function requireAuth(accepted: readonly string[] = READ_API) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const principal = await resolveToken(c.env, extractToken(c.req.raw), (p) => c.executionCtx.waitUntil(p));
+    const defer = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+    const token = await resolveToken(c.env, extractToken(c.req.raw), defer);
+    const principal = await applySudo(getDb(c.env.DB), token, sudoIdentifier(c.req.raw), {
+      ip: c.req.header("cf-connecting-ip") ?? null,
+      method: c.req.method,
+      path: c.req.path,
+      defer,
+    });
     requireScopes(principal, accepted);
     c.set("principal", principal);
     await next();

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
+import { SudoError } from "../../credentials/sudo";
 
 /** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
 export class ApiError extends Error {
@@ -42,6 +43,12 @@ export function renderApiError(err: Error, c: Context): Response {
       return c.json({ error: "invalid_token", error_description: description }, 401);
     }
     return c.json({ message: "401 Unauthorized" }, 401);
+  }
+  if (err instanceof SudoError) {
+    // GitLab's exact messages (lib/api/helpers.rb, sudo!).
+    return err.reason === "not_admin"
+      ? c.json({ message: "403 Forbidden - Must be admin to use sudo" }, 403)
+      : c.json({ message: `404 User with ID or username '${err.identifier}' Not Found` }, 404);
   }
   if (err instanceof ScopeError) {
     const scope = err.accepted.join(" ");

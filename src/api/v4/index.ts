@@ -14,6 +14,7 @@ import iterations from "./iterations";
 import managedLicenses from "./managed-licenses";
 import ciLint from "./ci-lint";
 import plugins from "./plugins";
+import metadata from "./metadata";
 import { renderApiError } from "./errors";
 import { answerUnmatched } from "./unmatched";
 import user from "./user";
@@ -47,6 +48,7 @@ api.route("/", iterations);
 api.route("/", managedLicenses);
 api.route("/", ciLint);
 api.route("/", plugins);
+api.route("/", metadata);
 // Last: answers what no route above took (GitLab's JSON 404 and 405).
 answerUnmatched(api);
 

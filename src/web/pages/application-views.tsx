@@ -141,7 +141,7 @@ export function ApplicationsTable({ apps }: { apps: ApplicationRow[] }) {
               <a href={`/profile/applications/${app.id}`}>{app.name}</a>
             </td>
             <td>
-              <code>{app.uid}</code>
+              <code class="id">{app.uid}</code>
             </td>
             <td>
               {registeredUris(app.redirectUri).map((u) => (

@@ -1,0 +1,120 @@
+/**
+ * Every configuration variable of the service, in one table: the Worker's configuration
+ * (src/config.ts), `npm start` (scripts/start.mjs imports this file directly; Node strips the
+ * types) and README's configuration table (checked by test/e2e/config-table.test.ts) all come from
+ * here. Adding a variable is one row below, one field in src/config.ts, and one README row.
+ *
+ * This file must stay plain: no imports and only erasable TypeScript, so Node can load it as is.
+ */
+
+/** How a value is checked. Every kind accepts the empty string as "not set". */
+export type VariableKind = "version" | "boolean" | "positive-integer" | "port" | "http-url" | "text";
+
+export interface VariableSpec {
+  name: string;
+  kind: VariableKind;
+  /** Deployed default (README's "Default" column); null when there is none. */
+  default: string | null;
+  /** What `npm start` uses instead, when it differs. */
+  localDefault?: string;
+  /** Read only by scripts/start.mjs, never passed to the Worker. */
+  startOnly?: boolean;
+  /** A secret: `wrangler secret put` when deployed; never on a command line or in a log. */
+  secret?: boolean;
+}
+
+export const VARIABLES: readonly VariableSpec[] = [
+  { name: "PORT", kind: "port", default: "8787", startOnly: true },
+  { name: "PERSIST_DIR", kind: "text", default: ".wrangler/state", startOnly: true },
+  { name: "ROOT_PASSWORD", kind: "text", default: null, localDefault: "5iveL!fe-local-root", secret: true },
+  { name: "SERVICE_VERSION", kind: "version", default: "16.0" },
+  { name: "SERVICE_REVISION", kind: "text", default: null },
+  { name: "ALLOW_INSECURE_REDIRECTS", kind: "boolean", default: "false", localDefault: "true" },
+  { name: "GIT_ORIGIN", kind: "http-url", default: "" },
+  { name: "ISSUER", kind: "http-url", default: "" },
+  { name: "SECRET_KEY_BASE", kind: "text", default: null, localDefault: "local-development-secret-key-base-change-me", secret: true },
+  { name: "SECRET_KEY_BASE_PREVIOUS", kind: "text", default: "", secret: true },
+  { name: "ACCESS_TOKEN_TTL_SECONDS", kind: "positive-integer", default: "7200" },
+  { name: "REFRESH_GRACE_SECONDS", kind: "positive-integer", default: "60" },
+  { name: "SESSION_TTL_SECONDS", kind: "positive-integer", default: "28800" },
+  { name: "UPLOAD_MAX_FILE_BYTES", kind: "positive-integer", default: String(100 * 1024 * 1024) },
+  { name: "UPLOAD_MAX_PART_BYTES", kind: "positive-integer", default: String(4 * 1024 * 1024) },
+  { name: "UPLOAD_MAX_PARTS", kind: "positive-integer", default: "10000" },
+  { name: "UPLOAD_STREAM_PUT_MAX_BYTES", kind: "positive-integer", default: String(64 * 1024 * 1024) },
+  { name: "SEED_DEMO_DATA", kind: "boolean", default: "false", localDefault: "true" },
+  { name: "BENCH_ROUTES", kind: "boolean", default: "false" },
+  { name: "LOCAL_DEV", kind: "boolean", default: "false", localDefault: "true" },
+  // Failed authentication per client address (docs/security.md, Throttle): GitLab's Rack::Attack
+  // bans an address after repeated failures; a NAT of honest users stays far below 30 a minute.
+  { name: "THROTTLE_FAILED_AUTH_LIMIT", kind: "positive-integer", default: "30" },
+  { name: "THROTTLE_FAILED_AUTH_WINDOW_SECONDS", kind: "positive-integer", default: "60" },
+  { name: "THROTTLE_FAILED_AUTH_BAN_SECONDS", kind: "positive-integer", default: "900" },
+  // The account lockout, per account and client address (GitLab: 10 failures, 10 minutes).
+  { name: "LOCKOUT_MAX_FAILURES", kind: "positive-integer", default: "10" },
+  { name: "LOCKOUT_WINDOW_SECONDS", kind: "positive-integer", default: "3600" },
+  { name: "LOCKOUT_SECONDS", kind: "positive-integer", default: "600" },
+];
+
+export const VARIABLE_NAMES: ReadonlySet<string> = new Set(VARIABLES.map((v) => v.name));
+
+/** The development value of SECRET_KEY_BASE is published in this file: never acceptable when deployed. */
+export const PUBLISHED_SECRET_KEY_BASE = "local-development-secret-key-base-change-me";
+/** GitLab generates 128 hex characters; we ask for at least 32 characters of real randomness. */
+export const MIN_SECRET_KEY_BASE_LENGTH = 32;
+
+const INT = /^[1-9][0-9]*$/;
+
+/** Why a value of this kind is refused, or null when it is acceptable. */
+export function valueProblem(kind: VariableKind, value: string): string | null {
+  if (value === "") return null;
+  switch (kind) {
+    case "version":
+      return /^\d+\.\d+$/.test(value) ? null : "must be major.minor, for example 15.0";
+    case "boolean":
+      return value === "true" || value === "false" ? null : 'must be "true" or "false"';
+    case "positive-integer":
+      return INT.test(value) && Number.isSafeInteger(Number(value)) ? null : "must be a positive whole number, for example 3600";
+    case "port":
+      return INT.test(value) && Number(value) <= 65535 ? null : "must be a port number between 1 and 65535";
+    case "http-url":
+      return isHttpUrl(value) ? null : "must be an absolute http(s) URL without query, fragment or trailing slash, for example https://auth.example.com";
+    case "text":
+      return null;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.search === "" && url.hash === "" && !value.endsWith("/");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks raw values (environment, vars, .dev.vars) against the table and fills in defaults.
+ * `local` selects the local defaults of `npm start`. Names outside the table are ignored here;
+ * callers that read a file of variables refuse unknown names themselves.
+ */
+export function checkVariables(
+  raw: Readonly<Record<string, unknown>>,
+  local: boolean,
+): { values: Record<string, string>; problems: string[] } {
+  const values: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const spec of VARIABLES) {
+    const given = raw[spec.name];
+    const text = typeof given === "string" ? given : "";
+    const problem = valueProblem(spec.kind, text);
+    if (problem) {
+      // A secret's value never appears in a message.
+      problems.push(spec.secret ? `${spec.name} ${problem}` : `${spec.name}=${JSON.stringify(text)} ${problem}`);
+      continue;
+    }
+    const fallback = (local ? spec.localDefault : undefined) ?? spec.default;
+    if (text !== "") values[spec.name] = text;
+    else if (fallback !== null) values[spec.name] = fallback;
+  }
+  return { values, problems };
+}

@@ -1,0 +1,41 @@
+import { ConfigError, getConfig } from "../config";
+import type { Bindings } from "../env";
+
+/**
+ * The service refuses to serve rather than run unsafely: a malformed variable, a missing or weak
+ * SECRET_KEY_BASE outside local development, or a first start without ROOT_PASSWORD. The refusal
+ * is a 503 with a plain explanation for the operator (no secret in it) and one log line, and it is
+ * re-evaluated on every request, so fixing the variable and redeploying is all it takes.
+ */
+export class StartupRefused extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("; "));
+    this.name = "StartupRefused";
+  }
+}
+
+/** Throws StartupRefused when the configuration cannot be used. */
+export function assertConfigUsable(env: Bindings): void {
+  try {
+    getConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new StartupRefused(err.problems);
+    throw err;
+  }
+}
+
+export function refusalResponse(err: StartupRefused): Response {
+  console.error(`service refused to start: ${err.problems.join("; ")}`);
+  const body = [
+    "This service is not configured safely yet, so it refuses to serve.",
+    "",
+    ...err.problems.map((p) => `- ${p}`),
+    "",
+    "See docs/deploy.md (Secrets and configuration).",
+    "",
+  ].join("\n");
+  return new Response(body, {
+    status: 503,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
+  });
+}

@@ -1,0 +1,22 @@
+import type { Context } from "hono";
+import { renderPage } from "../page";
+
+/**
+ * The page a person sees for an address that does not exist, in the pages' style (the API
+ * families answer their own 404s in their own shapes).
+ */
+export function notFoundPage(c: Context<any>): Promise<Response> {
+  return renderPage(
+    c,
+    "Page not found",
+    <section class="error-page">
+      <h1>Page not found</h1>
+      <p>There is nothing at this address. It may have moved, or the link may be mistyped.</p>
+      <p>
+        <a href="/">Go to the start page</a> or <a href="/users/sign_in">sign in</a>.
+      </p>
+      <p class="muted"><small>Error 404</small></p>
+    </section>,
+    404,
+  );
+}
