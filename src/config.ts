@@ -41,6 +41,10 @@ const ConfigSchema = z.object({
   LOCKOUT_MAX_FAILURES: intFrom(10),
   LOCKOUT_WINDOW_SECONDS: intFrom(3600),
   LOCKOUT_SECONDS: intFrom(600),
+  REGISTRY_TOKEN_TTL_SECONDS: intFrom(300),
+  REGISTRY_MAX_BLOB_BYTES: intFrom(10 * 1024 * 1024 * 1024),
+  REGISTRY_MAX_MANIFEST_BYTES: intFrom(4 * 1024 * 1024),
+  REGISTRY_UPLOAD_TTL_SECONDS: intFrom(24 * 3600),
 });
 
 export interface Config {
@@ -55,6 +59,8 @@ export interface Config {
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
   throttle: { failedAuth: ThrottlePolicy; accountLock: ThrottlePolicy };
+  /** Container registry limits (docs/registries.md, "Limits"). */
+  registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number };
 }
 
 const cache = new WeakMap<object, Config>();
@@ -82,6 +88,12 @@ export function getConfig(env: Bindings): Config {
     throttle: {
       failedAuth: { limit: raw.THROTTLE_FAILED_AUTH_LIMIT, windowSeconds: raw.THROTTLE_FAILED_AUTH_WINDOW_SECONDS, banSeconds: raw.THROTTLE_FAILED_AUTH_BAN_SECONDS },
       accountLock: { limit: raw.LOCKOUT_MAX_FAILURES, windowSeconds: raw.LOCKOUT_WINDOW_SECONDS, banSeconds: raw.LOCKOUT_SECONDS },
+    },
+    registry: {
+      tokenTtlSeconds: raw.REGISTRY_TOKEN_TTL_SECONDS,
+      maxBlobBytes: raw.REGISTRY_MAX_BLOB_BYTES,
+      maxManifestBytes: raw.REGISTRY_MAX_MANIFEST_BYTES,
+      uploadTtlSeconds: raw.REGISTRY_UPLOAD_TTL_SECONDS,
     },
   };
   cache.set(env, config);
