@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { register } from "tsx/esm/api";
 import autocannon from "autocannon";
 import { startBuiltWorker } from "./lib/worker.mjs";
+import { cliArg } from "./lib/measure.mjs";
 
 register();
 const { create } = await import("@bufbuild/protobuf");
@@ -18,10 +19,7 @@ const { createClient } = await import("@connectrpc/connect");
 const { createConnectTransport, createGrpcWebTransport } = await import("@connectrpc/connect-node");
 const { Plugin, FileStreamSchema, HeaderSchema } = await import("../src/gen/proto/plugin_pb.ts");
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const arg = cliArg;
 const DURATION = arg("duration", 5);
 const CONNECTIONS = arg("connections", 32);
 const ROUNDS = arg("rounds", 3);

@@ -8,6 +8,8 @@ import oauthRoutes from "./oauth/routes";
 import oauthWellKnown from "./oauth/well-known";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
+import registryTokenRoutes from "./registry/token-routes";
+import registryV2 from "./registry/v2-routes";
 import webRoutes from "./web/routes";
 import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
@@ -65,6 +67,9 @@ app.route("/.well-known", oauthWellKnown);
 app.route("/-/bench", benchRoutes);
 app.route("/api/v4", apiV4);
 app.route("/api/graphql", graphqlRoutes);
+// The container registry (OCI distribution API) and GitLab's token service for it.
+app.route("/v2", registryV2);
+app.route("/jwt", registryTokenRoutes);
 app.route("/", pluginRoutes);
 app.route("/", webRoutes);
 app.route("/", gitRoutes);

@@ -53,6 +53,11 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "LOCKOUT_MAX_FAILURES", kind: "positive-integer", default: "10" },
   { name: "LOCKOUT_WINDOW_SECONDS", kind: "positive-integer", default: "3600" },
   { name: "LOCKOUT_SECONDS", kind: "positive-integer", default: "600" },
+  // Container registry (docs/registries.md, "Limits").
+  { name: "REGISTRY_TOKEN_TTL_SECONDS", kind: "positive-integer", default: "300" },
+  { name: "REGISTRY_MAX_BLOB_BYTES", kind: "positive-integer", default: String(10 * 1024 * 1024 * 1024) },
+  { name: "REGISTRY_MAX_MANIFEST_BYTES", kind: "positive-integer", default: String(4 * 1024 * 1024) },
+  { name: "REGISTRY_UPLOAD_TTL_SECONDS", kind: "positive-integer", default: "86400" },
 ];
 
 export const VARIABLE_NAMES: ReadonlySet<string> = new Set(VARIABLES.map((v) => v.name));

@@ -26,6 +26,8 @@ export interface Config {
   seedDemoData: boolean;
   /** Only `npm start` and the test pool set LOCAL_DEV: development defaults are refused otherwise. */
   localDev: boolean;
+  /** Container registry limits (docs/registries.md, "Limits"). */
+  registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number };
 }
 
 /** The configuration cannot be used: the service refuses to serve and says why (src/setup/readiness.ts). */
@@ -80,6 +82,12 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     },
     seedDemoData: values.SEED_DEMO_DATA === "true",
     localDev,
+    registry: {
+      tokenTtlSeconds: int("REGISTRY_TOKEN_TTL_SECONDS"),
+      maxBlobBytes: int("REGISTRY_MAX_BLOB_BYTES"),
+      maxManifestBytes: int("REGISTRY_MAX_MANIFEST_BYTES"),
+      uploadTtlSeconds: int("REGISTRY_UPLOAD_TTL_SECONDS"),
+    },
   };
 }
 

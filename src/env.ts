@@ -33,6 +33,11 @@ export interface Bindings {
   LOCKOUT_MAX_FAILURES?: string;
   LOCKOUT_WINDOW_SECONDS?: string;
   LOCKOUT_SECONDS?: string;
+  /** Container registry: token lifetime, blob and manifest limits, upload expiry. */
+  REGISTRY_TOKEN_TTL_SECONDS?: string;
+  REGISTRY_MAX_BLOB_BYTES?: string;
+  REGISTRY_MAX_MANIFEST_BYTES?: string;
+  REGISTRY_UPLOAD_TTL_SECONDS?: string;
   /** "true" (npm start) seeds the demo data once. */
   SEED_DEMO_DATA?: string;
   /** Decrypts and verifies (never signs) during a SECRET_KEY_BASE rotation. */

@@ -4,6 +4,12 @@ import os from "node:os";
 import { execSync } from "node:child_process";
 import autocannon from "autocannon";
 
+/** A numeric command-line option `--name <n>` of a bench script, or the fallback. */
+export function cliArg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
 /** Runs one scenario; `opts` are autocannon options (url, method, headers, body, requests...). */
 export async function measure(name, connections, opts, { duration = 8 } = {}) {
   const result = await autocannon({ connections, duration, pipelining: 1, ...opts });

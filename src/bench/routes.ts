@@ -28,7 +28,13 @@ bench.post("/do-write", async (c) => c.json({ n: await stub(c, c.req.query("k") 
 bench.put("/r2-upload", async (c) => {
   if (!c.req.raw.body) return c.json({ message: "body required" }, 400);
   const obj = await c.env.FILES.put(`bench/${crypto.randomUUID()}`, c.req.raw.body);
-  return c.json({ size: obj?.size ?? 0 });
+  return c.json({ size: obj?.size ?? 0, key: obj?.key ?? null });
+});
+// Plain R2 download of what r2-upload stored (bench/registry.mjs measures /v2/ blob GETs against it).
+bench.get("/r2-download/:key", async (c) => {
+  const obj = await c.env.FILES.get(`bench/${c.req.param("key")}`);
+  if (!obj) return c.json({ message: "404 Not Found" }, 404);
+  return new Response(obj.body, { headers: { "Content-Length": String(obj.size), "Content-Type": "application/octet-stream" } });
 });
 
 export default bench;

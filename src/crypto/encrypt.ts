@@ -7,8 +7,14 @@ import { fromBase64Url, randomBytes, toBase64Url } from "./random";
  */
 const keys = new Map<string, Promise<CryptoKey>>();
 
-function keyFor(secretKeyBase: string, purpose: string): Promise<CryptoKey> {
-  const id = `${purpose}\u0000${secretKeyBase}`;
+/** A key for one purpose, derived with HKDF from SECRET_KEY_BASE (cached per isolate). */
+export function derivedKey(
+  secretKeyBase: string,
+  purpose: string,
+  algorithm: AesKeyGenParams | HmacImportParams = { name: "AES-GCM", length: 256 },
+  usages: KeyUsage[] = ["encrypt", "decrypt"],
+): Promise<CryptoKey> {
+  const id = `${purpose}\u0000${algorithm.name}\u0000${secretKeyBase}`;
   let k = keys.get(id);
   if (!k) {
     k = (async () => {
@@ -16,15 +22,17 @@ function keyFor(secretKeyBase: string, purpose: string): Promise<CryptoKey> {
       return crypto.subtle.deriveKey(
         { name: "HKDF", hash: "SHA-256", salt: new TextEncoder().encode("edge-auth-encrypt-v1"), info: new TextEncoder().encode(purpose) },
         base,
-        { name: "AES-GCM", length: 256 },
+        algorithm,
         false,
-        ["encrypt", "decrypt"],
+        usages,
       );
     })();
     keys.set(id, k);
   }
   return k;
 }
+
+const keyFor = (secretKeyBase: string, purpose: string) => derivedKey(secretKeyBase, purpose);
 
 export async function encryptString(secretKeyBase: string, purpose: string, plaintext: string): Promise<string> {
   const iv = randomBytes(12);

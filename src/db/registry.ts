@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { registryRepositories, registryTags } from "./schema/registry";
+import { registryBlobLinks, registryManifestRefs, registryManifests, registryRepositories, registryTags } from "./schema/registry";
 
 export type RegistryRepositoryRow = typeof registryRepositories.$inferSelect;
 export type RegistryTagRow = typeof registryTags.$inferSelect;
@@ -55,11 +55,24 @@ export async function findTag(db: Db, repositoryId: number, name: string): Promi
   return row ?? null;
 }
 
-export async function deleteTag(db: Db, repositoryId: number, name: string): Promise<boolean> {
-  const res = await db.delete(registryTags).where(and(eq(registryTags.repositoryId, repositoryId), eq(registryTags.name, name))).returning();
-  return res.length > 0;
+/** The deleted tag (its digest tells which manifest may now be unnamed), or null. */
+export async function deleteTag(db: Db, repositoryId: number, name: string): Promise<RegistryTagRow | null> {
+  const [row] = await db.delete(registryTags).where(and(eq(registryTags.repositoryId, repositoryId), eq(registryTags.name, name))).returning();
+  return row ?? null;
 }
 
-export async function deleteRepository(db: Db, id: number): Promise<void> {
-  await db.batch([db.delete(registryTags).where(eq(registryTags.repositoryId, id)), db.delete(registryRepositories).where(eq(registryRepositories.id, id))]);
+/**
+ * Deletes a repository and everything in it (tags, manifests, references, blob links) in one
+ * batch; returns the blob digests its manifests referenced, for collection.
+ */
+export async function deleteRepositoryRows(db: Db, repo: RegistryRepositoryRow): Promise<string[]> {
+  const refs = await db.select({ d: registryManifestRefs.refDigest }).from(registryManifestRefs).where(and(eq(registryManifestRefs.repositoryId, repo.id), eq(registryManifestRefs.kind, "blob")));
+  await db.batch([
+    db.delete(registryTags).where(eq(registryTags.repositoryId, repo.id)),
+    db.delete(registryManifestRefs).where(eq(registryManifestRefs.repositoryId, repo.id)),
+    db.delete(registryManifests).where(eq(registryManifests.repositoryId, repo.id)),
+    db.delete(registryBlobLinks).where(eq(registryBlobLinks.repositoryPath, repo.path)),
+    db.delete(registryRepositories).where(eq(registryRepositories.id, repo.id)),
+  ]);
+  return [...new Set(refs.map((r) => r.d))];
 }

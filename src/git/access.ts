@@ -59,3 +59,13 @@ export function decideGitAccess(op: GitOperation, principal: Principal | null, p
   if (!hasAnyScope(principal.scopes, PUSH_SCOPES)) throw new GitAccessError("forbidden");
   if (!canPushCode(project.accessLevel, isAdmin)) throw new GitAccessError("forbidden");
 }
+
+/**
+ * A deploy token (GitLab): without read_repository it is not a git credential (401); a project it
+ * does not cover is not found (404); it never pushes (403), as no deploy-token scope writes code.
+ */
+export function decideDeployTokenGitAccess(op: GitOperation, scopes: readonly string[], coversProject: boolean): void {
+  if (!scopes.includes("read_repository")) throw new GitAccessError("unauthorized");
+  if (!coversProject) throw new GitAccessError("not_found");
+  if (op === "push") throw new GitAccessError("forbidden");
+}

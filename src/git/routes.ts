@@ -3,13 +3,14 @@ import { AuthError } from "../credentials/errors";
 import { countAddressFailure } from "../auth/lockout";
 import type { Principal } from "../credentials/principal";
 import { resolveToken } from "../credentials/resolve";
+import { deployTokenCovers, isDeployTokenSecret, resolveDeployToken } from "../credentials/deploy-token";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findProject, projectAccessLevel } from "../db/projects";
 import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
-import { checkGitLogin, decideGitAccess, GitAccessError, type GitOperation } from "./access";
-import { parseBasic } from "./credentials";
+import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessError, type GitOperation } from "./access";
+import { parseBasic, type BasicCredentials } from "./credentials";
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { clientIp } from "../web/page";
@@ -66,7 +67,21 @@ async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
   return principal;
 }
 
+/** Deploy tokens act for their project or group, not a user: read_repository fetches, nothing pushes. */
+async function serveGitWithDeployToken(c: Context<AppEnv>, creds: BasicCredentials, projectPath: string, gitPath: string, op: GitOperation) {
+  const token = await resolveDeployToken(c.env, creds.username, creds.password).catch(async (err) => {
+    if (!(err instanceof AuthError)) throw err;
+    await countAddressFailure(c.env, { ip: clientIp(c) }, "git_basic");
+    throw new GitAccessError("unauthorized");
+  });
+  const project = await findProject(getDb(c.env.DB), projectPath);
+  decideDeployTokenGitAccess(op, token.scopes, project !== null && (await deployTokenCovers(c.env, token, project)));
+  return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, `/${project!.pathWithNamespace}.git/${gitPath}`, token.username);
+}
+
 async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string, op: GitOperation): Promise<Response> {
+  const creds = parseBasic(c.req.header("authorization") ?? null);
+  if (creds && isDeployTokenSecret(creds.password)) return serveGitWithDeployToken(c, creds, projectPath, gitPath, op);
   const principal = await authenticate(c);
   const db = getDb(c.env.DB);
   const project = await findProject(db, projectPath);

@@ -8,10 +8,10 @@ import { createManagedLicense } from "../db/licenses";
 import { addMember, createGroup, createProject } from "../db/namespaces";
 import { addPackageFile, createPipeline, findOrCreatePackage } from "../db/packages";
 import { findGroup } from "../db/projects";
-import { addTag, createRepository } from "../db/registry";
 import { createRunner } from "../db/runners";
 import { findUserByLogin } from "../db/users";
 import type { Bindings } from "../env";
+import { pushSeedImage } from "../registry/seed";
 
 /**
  * Demo data for `npm start` (SEED_DEMO_DATA=true): a group and project with runners in every
@@ -67,13 +67,9 @@ export async function ensureDemoData(env: Bindings): Promise<void> {
     }
   }
 
-  // Registry repositories with tags.
+  // Registry repositories with tags, pushed through the registry's own upload and manifest code.
   for (const [name, tags] of [["", ["latest", "v1.0.0"]], ["backend", ["latest", "v1.0.0", "v1.1.0"]]] as const) {
-    const repo = await createRepository(db, project.id, project.pathWithNamespace, name);
-    for (const [i, tag] of tags.entries()) {
-      const revision = await sha256Hex(`${name}:${tag}`);
-      await addTag(db, repo.id, { name: tag, digest: `sha256:${revision}`, revision, totalSize: 10_000_000 + i * 1_000_000 });
-    }
+    await pushSeedImage(env, project, name, [...tags]);
   }
 
   // A merged and an open merge request; a status check answered on the open one.

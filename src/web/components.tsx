@@ -73,13 +73,13 @@ export function TableHead({ columns, action = false }: { columns: readonly strin
   );
 }
 
-/** The Revoke button of a list row: a confirmed POST with the CSRF token. */
-export function RevokeForm(props: { action: string; confirm: string; label: string; token: string }) {
+/** The Revoke (or Delete) button of a list row: a confirmed POST with the CSRF token. */
+export function RevokeForm(props: { action: string; confirm: string; label: string; token: string; button?: string }) {
   return (
     <form method="post" action={props.action} data-confirm={props.confirm}>
       <CsrfField token={props.token} />
       <button type="submit" class="danger" aria-label={props.label}>
-        Revoke
+        {props.button ?? "Revoke"}
       </button>
     </form>
   );

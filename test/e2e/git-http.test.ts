@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { passwordGrant } from "./pages-support";
+import { apiCall, passwordGrant } from "./pages-support";
 
 /**
  * Git over HTTPS end to end (DESIGN.md "Git over HTTPS"; oauth-service.md "Git over HTTPS"): the real
@@ -49,16 +49,7 @@ function remote(user: string, token: string, projectPath: string, suffix = ".git
   return u.toString();
 }
 
-async function api(method: string, p: string, token: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}/api/v4${p}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${text}`);
-  return JSON.parse(text);
-}
+const api = (method: string, p: string, token: string, body?: unknown) => apiCall(base, method, p, token, body);
 
 const suffix = randomBytes(4).toString("hex");
 const password = `Git-e2e-${randomBytes(8).toString("hex")}`;

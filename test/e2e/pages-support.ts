@@ -47,6 +47,18 @@ export function rootToken(base: string, rootPassword: string, scope?: string): P
   return passwordGrant(base, "root", rootPassword, scope);
 }
 
+/** A JSON call of /api/v4 with a bearer token; throws with the status and body unless it succeeds. */
+export async function apiCall(base: string, method: string, p: string, token: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}/api/v4${p}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
 export async function createUser(base: string, adminToken: string, prefix = "user"): Promise<{ id: number; username: string; password: string }> {
   const username = unique(prefix);
   const res = await fetch(`${base}/api/v4/users`, {

@@ -27,6 +27,7 @@ import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { iso, loadProject, webUrl } from "./load";
 import { parseParams, queryParams } from "./validate";
+import { loadPackageProject, requirePackageAuth } from "./package-auth";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { idParam, intParam } from "./params";
 import { streamBodyToR2, UploadIncompleteError, UploadTooLargeError } from "../../storage/r2-stream";
@@ -75,8 +76,8 @@ function renderPackage(c: Context<AppEnv>, pkg: PackageRow, project: ProjectRow,
 /** Reading packages: reporter on private projects (GitLab's read_package), anyone who sees a public one. */
 const readLevel = (project: ProjectRow) => (project.visibility === "private" ? AccessLevel.REPORTER : AccessLevel.NONE);
 
-packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
+packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requirePackageAuth("write"), async (c) => {
+  const project = await loadPackageProject(c, "write");
   const { name, version } = c.req.param();
   const file = c.req.param("file");
   if (!namePattern.test(name)) throw invalidParam("package_name");
@@ -137,9 +138,8 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requireAu
   return c.json({ message: "201 Created" }, 201);
 });
 
-packagesApp.get("/projects/:id/packages/generic/:name/:version/:file", requireAuth(READ_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"));
-  if (level < readLevel(project)) throw notFound();
+packagesApp.get("/projects/:id/packages/generic/:name/:version/:file", requirePackageAuth("read"), async (c) => {
+  const project = await loadPackageProject(c, "read");
   const found = await findPackageFile(getDb(c.env.DB), project.id, c.req.param("name"), c.req.param("version"), c.req.param("file"));
   if (!found) throw notFound();
   const object = await c.env.FILES.get(found.file.r2Key);

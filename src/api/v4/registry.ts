@@ -3,10 +3,11 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
 import { findProject, type ProjectRow } from "../../db/projects";
-import { deleteRepository, deleteTag, findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
+import { findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
 import { projects } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
+import { removeRepository, removeTag } from "../../registry/images";
 import { gate } from "../../versioning/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { notFound } from "./errors";
@@ -17,8 +18,8 @@ import { boolParam, idParam } from "./params";
 
 /**
  * Container registry API (GitLab). Personal and OAuth tokens may get, list and delete here (DESIGN,
- * Registries); the registry's own login is not served. Repositories come from the demo data until
- * a registry that accepts pushes exists.
+ * Registries). Repositories appear when their first manifest is pushed to /v2/; deleting a tag or a
+ * repository here removes it from /v2/ at once and collects the blobs nothing references any more.
  */
 const registry = new Hono<AppEnv>();
 
@@ -132,8 +133,8 @@ async function loadRepository(c: Context<AppEnv>, minLevel: number) {
 
 registry.delete("/projects/:id/registry/repositories/:repository_id", requireAuth(WRITE_API), async (c) => {
   const repo = await loadRepository(c, AccessLevel.DEVELOPER);
-  await deleteRepository(getDb(c.env.DB), repo.id);
-  // GitLab schedules the deletion and answers 202.
+  // Gone from /v2/ when this answers; GitLab schedules the deletion and answers 202.
+  await removeRepository(c.env, repo);
   return c.body(null, 202);
 });
 
@@ -161,7 +162,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name"
 
 registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
   const repo = await loadRepository(c, AccessLevel.DEVELOPER);
-  if (!(await deleteTag(getDb(c.env.DB), repo.id, c.req.param("tag_name")))) throw notFound("Tag Not Found");
+  if (!(await removeTag(c.env, repo.id, c.req.param("tag_name")))) throw notFound("Tag Not Found");
   return c.body(null, 200);
 });
 

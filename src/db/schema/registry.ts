@@ -1,6 +1,6 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-/** Container registry image repositories of projects (filled by demo data until pushes exist). */
+/** Container registry image repositories of projects; a row appears when the first manifest is pushed. */
 export const registryRepositories = sqliteTable(
   "registry_repositories",
   {
@@ -15,6 +15,7 @@ export const registryRepositories = sqliteTable(
   (t) => [uniqueIndex("registry_repositories_project_name_idx").on(t.projectId, t.name)],
 );
 
+/** A tag names one manifest of its repository; revision is the manifest's config digest (GitLab). */
 export const registryTags = sqliteTable(
   "registry_tags",
   {
@@ -27,4 +28,83 @@ export const registryTags = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("registry_tags_repository_name_idx").on(t.repositoryId, t.name), index("registry_tags_repo_idx").on(t.repositoryId)],
+);
+
+/**
+ * Committed blobs, content-addressed and shared by every repository: the row is the commit point,
+ * written only after the digest of the bytes in R2 was verified (nothing half-written is visible).
+ */
+export const registryBlobs = sqliteTable("registry_blobs", {
+  digest: text("digest").primaryKey(),
+  size: integer("size").notNull(),
+  r2Key: text("r2_key").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+/**
+ * Which repository may read which blob (pushed to it, mounted into it). Keyed by the repository's
+ * name, because blobs are pushed before the manifest that makes the repository appear.
+ */
+export const registryBlobLinks = sqliteTable(
+  "registry_blob_links",
+  {
+    repositoryPath: text("repository_path").notNull(),
+    digest: text("digest").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repositoryPath, t.digest] }), index("registry_blob_links_digest_idx").on(t.digest)],
+);
+
+/** Manifests (image manifests and indexes) of a repository, kept byte for byte. */
+export const registryManifests = sqliteTable(
+  "registry_manifests",
+  {
+    repositoryId: integer("repository_id").notNull().references(() => registryRepositories.id, { onDelete: "cascade" }),
+    digest: text("digest").notNull(),
+    mediaType: text("media_type").notNull(),
+    /** The exact bytes as pushed (manifests are UTF-8 JSON). */
+    content: text("content").notNull(),
+    size: integer("size").notNull(),
+    /** The config blob's digest (GitLab's tag revision); "" for an index. */
+    configDigest: text("config_digest").notNull(),
+    /** Bytes of the config, layers and (for an index) the children's totals. */
+    totalSize: integer("total_size").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repositoryId, t.digest] })],
+);
+
+/** What a manifest references: blobs (config, layers) and, for an index, child manifests. */
+export const registryManifestRefs = sqliteTable(
+  "registry_manifest_refs",
+  {
+    repositoryId: integer("repository_id").notNull().references(() => registryRepositories.id, { onDelete: "cascade" }),
+    manifestDigest: text("manifest_digest").notNull(),
+    refDigest: text("ref_digest").notNull(),
+    /** blob or manifest */
+    kind: text("kind").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repositoryId, t.manifestDigest, t.refDigest] }), index("registry_manifest_refs_ref_idx").on(t.refDigest)],
+);
+
+/**
+ * Blob upload sessions (POST /v2/<name>/blobs/uploads/). Each PATCH stores its bytes as one chunk
+ * object; the final PUT assembles, verifies and commits. Abandoned sessions are swept.
+ */
+export const registryUploads = sqliteTable(
+  "registry_uploads",
+  {
+    id: text("id").primaryKey(),
+    repositoryPath: text("repository_path").notNull(),
+    projectId: integer("project_id").notNull(),
+    /** Bytes received so far. */
+    offset: integer("offset").notNull().default(0),
+    /** JSON array of { key, size, sha256 } chunk objects in R2, in order. */
+    chunks: text("chunks").notNull().default("[]"),
+    /** Set while a request writes to the session, so concurrent chunks are refused, not interleaved. */
+    busyUntil: integer("busy_until").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("registry_uploads_updated_idx").on(t.updatedAt)],
 );

@@ -9,6 +9,8 @@ import adminUserLockout from "./admin-user-lockout";
 import applications from "./applications";
 import authenticationLog from "./authentication-log";
 import password from "./password";
+import containerRegistry from "./container-registry";
+import deployTokens from "./deploy-tokens";
 import deprecations from "./deprecations";
 import home from "./home";
 import personalAccessTokens from "./personal-access-tokens";
@@ -57,5 +59,7 @@ pages.route("/", activeSessions);
 pages.route("/", password);
 pages.route("/", authenticationLog);
 pages.route("/", adminUserLockout);
+pages.route("/", containerRegistry);
+pages.route("/", deployTokens);
 
 export default pages;

@@ -1,0 +1,90 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { getDb } from "../../db/client";
+import { createDeployToken, getDeployToken, listDeployTokens, deleteDeployToken, type DeployTokenOwner, type DeployTokenRow } from "../../db/deploy-tokens";
+import { AccessLevel } from "../../domain/access";
+import { isDeployTokenExpired, validateDeployTokenInput } from "../../domain/deploy-token-input";
+import type { AppEnv } from "../../env";
+import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
+import { ApiError, notFound } from "./errors";
+import { iso, loadGroup, loadProject } from "./load";
+import { parsePage, setPaginationHeaders } from "./pagination";
+import { boolParam, idParam } from "./params";
+import { parseParams, validateParams } from "./validate";
+
+/**
+ * GitLab's deploy token API for projects and groups (maintainers), and the instance list
+ * (administrators). The token is in the creation answer only; afterwards only its hash exists.
+ */
+const deployTokensApi = new Hono<AppEnv>();
+
+export function deployTokenEntity(t: DeployTokenRow, now = Date.now()) {
+  return {
+    id: t.id,
+    name: t.name,
+    username: t.username,
+    expires_at: iso(t.expiresAt),
+    revoked: t.revoked,
+    expired: isDeployTokenExpired(t.expiresAt, now),
+    scopes: t.scopes.split(" ").filter(Boolean),
+  };
+}
+
+const ListQuery = z.object({ active: boolParam.optional() }).passthrough();
+const NewToken = z.object({
+  name: z.string().max(255),
+  scopes: z.union([z.string().max(1024), z.array(z.string().max(64)).max(16)]),
+  expires_at: z.string().max(40).nullable().optional(),
+  username: z.string().max(255).nullable().optional(),
+});
+
+async function ownerOf(c: Context<AppEnv>, kind: "projects" | "groups"): Promise<DeployTokenOwner> {
+  if (kind === "projects") return { projectId: (await loadProject(c, c.req.param("id")!, AccessLevel.MAINTAINER)).project.id };
+  return { groupId: (await loadGroup(c, c.req.param("id")!, AccessLevel.MAINTAINER)).group.id };
+}
+
+async function respondList(c: Context<AppEnv>, owner: DeployTokenOwner | null) {
+  const q = parseParams(ListQuery, c.req.query());
+  const page = parsePage(c);
+  const now = Date.now();
+  const { rows, total } = await listDeployTokens(getDb(c.env.DB), owner, { active: q.active, now, limit: page.perPage, offset: page.offset });
+  setPaginationHeaders(c, page, total);
+  return c.json(rows.map((t) => deployTokenEntity(t, now)));
+}
+
+async function tokenOf(c: Context<AppEnv>, owner: DeployTokenOwner): Promise<DeployTokenRow> {
+  const id = idParam.safeParse(c.req.param("token_id"));
+  const token = id.success ? await getDeployToken(getDb(c.env.DB), owner, id.data) : null;
+  if (!token) throw notFound("Deploy Token Not Found");
+  return token;
+}
+
+deployTokensApi.get("/deploy_tokens", requireAuth(READ_API), requireAdmin, (c) => respondList(c, null));
+
+for (const kind of ["projects", "groups"] as const) {
+  deployTokensApi.get(`/${kind}/:id/deploy_tokens`, requireAuth(READ_API), async (c) => respondList(c, await ownerOf(c, kind)));
+
+  deployTokensApi.post(`/${kind}/:id/deploy_tokens`, requireAuth(WRITE_API), validateParams(NewToken), async (c) => {
+    const owner = await ownerOf(c, kind);
+    const input = c.req.valid("json");
+    const checked = validateDeployTokenInput({
+      name: input.name,
+      scopes: Array.isArray(input.scopes) ? input.scopes : [input.scopes],
+      expiresAt: input.expires_at,
+      username: input.username,
+    });
+    if (!checked.ok) throw new ApiError(400, { message: checked.errors });
+    const { token, row } = await createDeployToken(getDb(c.env.DB), owner, checked.value);
+    return c.json({ ...deployTokenEntity(row), token }, 201);
+  });
+
+  deployTokensApi.get(`/${kind}/:id/deploy_tokens/:token_id`, requireAuth(READ_API), async (c) => c.json(deployTokenEntity(await tokenOf(c, await ownerOf(c, kind)))));
+
+  deployTokensApi.delete(`/${kind}/:id/deploy_tokens/:token_id`, requireAuth(WRITE_API), async (c) => {
+    const token = await tokenOf(c, await ownerOf(c, kind));
+    await deleteDeployToken(getDb(c.env.DB), token.id);
+    return c.body(null, 204);
+  });
+}
+
+export default deployTokensApi;

@@ -1,0 +1,271 @@
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "./client";
+import { registryBlobLinks, registryBlobs, registryManifestRefs, registryManifests, registryRepositories, registryTags, registryUploads } from "./schema/registry";
+
+/**
+ * Storage of the container registry's content: blobs (rows are the commit point of bytes in R2),
+ * per-repository blob links, manifests with what they reference, tags, and upload sessions.
+ */
+export type BlobRow = typeof registryBlobs.$inferSelect;
+export type ManifestRow = typeof registryManifests.$inferSelect;
+export type UploadRow = typeof registryUploads.$inferSelect;
+export interface UploadChunk {
+  key: string;
+  size: number;
+  sha256: string;
+}
+
+/** A blob as one repository sees it: committed and linked to that repository. */
+export async function findLinkedBlob(db: Db, repositoryPath: string, digest: string): Promise<BlobRow | null> {
+  const [row] = await db
+    .select({ blob: registryBlobs })
+    .from(registryBlobLinks)
+    .innerJoin(registryBlobs, eq(registryBlobs.digest, registryBlobLinks.digest))
+    .where(and(eq(registryBlobLinks.repositoryPath, repositoryPath), eq(registryBlobLinks.digest, digest)))
+    .limit(1);
+  return row?.blob ?? null;
+}
+
+export async function linkBlob(db: Db, repositoryPath: string, digest: string): Promise<void> {
+  await db.insert(registryBlobLinks).values({ repositoryPath, digest, createdAt: Date.now() }).onConflictDoNothing();
+}
+
+export async function unlinkBlob(db: Db, repositoryPath: string, digest: string): Promise<boolean> {
+  const res = await db
+    .delete(registryBlobLinks)
+    .where(and(eq(registryBlobLinks.repositoryPath, repositoryPath), eq(registryBlobLinks.digest, digest)))
+    .returning({ d: registryBlobLinks.digest });
+  return res.length > 0;
+}
+
+/**
+ * Commits verified bytes as a blob, links it and ends the upload session, in one batch. When the
+ * digest was already committed (another push of the same layer), the existing bytes win and the
+ * caller deletes its duplicate object: `duplicateKey` names it.
+ */
+export async function commitBlob(
+  db: Db,
+  blob: { digest: string; size: number; r2Key: string },
+  repositoryPath: string,
+  uploadId: string | null,
+): Promise<{ duplicateKey: string | null }> {
+  const now = Date.now();
+  const [inserted] = await db.batch([
+    db.insert(registryBlobs).values({ ...blob, createdAt: now }).onConflictDoNothing().returning({ digest: registryBlobs.digest }),
+    db.insert(registryBlobLinks).values({ repositoryPath, digest: blob.digest, createdAt: now }).onConflictDoNothing(),
+    db.delete(registryUploads).where(eq(registryUploads.id, uploadId ?? "")),
+  ]);
+  return { duplicateKey: inserted.length ? null : blob.r2Key };
+}
+
+// ---- upload sessions ----
+
+export async function createUpload(db: Db, id: string, repositoryPath: string, projectId: number): Promise<UploadRow> {
+  const now = Date.now();
+  const [row] = await db.insert(registryUploads).values({ id, repositoryPath, projectId, createdAt: now, updatedAt: now }).returning();
+  return row;
+}
+
+export async function findUpload(db: Db, id: string, repositoryPath: string): Promise<UploadRow | null> {
+  const [row] = await db.select().from(registryUploads).where(and(eq(registryUploads.id, id), eq(registryUploads.repositoryPath, repositoryPath))).limit(1);
+  return row ?? null;
+}
+
+/** Takes the session for one writing request; null when it is unknown or another request holds it. */
+export async function claimUpload(db: Db, id: string, repositoryPath: string, holdMs: number): Promise<UploadRow | null> {
+  const now = Date.now();
+  const [row] = await db
+    .update(registryUploads)
+    .set({ busyUntil: now + holdMs })
+    .where(and(eq(registryUploads.id, id), eq(registryUploads.repositoryPath, repositoryPath), lt(registryUploads.busyUntil, now)))
+    .returning();
+  return row ?? null;
+}
+
+export async function releaseUpload(db: Db, id: string, state: { offset: number; chunks: UploadChunk[] }): Promise<void> {
+  await db
+    .update(registryUploads)
+    .set({ offset: state.offset, chunks: JSON.stringify(state.chunks), busyUntil: 0, updatedAt: Date.now() })
+    .where(eq(registryUploads.id, id));
+}
+
+export const uploadChunks = (u: UploadRow): UploadChunk[] => JSON.parse(u.chunks) as UploadChunk[];
+
+export async function deleteUpload(db: Db, id: string): Promise<void> {
+  await db.delete(registryUploads).where(eq(registryUploads.id, id));
+}
+
+export async function existingUploadIds(db: Db, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db.select({ id: registryUploads.id }).from(registryUploads).where(inArray(registryUploads.id, ids));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Sessions untouched since `before` (abandoned), oldest first. */
+export async function staleUploads(db: Db, before: number, limit: number): Promise<UploadRow[]> {
+  return db.select().from(registryUploads).where(lt(registryUploads.updatedAt, before)).orderBy(asc(registryUploads.updatedAt)).limit(limit);
+}
+
+// ---- repositories, manifests, tags ----
+
+/** The repository row of a name, created when its first manifest is pushed. */
+export async function ensureRepository(db: Db, projectId: number, image: string, path: string) {
+  await db.insert(registryRepositories).values({ projectId, name: image, path, createdAt: Date.now() }).onConflictDoNothing();
+  const [row] = await db.select().from(registryRepositories).where(and(eq(registryRepositories.projectId, projectId), eq(registryRepositories.name, image))).limit(1);
+  return row;
+}
+
+export async function findRepositoryByName(db: Db, projectId: number, image: string) {
+  const [row] = await db.select().from(registryRepositories).where(and(eq(registryRepositories.projectId, projectId), eq(registryRepositories.name, image))).limit(1);
+  return row ?? null;
+}
+
+/**
+ * A manifest of a project's image by tag or digest, in one query (repository, tag and manifest
+ * joined): the manifest GET is one D1 read.
+ */
+export async function findManifestByReference(db: Db, projectId: number, image: string, reference: string, byDigest: boolean): Promise<ManifestRow | null> {
+  const repo = and(eq(registryRepositories.projectId, projectId), eq(registryRepositories.name, image));
+  if (byDigest) {
+    const [row] = await db
+      .select({ m: registryManifests })
+      .from(registryRepositories)
+      .innerJoin(registryManifests, eq(registryManifests.repositoryId, registryRepositories.id))
+      .where(and(repo, eq(registryManifests.digest, reference)))
+      .limit(1);
+    return row?.m ?? null;
+  }
+  const [row] = await db
+    .select({ m: registryManifests })
+    .from(registryRepositories)
+    .innerJoin(registryTags, eq(registryTags.repositoryId, registryRepositories.id))
+    .innerJoin(registryManifests, and(eq(registryManifests.repositoryId, registryTags.repositoryId), eq(registryManifests.digest, registryTags.digest)))
+    .where(and(repo, eq(registryTags.name, reference)))
+    .limit(1);
+  return row?.m ?? null;
+}
+
+/** Which of these child manifests exist in the repository. */
+export async function existingManifests(db: Db, repositoryId: number, digests: string[]): Promise<Map<string, ManifestRow>> {
+  if (!digests.length) return new Map();
+  const rows = await db.select().from(registryManifests).where(and(eq(registryManifests.repositoryId, repositoryId), inArray(registryManifests.digest, digests)));
+  return new Map(rows.map((r) => [r.digest, r]));
+}
+
+/** Which of these blobs the repository may reference. */
+export async function linkedBlobDigests(db: Db, repositoryPath: string, digests: string[]): Promise<Set<string>> {
+  if (!digests.length) return new Set();
+  const rows = await db
+    .select({ digest: registryBlobLinks.digest })
+    .from(registryBlobLinks)
+    .innerJoin(registryBlobs, eq(registryBlobs.digest, registryBlobLinks.digest))
+    .where(and(eq(registryBlobLinks.repositoryPath, repositoryPath), inArray(registryBlobLinks.digest, digests)));
+  return new Set(rows.map((r) => r.digest));
+}
+
+/**
+ * Stores a manifest, what it references and (optionally) points a tag at it, atomically: a
+ * concurrent push of the same tag leaves the tag on one complete manifest (the last batch wins).
+ */
+export async function putManifest(
+  db: Db,
+  m: Omit<ManifestRow, "createdAt">,
+  refs: { digest: string; kind: "blob" | "manifest" }[],
+  tag: string | null,
+): Promise<void> {
+  const now = Date.now();
+  const statements: BatchItem<"sqlite">[] = [
+    db.insert(registryManifests).values({ ...m, createdAt: now }).onConflictDoNothing(),
+    ...refs.map((r) =>
+      db.insert(registryManifestRefs).values({ repositoryId: m.repositoryId, manifestDigest: m.digest, refDigest: r.digest, kind: r.kind }).onConflictDoNothing(),
+    ),
+  ];
+  if (tag !== null) {
+    statements.push(
+      db
+        .insert(registryTags)
+        .values({ repositoryId: m.repositoryId, name: tag, digest: m.digest, revision: m.configDigest.replace(/^sha256:/, ""), totalSize: m.totalSize, createdAt: now })
+        .onConflictDoUpdate({
+          target: [registryTags.repositoryId, registryTags.name],
+          set: { digest: m.digest, revision: m.configDigest.replace(/^sha256:/, ""), totalSize: m.totalSize, createdAt: now },
+        }),
+    );
+  }
+  await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+}
+
+/** Deletes a manifest and every tag on it; false when it was not there. */
+export async function deleteManifest(db: Db, repositoryId: number, digest: string): Promise<boolean> {
+  const [, , deleted] = await db.batch([
+    db.delete(registryTags).where(and(eq(registryTags.repositoryId, repositoryId), eq(registryTags.digest, digest))),
+    db.delete(registryManifestRefs).where(and(eq(registryManifestRefs.repositoryId, repositoryId), eq(registryManifestRefs.manifestDigest, digest))),
+    db.delete(registryManifests).where(and(eq(registryManifests.repositoryId, repositoryId), eq(registryManifests.digest, digest))).returning({ d: registryManifests.digest }),
+  ]);
+  return deleted.length > 0;
+}
+
+/** True when an index of the repository lists the manifest (it must then stay). */
+export async function isReferencedManifest(db: Db, repositoryId: number, digest: string): Promise<boolean> {
+  const [row] = await db
+    .select({ d: registryManifestRefs.refDigest })
+    .from(registryManifestRefs)
+    .where(and(eq(registryManifestRefs.repositoryId, repositoryId), eq(registryManifestRefs.refDigest, digest), eq(registryManifestRefs.kind, "manifest")))
+    .limit(1);
+  return !!row;
+}
+
+export async function isTagged(db: Db, repositoryId: number, digest: string): Promise<boolean> {
+  const [row] = await db.select({ id: registryTags.id }).from(registryTags).where(and(eq(registryTags.repositoryId, repositoryId), eq(registryTags.digest, digest))).limit(1);
+  return !!row;
+}
+
+/** Blob digests a manifest references (candidates for collection once it is gone). */
+export async function blobRefsOf(db: Db, repositoryId: number, digests: string[]): Promise<string[]> {
+  if (!digests.length) return [];
+  const rows = await db
+    .select({ d: registryManifestRefs.refDigest })
+    .from(registryManifestRefs)
+    .where(and(eq(registryManifestRefs.repositoryId, repositoryId), inArray(registryManifestRefs.manifestDigest, digests), eq(registryManifestRefs.kind, "blob")));
+  return [...new Set(rows.map((r) => r.d))];
+}
+
+/** Tag names in lexical order after `last`, at most `n` (OCI tags/list). */
+export async function tagNamesAfter(db: Db, repositoryId: number, last: string | null, n: number): Promise<string[]> {
+  const rows = await db
+    .select({ name: registryTags.name })
+    .from(registryTags)
+    .where(and(eq(registryTags.repositoryId, repositoryId), last === null ? undefined : gt(registryTags.name, last)))
+    .orderBy(sql`${registryTags.name} COLLATE BINARY`)
+    .limit(n);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Deletes the blobs among `digests` (all blobs when null) that no manifest references and that
+ * were committed before `before`; returns their R2 keys for the caller to delete. One statement,
+ * so a blob referenced meanwhile is kept.
+ */
+export async function collectUnreferencedBlobs(db: Db, digests: string[] | null, before: number, limit = 500): Promise<string[]> {
+  const candidates = digests === null ? sql`1` : digests.length ? inArray(registryBlobs.digest, digests) : sql`0`;
+  const rows = await db
+    .delete(registryBlobs)
+    .where(
+      and(
+        candidates,
+        lt(registryBlobs.createdAt, before),
+        sql`NOT EXISTS (SELECT 1 FROM registry_manifest_refs r WHERE r.ref_digest = ${registryBlobs.digest})`,
+        sql`${registryBlobs.digest} IN (SELECT digest FROM registry_blobs LIMIT ${limit})`,
+      ),
+    )
+    .returning({ key: registryBlobs.r2Key, digest: registryBlobs.digest });
+  if (rows.length) await db.delete(registryBlobLinks).where(inArray(registryBlobLinks.digest, rows.map((r) => r.digest)));
+  return rows.map((r) => r.key);
+}
+
+/** Which of these R2 keys hold committed blobs. */
+export async function committedKeys(db: Db, keys: string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await db.select({ key: registryBlobs.r2Key }).from(registryBlobs).where(inArray(registryBlobs.r2Key, keys));
+  return new Set(rows.map((r) => r.key));
+}

@@ -1,0 +1,139 @@
+import { getDb } from "../db/client";
+import {
+  blobRefsOf,
+  collectUnreferencedBlobs,
+  deleteManifest,
+  ensureRepository,
+  existingManifests,
+  findManifestByReference,
+  findRepositoryByName,
+  isReferencedManifest,
+  isTagged,
+  linkedBlobDigests,
+  putManifest,
+  tagNamesAfter,
+  type ManifestRow,
+} from "../db/registry-content";
+import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
+import { sha256Hex } from "../crypto/hash";
+import type { Bindings } from "../env";
+import { RegistryError } from "./errors";
+import { DIGEST, ManifestError, parseManifest, TAG } from "./manifest";
+
+/**
+ * Images of a repository: manifests by tag or digest, tags, deletion and the collection of blobs
+ * no manifest references any more. Takes plain values; throws RegistryError.
+ */
+export interface ImageTarget {
+  projectId: number;
+  /** The image below the project ("" for the root image). */
+  image: string;
+  /** The repository's full name. */
+  path: string;
+}
+
+const isDigest = (ref: string) => DIGEST.test(ref);
+
+function checkReference(reference: string): void {
+  if (!isDigest(reference) && !TAG.test(reference)) throw new RegistryError("MANIFEST_INVALID", "the reference must be a tag or a sha256 digest", { detail: { reference } });
+}
+
+export async function getManifest(env: Bindings, target: ImageTarget, reference: string): Promise<ManifestRow> {
+  const m = isDigest(reference) || TAG.test(reference) ? await findManifestByReference(getDb(env.DB), target.projectId, target.image, reference, isDigest(reference)) : null;
+  if (!m) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
+  return m;
+}
+
+/**
+ * PUT of a manifest: valid JSON of a supported type, the digest (when the reference is one)
+ * matching the bytes, every referenced blob linked to the repository and every child manifest of
+ * an index present. Returns the manifest's digest.
+ */
+export async function pushManifest(env: Bindings, target: ImageTarget, reference: string, bytes: Uint8Array<ArrayBuffer>, contentType: string | null): Promise<string> {
+  checkReference(reference);
+  const digest = `sha256:${await sha256Hex(bytes)}`;
+  if (isDigest(reference) && reference !== digest) throw new RegistryError("DIGEST_INVALID", "the manifest does not match the digest it was pushed under", { detail: { reference, digest } });
+  let parsed;
+  try {
+    parsed = parseManifest(bytes, contentType);
+  } catch (err) {
+    if (err instanceof ManifestError) throw new RegistryError(err.code, err.message);
+    throw err;
+  }
+  const db = getDb(env.DB);
+  const linked = await linkedBlobDigests(db, target.path, parsed.blobs.map((b) => b.digest));
+  const missingBlob = parsed.blobs.find((b) => !linked.has(b.digest));
+  if (missingBlob) throw new RegistryError("MANIFEST_BLOB_UNKNOWN", "the manifest references a blob unknown to this repository", { detail: { digest: missingBlob.digest } });
+  const repo = await ensureRepository(db, target.projectId, target.image, target.path);
+  const children = await existingManifests(db, repo.id, parsed.manifests.map((m) => m.digest));
+  const missingChild = parsed.manifests.find((m) => !children.has(m.digest));
+  if (missingChild) throw new RegistryError("MANIFEST_BLOB_UNKNOWN", "the index references a manifest unknown to this repository", { detail: { digest: missingChild.digest } });
+  const totalSize =
+    parsed.kind === "image" ? parsed.blobs.reduce((n, b) => n + b.size, 0) : parsed.manifests.reduce((n, m) => n + (children.get(m.digest)?.totalSize ?? 0), 0);
+  const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  await putManifest(
+    db,
+    { repositoryId: repo.id, digest, mediaType: parsed.mediaType, content, size: bytes.byteLength, configDigest: parsed.configDigest, totalSize },
+    [...parsed.blobs.map((b) => ({ digest: b.digest, kind: "blob" as const })), ...parsed.manifests.map((m) => ({ digest: m.digest, kind: "manifest" as const }))],
+    isDigest(reference) ? null : reference,
+  );
+  return digest;
+}
+
+/** Deletes the blobs among the candidates that no manifest references any more (R2 and rows). */
+export async function collectBlobs(env: Bindings, candidates: string[]): Promise<number> {
+  const keys = await collectUnreferencedBlobs(getDb(env.DB), candidates, Date.now() + 1);
+  if (keys.length) await env.FILES.delete(keys);
+  return keys.length;
+}
+
+/** Removes a manifest, its tags, and the blobs only it referenced. */
+async function removeManifest(env: Bindings, repositoryId: number, digest: string): Promise<boolean> {
+  const db = getDb(env.DB);
+  const blobs = await blobRefsOf(db, repositoryId, [digest]);
+  const removed = await deleteManifest(db, repositoryId, digest);
+  if (removed) await collectBlobs(env, blobs);
+  return removed;
+}
+
+/**
+ * DELETE /v2/<name>/manifests/<reference>: a digest removes the manifest and every tag on it; a
+ * tag removes the tag (OCI v1.1), and the manifest too once nothing else names it.
+ */
+export async function deleteImage(env: Bindings, target: ImageTarget, reference: string): Promise<void> {
+  checkReference(reference);
+  const repo = await findRepositoryByName(getDb(env.DB), target.projectId, target.image);
+  if (!repo) throw new RegistryError("NAME_UNKNOWN", "repository name not known to registry", { detail: { name: target.path } });
+  if (isDigest(reference)) {
+    if (!(await removeManifest(env, repo.id, reference))) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
+    return;
+  }
+  if (!(await removeTag(env, repo.id, reference))) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
+}
+
+/** Deletes a tag; its manifest follows when no other tag and no index names it. False when absent. */
+export async function removeTag(env: Bindings, repositoryId: number, tag: string): Promise<boolean> {
+  const db = getDb(env.DB);
+  const deleted = await deleteTag(db, repositoryId, tag);
+  if (!deleted) return false;
+  if (!(await isTagged(db, repositoryId, deleted.digest)) && !(await isReferencedManifest(db, repositoryId, deleted.digest))) {
+    await removeManifest(env, repositoryId, deleted.digest);
+  }
+  return true;
+}
+
+/** Deletes a repository with its manifests, tags and links, then collects the blobs it alone used. */
+export async function removeRepository(env: Bindings, repo: RegistryRepositoryRow): Promise<void> {
+  const db = getDb(env.DB);
+  const blobs = await deleteRepositoryRows(db, repo);
+  await collectBlobs(env, blobs);
+}
+
+/** tags/list: lexical order, at most n after `last`; `more` says whether a next page exists. */
+export async function listTagNames(env: Bindings, target: ImageTarget, n: number, last: string | null): Promise<{ tags: string[]; more: boolean }> {
+  const db = getDb(env.DB);
+  const repo = await findRepositoryByName(db, target.projectId, target.image);
+  if (!repo) throw new RegistryError("NAME_UNKNOWN", "repository name not known to registry", { detail: { name: target.path } });
+  const rows = await tagNamesAfter(db, repo.id, last, n + 1);
+  return { tags: rows.slice(0, n), more: rows.length > n };
+}

@@ -1,0 +1,127 @@
+import { Hono, type Context } from "hono";
+import { getDb } from "../../db/client";
+import { findRepository, listRepositories, tagsOf } from "../../db/registry";
+import { AccessLevel } from "../../domain/access";
+import { removeRepository, removeTag } from "../../registry/images";
+import { RevokeForm, TableHead } from "../components";
+import { Flash, formatDate, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
+import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { csrfToken } from "../session";
+
+/**
+ * /<namespace>/<project>/container_registry: the project's image repositories with their tags and
+ * sizes (GitLab's Packages and registries → Container registry); developers delete tags and
+ * repositories, after a confirmation, through the same code as the REST API.
+ */
+const registryPage = new Hono<PageEnv>();
+guardProjectPage(registryPage, "/container_registry");
+
+type Ctx = Context<PageEnv>;
+const MAX_REPOSITORIES = 100;
+
+async function page(c: Ctx) {
+  const { project, level } = await projectForPage(c, AccessLevel.REPORTER);
+  const db = getDb(c.env.DB);
+  const { rows: repos } = await listRepositories(db, [project.id], { limit: MAX_REPOSITORIES, offset: 0 });
+  const tags = await tagsOf(db, repos.map((r) => r.id));
+  const host = new URL(c.req.url).host;
+  const canDelete = level >= AccessLevel.DEVELOPER;
+  const token = await csrfToken(c);
+  const base = `/${project.pathWithNamespace}/container_registry`;
+  return renderPage(
+    c,
+    `Container registry · ${project.name}`,
+    <>
+      <h1>Container registry</h1>
+      <p class="muted">{project.pathWithNamespace}</p>
+      <Flash kind="notice" message={takeFlash(c)} />
+      <section class="card" aria-labelledby="push-heading">
+        <h2 id="push-heading">Push an image</h2>
+        <p>
+          Sign in with a personal access token (<code>read_registry</code>, <code>write_registry</code>) or a deploy token:
+        </p>
+        <pre>
+          <code>{`docker login ${host}\ndocker push ${host}/${project.pathWithNamespace.toLowerCase()}:latest`}</code>
+        </pre>
+      </section>
+      <h2>Image repositories ({repos.length})</h2>
+      {repos.length === 0 ? <p class="muted">No images have been pushed to this project yet.</p> : null}
+      {repos.map((repo) => {
+        const list = tags.get(repo.id) ?? [];
+        const size = list.reduce((n, t) => n + t.totalSize, 0);
+        return (
+          <section class="card" aria-label={`Repository ${repo.path}`}>
+            <h3>{repo.path}</h3>
+            <p>
+              {list.length} {list.length === 1 ? "tag" : "tags"} · {formatBytes(size)} · created {formatDate(repo.createdAt)}
+            </p>
+            {list.length ? (
+              <table>
+                <TableHead columns={["Tag", "Digest", "Size", "Published"]} action={canDelete} />
+                <tbody>
+                  {list.map((t) => (
+                    <tr>
+                      <td>
+                        <code>{t.name}</code>
+                      </td>
+                      <td>
+                        <code title={t.digest}>{t.digest.slice(0, 19)}</code>
+                      </td>
+                      <td>{formatBytes(t.totalSize)}</td>
+                      <td>{formatDate(t.createdAt)}</td>
+                      {canDelete ? (
+                        <td>
+                          <RevokeForm
+                            action={`${base}/${repo.id}/tags/${encodeURIComponent(t.name)}/delete`}
+                            confirm={`Delete the tag ${repo.path}:${t.name}? Pulls of it will fail.`}
+                            label={`Delete tag ${t.name}`}
+                            token={token}
+                            button="Delete"
+                          />
+                        </td>
+                      ) : null}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : null}
+            {canDelete ? (
+              <RevokeForm
+                action={`${base}/${repo.id}/delete`}
+                confirm={`Delete the repository ${repo.path} with all its tags? This cannot be undone.`}
+                label={`Delete repository ${repo.path}`}
+                token={token}
+                button="Delete repository"
+              />
+            ) : null}
+          </section>
+        );
+      })}
+    </>,
+  );
+}
+
+registryPage.get(`${PROJECT_PATH}/container_registry`, (c) => page(c));
+
+async function repositoryOf(c: Ctx) {
+  const { project } = await projectForPage(c, AccessLevel.DEVELOPER);
+  const repo = await findRepository(getDb(c.env.DB), Number(c.req.param("repo")));
+  return { project, repo: repo && repo.projectId === project.id ? repo : null };
+}
+
+registryPage.post(`${PROJECT_PATH}/container_registry/:repo{[0-9]+}/tags/:tag/delete`, async (c) => {
+  const { project, repo } = await repositoryOf(c);
+  const tag = decodeURIComponent(c.req.param("tag"));
+  const ok = repo !== null && (await removeTag(c.env, repo.id, tag));
+  setFlash(c, ok ? `The tag ${repo!.path}:${tag} was deleted.` : "No such tag.");
+  return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
+});
+
+registryPage.post(`${PROJECT_PATH}/container_registry/:repo{[0-9]+}/delete`, async (c) => {
+  const { project, repo } = await repositoryOf(c);
+  if (repo) await removeRepository(c.env, repo);
+  setFlash(c, repo ? `The repository ${repo.path} was deleted.` : "No such repository.");
+  return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
+});
+
+export default registryPage;
