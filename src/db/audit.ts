@@ -28,7 +28,11 @@ export type AuditAction =
   | "user_blocked"
   | "user_unblocked"
   | "user_deactivated"
-  | "user_activated";
+  | "user_activated"
+  | "oidc_signing_key_rotated"
+  | "device_authorization_approved"
+  | "device_authorization_denied"
+  | "dynamic_application_registered";
 
 /** Audit events: who did what to which entity. Details never carry a token, secret or password. */
 export async function recordAudit(

@@ -1,11 +1,13 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import authorizeRoutes from "./authorize-routes";
+import oidcRoutes from "./oidc/routes";
 import tokenRoutes from "./token-routes";
 
 /** /oauth: the authorization endpoint (HTML) and the token endpoints (JSON), each with its own error shape. */
 const routes = new Hono<AppEnv>();
 routes.route("/", authorizeRoutes);
 routes.route("/", tokenRoutes);
+routes.route("/", oidcRoutes);
 
 export default routes;

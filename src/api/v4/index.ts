@@ -22,6 +22,7 @@ import userModeration from "./user-moderation";
 import auditEvents from "./audit-events";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
+import oidcSigningKeys from "./oidc-signing-keys";
 
 /** /api/v4: one file per resource, joined here. */
 const api = new Hono<AppEnv>();
@@ -47,6 +48,7 @@ api.route("/", iterations);
 api.route("/", managedLicenses);
 api.route("/", ciLint);
 api.route("/", plugins);
+api.route("/", oidcSigningKeys);
 // Last: answers what no route above took (GitLab's JSON 404 and 405).
 answerUnmatched(api);
 
