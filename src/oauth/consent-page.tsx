@@ -1,6 +1,7 @@
 import { SCOPES, isScope } from "../domain/scopes";
 import { CsrfField } from "../web/page";
 import type { AuthorizeRequest } from "./authorize-request";
+import { oidcHiddenFields } from "./oidc/authorize-params";
 
 /**
  * The consent page: names the application, the signed-in user and each scope with its
@@ -16,6 +17,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,
+    ...oidcHiddenFields(r.oidc),
   };
   return (
     <div class="narrow">

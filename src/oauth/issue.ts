@@ -3,7 +3,7 @@ import { recordAudit } from "../db/audit";
 import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
-import { userSnapshot, type FamilyState, type FamilyView } from "../durable/token-family";
+import { userSnapshot, type FamilyState, type FamilyView, type OidcFacts } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
 import { expiryForced } from "../credentials/oauth-access-token";
@@ -26,6 +26,8 @@ export interface TokenResponse {
   refresh_token?: string;
   scope: string;
   created_at?: number;
+  /** OpenID Connect Core §3.1.3.3: with scope openid. */
+  id_token?: string;
 }
 
 /** The spec's token response; expires_in is left out for a token without expiry (Doorkeeper). */
@@ -73,7 +75,7 @@ function baseState(
 /** Approval of a code request: a new family whose Durable Object holds the code's hash. */
 export async function issueCode(
   env: Bindings,
-  input: { app: ApplicationRow; userId: number; scopes: string[]; redirectUri: string; challenge: string | null },
+  input: { app: ApplicationRow; userId: number; scopes: string[]; redirectUri: string; challenge: string | null; oidc?: OidcFacts | null },
 ): Promise<string> {
   const now = Date.now();
   const fid = newFamilyId();
@@ -81,6 +83,7 @@ export async function issueCode(
   const state = baseState(env, fid, input.app, input.userId, input.scopes, "authorization_code", now);
   state.redirectUri = input.redirectUri;
   state.challenge = input.challenge;
+  state.oidc = input.oidc ?? null;
   state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null };
   await Promise.all([
     familyStub(env, fid).init(state),
