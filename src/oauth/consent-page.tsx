@@ -28,14 +28,8 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
         You are signed in as <strong>{props.username}</strong>. An application called <strong>{r.app.name}</strong> is
         requesting access to your account. It will be redirected to <code>{new URL(r.redirectUri).origin}</code>.
       </p>
-      <p>This application will be able to:</p>
-      <ul>
-        {r.scopes.map((s) => (
-          <li>
-            <strong>{s}</strong>: {isScope(s) ? SCOPES[s] : ""}
-          </li>
-        ))}
-      </ul>
+      <UnverifiedNotice app={r.app} />
+      <ScopeList scopes={r.scopes} />
       <form method="post" action="/oauth/authorize">
         <CsrfField token={props.csrf} />
         {Object.entries(hidden).map(([name, value]) => (value === null ? null : <input type="hidden" name={name} value={value} />))}
@@ -48,6 +42,59 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
           </button>
         </p>
       </form>
+    </div>
+  );
+}
+
+/**
+ * What identity scopes let an application learn, in a person's words (the catalogue's
+ * descriptions are written for developers).
+ */
+const IDENTITY_WORDS: Record<string, string> = {
+  openid: "Sign you in with your account: it learns your user ID, your username and the groups you belong to.",
+  profile: "See your name, your username and the address of your profile page.",
+  email: "See your email address.",
+};
+
+/** The scopes asked for: identity scopes in plain words first, then the others with their descriptions. */
+export function ScopeList(props: { scopes: string[] }) {
+  const identity = props.scopes.filter((s) => Object.hasOwn(IDENTITY_WORDS, s));
+  const access = props.scopes.filter((s) => !Object.hasOwn(IDENTITY_WORDS, s));
+  return (
+    <div>
+      {identity.length > 0 ? (
+        <>
+          <p>This application will be able to:</p>
+          <ul class="identity-scopes">
+            {identity.map((s) => (
+              <li>{IDENTITY_WORDS[s]}</li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {access.length > 0 ? (
+        <>
+          <p>{identity.length > 0 ? "It will also be able to:" : "This application will be able to:"}</p>
+          <ul>
+            {access.map((s) => (
+              <li>
+                <strong>{s}</strong>: {isScope(s) ? SCOPES[s] : ""}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** Dynamically registered applications named themselves: the person is told nobody checked that name. */
+export function UnverifiedNotice(props: { app: { dynamic: boolean } }) {
+  if (!props.app.dynamic) return null;
+  return (
+    <div class="flash warning" role="status">
+      This application registered itself and has not been verified. Its name was chosen by whoever registered it. Authorize it only if you
+      trust where you came from.
     </div>
   );
 }

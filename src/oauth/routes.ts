@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import authorizeRoutes from "./authorize-routes";
+import deviceAuthorization from "./device/authorize-endpoint";
 import oidcRoutes from "./oidc/routes";
 import tokenRoutes from "./token-routes";
 
@@ -9,5 +10,6 @@ const routes = new Hono<AppEnv>();
 routes.route("/", authorizeRoutes);
 routes.route("/", tokenRoutes);
 routes.route("/", oidcRoutes);
+routes.route("/", deviceAuthorization);
 
 export default routes;

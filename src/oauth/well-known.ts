@@ -24,6 +24,7 @@ function metadata(c: Context<AppEnv>) {
     introspection_endpoint: `${issuer}/oauth/introspect`,
     userinfo_endpoint: `${issuer}/oauth/userinfo`,
     jwks_uri: `${issuer}/oauth/discovery/keys`,
+    device_authorization_endpoint: `${issuer}/oauth/authorize_device`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
