@@ -25,6 +25,7 @@ function metadata(c: Context<AppEnv>) {
     userinfo_endpoint: `${issuer}/oauth/userinfo`,
     jwks_uri: `${issuer}/oauth/discovery/keys`,
     device_authorization_endpoint: `${issuer}/oauth/authorize_device`,
+    registration_endpoint: `${issuer}/oauth/register`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
