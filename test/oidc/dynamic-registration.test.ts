@@ -101,12 +101,12 @@ describe("Dynamic client registration (RFC 7591) at POST /oauth/register", () =>
     expect(page).toContain(`[Unverified Dynamic Application] ${name}`);
   });
 
-  it("administrators see dynamic applications in GET /api/v4/applications (dynamic: true) and delete them", async () => {
+  it("administrators see dynamic applications in GET /api/v4/applications (GitLab's entity; the name carries the unverified prefix) and delete them", async () => {
     const reg = (await (await register({ client_name: "to delete", redirect_uris: [REDIRECT] })).json()) as Registered;
     const { token } = await makeUserWithToken({ isAdmin: true });
-    const list = (await (await call("/api/v4/applications", { token })).json()) as { id: number; application_id: string; dynamic: boolean }[];
+    const list = (await (await call("/api/v4/applications", { token })).json()) as { id: number; application_id: string; application_name: string; confidential: boolean }[];
     const row = list.find((a) => a.application_id === reg.client_id)!;
-    expect(row.dynamic).toBe(true);
+    expect(row).toMatchObject({ application_name: "[Unverified Dynamic Application] to delete", confidential: false });
     expect((await call(`/api/v4/applications/${row.id}`, { method: "DELETE", token })).status).toBe(204);
     const { browser } = await signedInUser();
     const gone = await browser.get(authorizeUrl({ client_id: reg.client_id, response_type: "code", redirect_uri: REDIRECT }));

@@ -28,8 +28,6 @@ function entity(app: ApplicationRow) {
     application_name: app.name,
     callback_url: app.redirectUri,
     confidential: app.confidential,
-    /** Registered by the client itself through POST /oauth/register (unverified). */
-    dynamic: app.dynamic,
   };
 }
 
