@@ -6,6 +6,7 @@ import gitRoutes from "./git/routes";
 import graphqlRoutes from "./graphql/routes";
 import oauthRoutes from "./oauth/routes";
 import oauthWellKnown from "./oauth/well-known";
+import protectedResource from "./oauth/protected-resource";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import webRoutes from "./web/routes";
@@ -52,6 +53,7 @@ app.get("/-/health", (c) => c.text("GitLab OK"));
 
 app.route("/oauth", oauthRoutes);
 app.route("/.well-known", oauthWellKnown);
+app.route("/.well-known", protectedResource);
 // Benchmark floor routes; they answer 404 unless BENCH_ROUTES is "true".
 app.route("/-/bench", benchRoutes);
 app.route("/api/v4", apiV4);
