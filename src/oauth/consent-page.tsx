@@ -30,19 +30,26 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
       </p>
       <UnverifiedNotice app={r.app} />
       <ScopeList scopes={r.scopes} />
-      <form method="post" action="/oauth/authorize">
-        <CsrfField token={props.csrf} />
-        {Object.entries(hidden).map(([name, value]) => (value === null ? null : <input type="hidden" name={name} value={value} />))}
-        <p>
-          <button type="submit" name="decision" value="approve">
-            Authorize
-          </button>{" "}
-          <button type="submit" name="decision" value="deny" class="secondary">
-            Deny
-          </button>
-        </p>
-      </form>
+      <DecisionForm action="/oauth/authorize" csrf={props.csrf} hidden={hidden} />
     </div>
+  );
+}
+
+/** The consent decision: Authorize or Deny, a CSRF-protected POST echoing the request's fields. */
+export function DecisionForm(props: { action: string; csrf: string; hidden: Record<string, string | null> }) {
+  return (
+    <form method="post" action={props.action}>
+      <CsrfField token={props.csrf} />
+      {Object.entries(props.hidden).map(([name, value]) => (value === null ? null : <input type="hidden" name={name} value={value} />))}
+      <p>
+        <button type="submit" name="decision" value="approve">
+          Authorize
+        </button>{" "}
+        <button type="submit" name="decision" value="deny" class="secondary">
+          Deny
+        </button>
+      </p>
+    </form>
   );
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 /**
  * Shared by the identity-provider end-to-end tests (OpenID Connect, device flow, dynamic
@@ -80,4 +80,20 @@ export async function authorizeInBrowser(browser: Browser, url: URL, username: s
   } finally {
     await context.close();
   }
+}
+
+/** Chromium and a loopback callback for the tests of one file, started before and stopped after them. */
+export function browserAndCallback(): { browser: Browser; redirectUri: string } {
+  const fixture = {} as { browser: Browser; redirectUri: string; server?: Server };
+  beforeAll(async () => {
+    fixture.browser = await launchChromium();
+    const cb = await callbackServer();
+    fixture.server = cb.server;
+    fixture.redirectUri = cb.redirectUri;
+  });
+  afterAll(async () => {
+    await fixture.browser?.close();
+    await new Promise((r) => (fixture.server ? fixture.server.close(r) : r(undefined)));
+  });
+  return fixture;
 }

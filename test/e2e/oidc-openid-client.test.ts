@@ -1,33 +1,20 @@
-import type { Server } from "node:http";
 import * as client from "openid-client";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorizeInBrowser, baseURL, callbackServer, createApp, createUser, launchChromium, rootToken } from "./idp-helpers";
+import { describe, expect, it } from "vitest";
+import { authorizeInBrowser, baseURL, browserAndCallback, createApp, createUser, rootToken } from "./idp-helpers";
 
 /**
  * issue 11, end to end: panva's certified relying-party library (openid-client) against the server
  * `npm start` runs: discovery, code + PKCE with openid profile email while headless Chromium signs
  * in and authorizes, id_token verified against the JWKS, userinfo, refresh.
  */
-let browser: Browser;
-let cb: { server: Server; redirectUri: string };
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  cb = await callbackServer();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((r) => cb?.server.close(r));
-});
+const fx = browserAndCallback();
 
 describe("OpenID Connect Core 1.0 and Discovery 1.0 with openid-client", () => {
   it("Discovery §4, Core §3.1 (code + PKCE), §3.1.3.7 (id_token validation against the JWKS), §5.3 (userinfo), §12 (refresh)", async () => {
     const admin = await rootToken();
     const user = await createUser(admin, "oidc");
-    const app = await createApp(admin, { name: "E2E OIDC RP", redirect_uri: cb.redirectUri, scopes: "openid profile email", confidential: false });
+    const app = await createApp(admin, { name: "E2E OIDC RP", redirect_uri: fx.redirectUri, scopes: "openid profile email", confidential: false });
 
     const config = await client.discovery(new URL(baseURL), app.application_id, undefined, client.None(), { execute: [client.allowInsecureRequests] });
     const meta = config.serverMetadata();
@@ -38,14 +25,14 @@ describe("OpenID Connect Core 1.0 and Discovery 1.0 with openid-client", () => {
     const nonce = client.randomNonce();
     const state = client.randomState();
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: cb.redirectUri,
+      redirect_uri: fx.redirectUri,
       scope: "openid profile email",
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       nonce,
       state,
     });
-    const { callback } = await authorizeInBrowser(browser, url, user.username, cb.redirectUri);
+    const { callback } = await authorizeInBrowser(fx.browser, url, user.username, fx.redirectUri);
 
     // The library checks state, iss (RFC 9207), the id_token's signature (JWKS), iss, aud, exp, iat and nonce.
     const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state, idTokenExpected: true });

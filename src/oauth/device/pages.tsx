@@ -5,7 +5,7 @@ import { getDb } from "../../db/client";
 import { normalizeUserCode } from "../../domain/user-code";
 import { CsrfField, Flash, clientIp, renderPage, requireUser, type PageEnv } from "../../web/page";
 import { csrfToken, sessionAuthTime } from "../../web/session";
-import { ScopeList, UnverifiedNotice } from "../consent-page";
+import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { decide, findByUserCode, type DeviceGrantRow } from "./store";
 
@@ -80,18 +80,7 @@ pages.post("/device", async (c) => {
       </p>
       <UnverifiedNotice app={app} />
       <ScopeList scopes={scopes} />
-      <form method="post" action="/oauth/device/decision">
-        <CsrfField token={await csrfToken(c)} />
-        <input type="hidden" name="user_code" value={code!} />
-        <p>
-          <button type="submit" name="decision" value="approve">
-            Authorize
-          </button>{" "}
-          <button type="submit" name="decision" value="deny" class="secondary">
-            Deny
-          </button>
-        </p>
-      </form>
+      <DecisionForm action="/oauth/device/decision" csrf={await csrfToken(c)} hidden={{ user_code: code }} />
     </div>,
   );
 });
