@@ -6,7 +6,7 @@ import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { clientIp } from "../../web/page";
 import { OAuthError, renderOAuthError } from "../errors";
-import { hitLimit } from "../throttle";
+import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { checkRegistration } from "./metadata";
 
 /**
@@ -19,9 +19,10 @@ routes.onError(renderOAuthError);
 
 routes.post("/register", async (c) => {
   const ip = clientIp(c);
-  const gate = await hitLimit(c.env, "dynamicRegistration", `ip:${ip ?? "unknown"}`);
-  if (!gate.allowed) {
-    c.header("Retry-After", String(gate.retryAfter));
+  const keys = attemptKeys(ip);
+  const refused = await attemptRefused(c.env, "dynamic_registration", keys);
+  if (refused) {
+    c.header("Retry-After", String(refused.retryAfterSeconds));
     return c.json({ error: "slow_down", error_description: "Too many registrations from this address. Try again later." }, 429, { "Cache-Control": "no-store" });
   }
   if (!(c.req.header("content-type") ?? "").includes("application/json")) throw new OAuthError("invalid_client_metadata", "Send the client metadata as JSON.");
@@ -42,6 +43,7 @@ routes.post("/register", async (c) => {
     ownerId: null,
     dynamic: true,
   });
+  await countAttempt(c.env, "dynamic_registration", keys);
   await recordAudit(db, { action: "dynamic_application_registered", entityType: "oauth_application", entityId: row.id, details: { name: row.name }, ip });
   return c.json(
     {
