@@ -63,6 +63,8 @@ export interface FamilyState {
 export interface OidcFacts {
   nonce: string | null;
   authTime: number;
+  /** The id_token's claims about the person as of the approval (code grants with openid). */
+  claims?: Record<string, string | boolean | string[]> | null;
 }
 
 export interface NewPair {

@@ -13,6 +13,7 @@ import { csrfToken, currentUser, endSession, sessionAuthTime } from "../web/sess
 import type { UserRow } from "../db/users";
 import { listAuthorizedApplications } from "./authorizations";
 import { afterReauthentication, decidePrompt } from "./oidc/prompt";
+import { subjectClaims } from "./oidc/claims";
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";
 import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
 import { DESCRIPTIONS } from "./errors";
@@ -59,10 +60,13 @@ async function refuse(c: Context<AppEnv>, result: Exclude<AuthorizeCheck, { kind
 }
 
 /** Approval: a code (query) or, below 15.0, an access token (fragment). */
-async function approve(c: Context<AppEnv>, r: AuthorizeRequest, userId: number, status: 302 | 303): Promise<Response> {
+async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, status: 302 | 303): Promise<Response> {
   const iss = issuerOf(c);
+  const userId = user.id;
   if (r.responseType === "code") {
-    const oidc = { nonce: r.oidc.nonce, authTime: (await sessionAuthTime(c)) ?? Date.now() };
+    // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
+    const [authTime, claims] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);
+    const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
     const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
@@ -137,7 +141,7 @@ async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: Use
     case "error":
       return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: decision.error, description: decision.description, state: r.state }, 302);
     case "approve":
-      return approve(c, r, user!.id, 302);
+      return approve(c, r, user!, 302);
     case "consent":
       return renderPage(c, "Authorize application", <ConsentPage request={r} username={user!.username} csrf={await csrfToken(c)} />);
   }
@@ -165,7 +169,7 @@ routes.post("/authorize", requireCsrf, async (c) => {
       303,
     );
   }
-  return approve(c, r, user.id, 303);
+  return approve(c, r, user, 303);
 });
 
 export default routes;

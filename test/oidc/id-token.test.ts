@@ -2,8 +2,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createGroup } from "../../src/db/namespaces";
 import { getDb } from "../../src/db/client";
-import { refresh, unique } from "../oauth/helpers";
-import { oidcLogin, sessionStartedAt, verifyIdToken, type OidcTokens } from "./helpers";
+import { signedInUser } from "../helpers/browser";
+import { REDIRECT, getCode, pkce, refresh, setUser, tokenRequest, unique } from "../oauth/helpers";
+import { oidcApp, oidcLogin, sessionStartedAt, verifyIdToken, type OidcTokens } from "./helpers";
 
 describe("id_token from the code grant (OIDC Core §3.1.3.3, §2)", () => {
   it("§2: with openid, an RS256 id_token with kid, iss, aud = client_id, sub = user id, iat, exp (120 s), auth_time of the session, and GitLab's profile claims", async () => {
@@ -48,6 +49,19 @@ describe("id_token from the code grant (OIDC Core §3.1.3.3, §2)", () => {
     const again = await oidcLogin("openid", {}, { uid: undefined }, { user, browser });
     expect((await verifyIdToken(again.tokens.id_token!, again.app.uid)).groups_direct).toEqual([parent.fullPath]);
     expect(app.uid).not.toBe(again.app.uid);
+  });
+
+  it("the code exchange signs the claims recorded at approval (no D1 read); a refresh reads them afresh", async () => {
+    const { app } = await oidcApp();
+    const { user, browser } = await signedInUser();
+    const { verifier, challenge } = await pkce();
+    const code = await getCode(browser, { client_id: app.uid, scope: "openid", code_challenge: challenge, code_challenge_method: "S256" });
+    await setUser(user.id, { name: "Renamed After Approval" });
+    const res = await tokenRequest({ grant_type: "authorization_code", client_id: app.uid, code, redirect_uri: REDIRECT, code_verifier: verifier });
+    const tokens = (await res.json()) as OidcTokens;
+    expect((await verifyIdToken(tokens.id_token!, app.uid)).name).toBe(user.name);
+    const next = (await (await refresh(app, tokens.refresh_token)).json()) as OidcTokens;
+    expect((await verifyIdToken(next.id_token!, app.uid)).name).toBe("Renamed After Approval");
   });
 
   it("§3.1.3.3: without openid in the scope there is no id_token", async () => {

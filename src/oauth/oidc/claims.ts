@@ -35,8 +35,11 @@ export async function groupMemberships(env: Bindings, userId: number): Promise<G
 }
 
 /** The claims about the person shared by the id_token and userinfo (OIDC Core §5.1). */
-export function userClaims(issuer: string, user: UserRow, scopes: readonly string[]): Record<string, unknown> {
-  const claims: Record<string, unknown> = {
+/** Claim values this provider sends about a person (serialisable into the family's storage). */
+export type PersonClaims = Record<string, string | boolean | string[]>;
+
+export function userClaims(issuer: string, user: UserRow, scopes: readonly string[]): PersonClaims {
+  const claims: PersonClaims = {
     sub: String(user.id),
     name: user.name,
     nickname: user.username,
@@ -64,10 +67,15 @@ export function groupClaims(groups: GroupMembership[]): Record<string, string[]>
 
 export const directGroups = (groups: GroupMembership[]) => groups.filter((g) => g.direct).map((g) => g.fullPath);
 
-/** The user row and their groups, read together. */
-export async function subject(env: Bindings, userId: number): Promise<{ user: UserRow | null; groups: GroupMembership[] }> {
-  const [user, groups] = await Promise.all([findUserById(getDb(env.DB), userId), groupMemberships(env, userId)]);
-  return { user, groups };
+/**
+ * The id_token's claims about the person: the profile (and email) claims and groups_direct. With
+ * the user row at hand (the consent request has it) only the groups are read.
+ */
+export async function subjectClaims(env: Bindings, issuer: string, userOrId: UserRow | number, scopes: readonly string[]): Promise<PersonClaims | null> {
+  const userId = typeof userOrId === "number" ? userOrId : userOrId.id;
+  const [user, groups] = await Promise.all([typeof userOrId === "number" ? findUserById(getDb(env.DB), userId) : userOrId, groupMemberships(env, userId)]);
+  if (!user) return null;
+  return { ...userClaims(issuer, user, scopes), groups_direct: directGroups(groups) };
 }
 
 /** Every claim this provider can return (Discovery 1.0 §3, claims_supported; docs/oidc.md). */
