@@ -6,6 +6,7 @@ import gitRoutes from "./git/routes";
 import graphqlRoutes from "./graphql/routes";
 import oauthRoutes from "./oauth/routes";
 import oauthWellKnown from "./oauth/well-known";
+import protectedResource from "./oauth/protected-resource";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import registryTokenRoutes from "./registry/token-routes";
@@ -33,7 +34,7 @@ const apiCors = cors({
   maxAge: 600,
   credentials: false,
 });
-for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/api/*"]) {
+for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/oauth/userinfo", "/oauth/register", "/api/*"]) {
   // Only browsers send Origin (and preflights): other clients skip the CORS work (bench/RESULTS.md,
   // Profile) and still get Vary: Origin, so a shared cache never serves their response to a browser.
   app.use(path, async (c, next) => {
@@ -63,6 +64,7 @@ app.get("/-/health", (c) => c.text("GitLab OK"));
 
 app.route("/oauth", oauthRoutes);
 app.route("/.well-known", oauthWellKnown);
+app.route("/.well-known", protectedResource);
 // Benchmark floor routes; they answer 404 unless BENCH_ROUTES is "true".
 app.route("/-/bench", benchRoutes);
 app.route("/api/v4", apiV4);

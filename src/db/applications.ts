@@ -21,6 +21,8 @@ export interface NewApplication {
   accessTokenTtlSeconds?: number;
   /** A fixed Application ID (the demo SPA's); random otherwise. */
   uid?: string;
+  /** Registered through POST /oauth/register. */
+  dynamic?: boolean;
 }
 
 /** Creates an application; the plaintext secret is returned once and only its hash is kept. */
@@ -39,6 +41,7 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
       trusted: input.trusted ?? false,
       ownerId: input.ownerId ?? null,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? 7200,
+      dynamic: input.dynamic ?? false,
       createdAt: Date.now(),
     })
     .returning();

@@ -29,7 +29,11 @@ export type AuditAction =
   | "user_unblocked"
   | "user_deactivated"
   | "user_activated"
-  | "sudo";
+  | "sudo"
+  | "oidc_signing_key_rotated"
+  | "device_authorization_approved"
+  | "device_authorization_denied"
+  | "dynamic_application_registered";
 
 /** Audit events: who did what to which entity. Details never carry a token, secret or password. */
 export async function recordAudit(

@@ -30,7 +30,7 @@ export interface FamilyState {
   userId: number;
   applicationId: number | null;
   applicationUid: string | null;
-  grantType: "authorization_code" | "implicit" | "password";
+  grantType: "authorization_code" | "implicit" | "password" | "device_code";
   scopes: string[];
   createdAt: number;
   revokedAt: number | null;
@@ -51,6 +51,20 @@ export interface FamilyState {
    * was read: lets an API request cost one storage hop (docs/oauth.md, One hop).
    */
   user?: { row: UserRow; at: number } | null;
+  /**
+   * OpenID Connect facts of the authorization (OIDC Core §2): the nonce the client sent and when
+   * the person had authenticated (ms). Every id_token of the family carries that auth_time.
+   */
+  oidc?: OidcFacts | null;
+  /** A public client may refresh without PKCE (device grants, RFC 8628 has no PKCE). */
+  publicRefresh?: boolean;
+}
+
+export interface OidcFacts {
+  nonce: string | null;
+  authTime: number;
+  /** The id_token's claims about the person as of the approval (code grants with openid). */
+  claims?: Record<string, string | boolean | string[]> | null;
 }
 
 export interface NewPair {
@@ -62,7 +76,7 @@ export interface NewPair {
 export type FamilyView = Pick<
   FamilyState,
   "id" | "userId" | "applicationId" | "applicationUid" | "scopes" | "grantType" | "ttlSeconds"
-> & { accessCreatedAt: number; accessExpiresAt: number | null; user?: { row: UserRow; at: number } | null };
+> & { accessCreatedAt: number; accessExpiresAt: number | null; user?: { row: UserRow; at: number } | null; oidc?: OidcFacts | null };
 
 export type ExchangeResult =
   | { ok: true; family: FamilyView }
@@ -125,6 +139,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       ttlSeconds: s.ttlSeconds,
       accessCreatedAt: s.access?.createdAt ?? s.createdAt,
       accessExpiresAt: s.access?.expiresAt ?? null,
+      oidc: s.oidc ?? null,
     };
   }
 
@@ -238,7 +253,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     const superseded = !current && (inGrace || this.ctx.storage.kv.get(OLD_PREFIX + input.refreshHash) !== undefined);
     if (!current && !superseded) return refuse("unknown refresh token");
     if (s.applicationUid !== input.clientId) return refuse("refresh token issued to another client");
-    if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
+    if (!input.clientAuthenticated && s.challenge === null && !s.publicRefresh) return { ok: false, error: "invalid_client", reason: "client secret required" };
     if (input.redirectUri !== null && s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
     if (input.verifierChallenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
     if (s.revokedAt !== null) return refuse("family revoked");

@@ -3,6 +3,7 @@ import { isValidS256Challenge } from "../domain/pkce";
 import { matchesRegistered, registeredUris } from "../domain/redirect-uri";
 import { isScope, parseScopes } from "../domain/scopes";
 import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
+import { readOidcParams, type OidcParams } from "./oidc/authorize-params";
 
 /**
  * The pure validator of an authorization request (GET /oauth/authorize and the consent POST,
@@ -16,6 +17,8 @@ export interface AuthorizeRequest {
   scopes: string[];
   state: string | null;
   codeChallenge: string | null;
+  /** OpenID Connect: nonce, prompt, max_age (src/oauth/oidc/authorize-params.ts). */
+  oidc: OidcParams;
 }
 
 export type AuthorizeCheck =
@@ -100,7 +103,9 @@ export function checkAuthorizeRequest(
       return fail("invalid_request", "Missing required parameter: code_challenge.");
     }
   }
-  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge } };
+  const oidc = readOidcParams(q);
+  if (!oidc.ok) return fail("invalid_request", oidc.description);
+  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value } };
 }
 
 /** The redirect back to the client, with iss on every response (RFC 9207 §2). */

@@ -9,7 +9,11 @@ import type { AppEnv } from "../env";
 import { gate } from "../versioning/gate";
 import { renderPage, clientIp } from "../web/page";
 import { pageSecurityHeaders, requireCsrf } from "../web/security";
-import { csrfToken, currentUser } from "../web/session";
+import { csrfToken, currentUser, endSession, sessionAuthTime } from "../web/session";
+import type { UserRow } from "../db/users";
+import { listAuthorizedApplications } from "./authorizations";
+import { afterReauthentication, decidePrompt } from "./oidc/prompt";
+import { subjectClaims } from "./oidc/claims";
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";
 import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
 import { DESCRIPTIONS } from "./errors";
@@ -56,10 +60,14 @@ async function refuse(c: Context<AppEnv>, result: Exclude<AuthorizeCheck, { kind
 }
 
 /** Approval: a code (query) or, below 15.0, an access token (fragment). */
-async function approve(c: Context<AppEnv>, r: AuthorizeRequest, userId: number, status: 302 | 303): Promise<Response> {
+async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, status: 302 | 303): Promise<Response> {
   const iss = issuerOf(c);
+  const userId = user.id;
   if (r.responseType === "code") {
-    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge });
+    // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
+    const [authTime, claims] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);
+    const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
+    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
   const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientIp(c) });
@@ -98,20 +106,52 @@ routes.get("/authorize", async (c) => {
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
   const user = await currentUser(c);
-  if (!user) {
-    // The request waits server-side; the sign-in redirect carries only its id, so a long
-    // authorize URL survives sign-in (issue 8, item 12).
-    const query = params.toString();
-    if (query.length > MAX_PENDING_QUERY_LENGTH) {
-      return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: "invalid_request", description: "The authorization request is too long.", state: r.state }, 302);
-    }
-    const id = await savePendingAuthorization(getDb(c.env.DB), query);
-    return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(`/oauth/authorize?pending=${id}`)}`, 302);
-  }
-  // Trusted (first-party) applications skip the consent page (GitLab).
-  if (r.app.trusted) return approve(c, r, user.id, 302);
-  return renderPage(c, "Authorize application", <ConsentPage request={r} username={user.username} csrf={await csrfToken(c)} />);
+  return carryOutPrompt(c, r, user, params);
 });
+
+/**
+ * The sign-in redirect: the request waits server-side and the redirect carries only its id, so a
+ * long authorize URL survives sign-in (issue 8, item 12).
+ */
+async function signInFirst(c: Context<AppEnv>, r: AuthorizeRequest, params: URLSearchParams): Promise<Response> {
+  const query = params.toString();
+  if (query.length > MAX_PENDING_QUERY_LENGTH) {
+    return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: "invalid_request", description: "The authorization request is too long.", state: r.state }, 302);
+  }
+  const id = await savePendingAuthorization(getDb(c.env.DB), query);
+  return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(`/oauth/authorize?pending=${id}`)}`, 302);
+}
+
+/** Sign in, sign in again, approve at once, an error, or the consent page (OIDC prompt and max_age; src/oauth/oidc/prompt.ts). */
+async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow | null, params: URLSearchParams): Promise<Response> {
+  const decision = decidePrompt(r.oidc, {
+    signedIn: user !== null,
+    authTime: await sessionAuthTime(c),
+    now: Date.now(),
+    // Trusted (first-party) applications skip the consent page (GitLab).
+    trusted: r.app.trusted,
+    previouslyAuthorized: user !== null && r.oidc.prompt.includes("none") && (await coversScopes(c, user.id, r)),
+  });
+  switch (decision.kind) {
+    case "sign_in":
+      return signInFirst(c, r, params);
+    case "reauthenticate":
+      await endSession(c);
+      return signInFirst(c, r, afterReauthentication(params));
+    case "error":
+      return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: decision.error, description: decision.description, state: r.state }, 302);
+    case "approve":
+      return approve(c, r, user!, 302);
+    case "consent":
+      return renderPage(c, "Authorize application", <ConsentPage request={r} username={user!.username} csrf={await csrfToken(c)} />);
+  }
+}
+
+/** prompt=none: the person already authorized this application for every scope asked. */
+async function coversScopes(c: Context<AppEnv>, userId: number, r: AuthorizeRequest): Promise<boolean> {
+  const granted = (await listAuthorizedApplications(c.env, userId)).find((a) => a.application.id === r.app.id);
+  return granted !== undefined && r.scopes.every((s) => granted.scopes.includes(s));
+}
 
 routes.post("/authorize", requireCsrf, async (c) => {
   // all: a repeated field arrives as an array, so that it can be refused (RFC 6749 §3.1).
@@ -129,7 +169,7 @@ routes.post("/authorize", requireCsrf, async (c) => {
       303,
     );
   }
-  return approve(c, r, user.id, 303);
+  return approve(c, r, user, 303);
 });
 
 export default routes;

@@ -1,6 +1,7 @@
 import { SCOPES, isScope } from "../domain/scopes";
 import { CsrfField } from "../web/page";
 import type { AuthorizeRequest } from "./authorize-request";
+import { oidcHiddenFields } from "./oidc/authorize-params";
 
 /**
  * The consent page: names the application, the signed-in user and each scope with its
@@ -16,6 +17,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,
+    ...oidcHiddenFields(r.oidc),
   };
   return (
     <div class="narrow">
@@ -26,26 +28,80 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
         You are signed in as <strong>{props.username}</strong>. An application called <strong>{r.app.name}</strong> is
         requesting access to your account. It will be redirected to <code>{new URL(r.redirectUri).origin}</code>.
       </p>
-      <p>This application will be able to:</p>
-      <ul>
-        {r.scopes.map((s) => (
-          <li>
-            <strong>{s}</strong>: {isScope(s) ? SCOPES[s] : ""}
-          </li>
-        ))}
-      </ul>
-      <form method="post" action="/oauth/authorize">
-        <CsrfField token={props.csrf} />
-        {Object.entries(hidden).map(([name, value]) => (value === null ? null : <input type="hidden" name={name} value={value} />))}
-        <p>
-          <button type="submit" name="decision" value="approve">
-            Authorize
-          </button>{" "}
-          <button type="submit" name="decision" value="deny" class="secondary">
-            Deny
-          </button>
-        </p>
-      </form>
+      <UnverifiedNotice app={r.app} />
+      <ScopeList scopes={r.scopes} />
+      <DecisionForm action="/oauth/authorize" csrf={props.csrf} hidden={hidden} />
+    </div>
+  );
+}
+
+/** The consent decision: Authorize or Deny, a CSRF-protected POST echoing the request's fields. */
+export function DecisionForm(props: { action: string; csrf: string; hidden: Record<string, string | null> }) {
+  return (
+    <form method="post" action={props.action}>
+      <CsrfField token={props.csrf} />
+      {Object.entries(props.hidden).map(([name, value]) => (value === null ? null : <input type="hidden" name={name} value={value} />))}
+      <p>
+        <button type="submit" name="decision" value="approve">
+          Authorize
+        </button>{" "}
+        <button type="submit" name="decision" value="deny" class="secondary">
+          Deny
+        </button>
+      </p>
+    </form>
+  );
+}
+
+/**
+ * What identity scopes let an application learn, in a person's words (the catalogue's
+ * descriptions are written for developers).
+ */
+const IDENTITY_WORDS: Record<string, string> = {
+  openid: "Sign you in with your account: it learns your user ID, your username and the groups you belong to.",
+  profile: "See your name, your username and the address of your profile page.",
+  email: "See your email address.",
+};
+
+/** The scopes asked for: identity scopes in plain words first, then the others with their descriptions. */
+export function ScopeList(props: { scopes: string[] }) {
+  const identity = props.scopes.filter((s) => Object.hasOwn(IDENTITY_WORDS, s));
+  const access = props.scopes.filter((s) => !Object.hasOwn(IDENTITY_WORDS, s));
+  return (
+    <div>
+      {identity.length > 0 ? (
+        <>
+          <p>This application will be able to:</p>
+          <ul class="identity-scopes">
+            {identity.map((s) => (
+              <li>{IDENTITY_WORDS[s]}</li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {access.length > 0 ? (
+        <>
+          <p>{identity.length > 0 ? "It will also be able to:" : "This application will be able to:"}</p>
+          <ul>
+            {access.map((s) => (
+              <li>
+                <strong>{s}</strong>: {isScope(s) ? SCOPES[s] : ""}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** Dynamically registered applications named themselves: the person is told nobody checked that name. */
+export function UnverifiedNotice(props: { app: { dynamic: boolean } }) {
+  if (!props.app.dynamic) return null;
+  return (
+    <div class="flash warning" role="status">
+      This application registered itself and has not been verified. Its name was chosen by whoever registered it. Authorize it only if you
+      trust where you came from.
     </div>
   );
 }

@@ -16,7 +16,18 @@ export type OAuthErrorCode =
   | "access_denied"
   | "unsupported_response_type"
   | "invalid_token"
-  | "server_error";
+  | "server_error"
+  // OpenID Connect Core §3.1.2.6 and RFC 6750 §3.1
+  | "login_required"
+  | "consent_required"
+  | "insufficient_scope"
+  // RFC 8628 §3.5
+  | "authorization_pending"
+  | "slow_down"
+  | "expired_token"
+  // RFC 7591 §3.2.2
+  | "invalid_redirect_uri"
+  | "invalid_client_metadata";
 
 export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
@@ -30,6 +41,14 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   unsupported_response_type: "The authorization server does not support this response type.",
   invalid_token: "The access token is invalid",
   server_error: "The authorization server encountered an unexpected condition which prevented it from fulfilling the request.",
+  login_required: "The authorization server requires end-user authentication.",
+  consent_required: "The authorization server requires end-user consent.",
+  insufficient_scope: "The request requires higher privileges than provided by the access token.",
+  authorization_pending: "The authorization request is still pending as the end user hasn't yet completed the user-interaction steps.",
+  slow_down: "The client is polling too quickly and should back off at a reasonable rate.",
+  expired_token: "The device code has expired, and the device authorization session has concluded.",
+  invalid_redirect_uri: "The value of one or more redirection URIs is invalid.",
+  invalid_client_metadata: "The value of one of the client metadata fields is invalid.",
 };
 
 export class OAuthError extends Error {
@@ -37,7 +56,7 @@ export class OAuthError extends Error {
     readonly code: OAuthErrorCode,
     readonly description: string = DESCRIPTIONS[code],
     /** invalid_client answered to an HTTP Basic attempt names that scheme (RFC 6749 §5.2). */
-    readonly status: ContentfulStatusCode = code === "invalid_client" || code === "invalid_token" ? 401 : code === "unauthorized_client" ? 403 : 400,
+    readonly status: ContentfulStatusCode = code === "invalid_client" || code === "invalid_token" ? 401 : code === "unauthorized_client" || code === "insufficient_scope" ? 403 : 400,
   ) {
     super(`${code}: ${description}`);
     this.name = "OAuthError";
@@ -57,6 +76,7 @@ export function renderOAuthError(err: Error, c: Context): Response {
   }
   if (err instanceof OAuthError) {
     if (err.code === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
+    if (err.code === "insufficient_scope") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="openid"`);
     if (err.code === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${err.description}"`);
     return c.json({ error: err.code, error_description: err.description }, err.status);
   }

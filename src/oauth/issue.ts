@@ -3,12 +3,12 @@ import { recordAudit } from "../db/audit";
 import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
-import { userSnapshot, type FamilyState, type FamilyView } from "../durable/token-family";
+import { userSnapshot, type FamilyState, type FamilyView, type OidcFacts } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
 import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub, insertFamilyRow } from "../credentials/oauth-family";
-import { hashToken, mintAccessToken, mintCode, newFamilyId } from "../credentials/oauth-token-format";
+import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
 
 /** Authorization codes live 10 minutes (DESIGN, /oauth/authorize; Doorkeeper's default). */
 export const CODE_TTL_MS = 10 * 60 * 1000;
@@ -26,6 +26,8 @@ export interface TokenResponse {
   refresh_token?: string;
   scope: string;
   created_at?: number;
+  /** OpenID Connect Core §3.1.3.3: with scope openid. */
+  id_token?: string;
 }
 
 /** The spec's token response; expires_in is left out for a token without expiry (Doorkeeper). */
@@ -73,7 +75,7 @@ function baseState(
 /** Approval of a code request: a new family whose Durable Object holds the code's hash. */
 export async function issueCode(
   env: Bindings,
-  input: { app: ApplicationRow; userId: number; scopes: string[]; redirectUri: string; challenge: string | null },
+  input: { app: ApplicationRow; userId: number; scopes: string[]; redirectUri: string; challenge: string | null; oidc?: OidcFacts | null },
 ): Promise<string> {
   const now = Date.now();
   const fid = newFamilyId();
@@ -81,6 +83,7 @@ export async function issueCode(
   const state = baseState(env, fid, input.app, input.userId, input.scopes, "authorization_code", now);
   state.redirectUri = input.redirectUri;
   state.challenge = input.challenge;
+  state.oidc = input.oidc ?? null;
   state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null };
   await Promise.all([
     familyStub(env, fid).init(state),
@@ -98,8 +101,9 @@ export async function issueCode(
 }
 
 /**
- * A family that starts with its access token and has no refresh token: the implicit grant and the
- * password grant (spec: no refresh_token in the password-flow response).
+ * A family that starts with its access token: the implicit grant and the password grant, without
+ * a refresh token (spec: no refresh_token in the password-flow response), and the device grant
+ * (RFC 8628), with one.
  */
 export async function issueAccessOnly(
   env: Bindings,
@@ -107,18 +111,26 @@ export async function issueAccessOnly(
     app: ApplicationRow | null;
     userId: number;
     scopes: string[];
-    grantType: "implicit" | "password";
+    grantType: "implicit" | "password" | "device_code";
     ip?: string | null;
     /** The user row when the caller has it: seeds the family's user snapshot. */
     user?: UserRow;
+    /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
+    withRefresh?: boolean;
+    oidc?: OidcFacts | null;
   },
-): Promise<{ token: string; family: FamilyView }> {
+): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   const now = Date.now();
   const fid = newFamilyId();
   const token = mintAccessToken(input.userId, fid);
+  const refresh = input.withRefresh ? mintRefreshToken(input.userId, fid) : null;
   const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
   const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
   state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false };
+  if (refresh) state.refreshHash = await hashToken(refresh);
+  state.oidc = input.oidc ?? null;
+  // A public device client has neither secret nor PKCE: its refresh token alone must do (RFC 8628 §5.6).
+  state.publicRefresh = input.grantType === "device_code" && input.app !== null && !input.app.confidential;
   if (input.user) state.user = { row: userSnapshot(input.user), at: now };
   const db = getDb(env.DB);
   await Promise.all([
@@ -143,6 +155,7 @@ export async function issueAccessOnly(
   ]);
   return {
     token,
+    refresh,
     family: {
       id: fid,
       userId: input.userId,
@@ -153,6 +166,7 @@ export async function issueAccessOnly(
       ttlSeconds: state.ttlSeconds,
       accessCreatedAt: now,
       accessExpiresAt: expiresAt,
+      oidc: state.oidc,
     },
   };
 }

@@ -44,7 +44,7 @@ routes.post("/token", async (c) => {
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c) }));
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c), issuer: issuerOf(c) }));
   return c.json(body, 200, noStore);
 });
 

@@ -1,24 +1,31 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { ALL_SCOPES } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { gate } from "../versioning/gate";
 import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
+import { CLAIMS_SUPPORTED } from "./oidc/claims";
 
-/** RFC 8414 authorization server metadata at /.well-known/oauth-authorization-server. */
+/**
+ * RFC 8414 authorization server metadata at /.well-known/oauth-authorization-server and OpenID
+ * Connect Discovery 1.0 at /.well-known/openid-configuration: one document served at both paths,
+ * so the two always agree (RFC 8414 §2 registers the OIDC members too).
+ */
 const wellKnown = new Hono<AppEnv>();
 
-wellKnown.get("/oauth-authorization-server", (c) => {
+function metadata(c: Context<AppEnv>) {
   const issuer = issuerOf(c);
   const implicit = !gate(c).isRemoved("oauth-implicit-grant");
-  c.header("Cache-Control", "public, max-age=300");
-  c.header("Access-Control-Allow-Origin", "*");
-  return c.json({
+  return {
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,
     token_endpoint: `${issuer}/oauth/token`,
     revocation_endpoint: `${issuer}/oauth/revoke`,
     introspection_endpoint: `${issuer}/oauth/introspect`,
+    userinfo_endpoint: `${issuer}/oauth/userinfo`,
+    jwks_uri: `${issuer}/oauth/discovery/keys`,
+    device_authorization_endpoint: `${issuer}/oauth/authorize_device`,
+    registration_endpoint: `${issuer}/oauth/register`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
@@ -28,7 +35,22 @@ wellKnown.get("/oauth-authorization-server", (c) => {
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: ["RS256"],
+    claims_supported: CLAIMS_SUPPORTED,
+    prompt_values_supported: ["none", "login", "consent"],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+  };
+}
+
+for (const path of ["/oauth-authorization-server", "/openid-configuration"]) {
+  wellKnown.get(path, (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    c.header("Access-Control-Allow-Origin", "*");
+    return c.json(metadata(c));
   });
-});
+}
 
 export default wellKnown;

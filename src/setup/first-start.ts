@@ -2,13 +2,14 @@ import type { Bindings } from "../env";
 import { ensureRootUser } from "./root-user";
 import { ensureDemoSpa } from "./demo-spa";
 import { ensureDemoData } from "./demo-data";
+import { ensureSigningKeys } from "../oauth/oidc/keys";
 
 /**
  * What a fresh service does on its first request, once per isolate, idempotently in storage:
- * the initial administrator, then (when SEED_DEMO_DATA is "true", as `npm start` sets) demo data.
+ * the initial administrator, the OpenID Connect signing keys, then (when SEED_DEMO_DATA is "true", as `npm start` sets) demo data.
  */
 type Seeder = (env: Bindings) => Promise<void>;
-const SEEDERS: Seeder[] = [ensureRootUser, ensureDemoSpa, ensureDemoData];
+const SEEDERS: Seeder[] = [ensureRootUser, ensureSigningKeys, ensureDemoSpa, ensureDemoData];
 
 const started = new WeakMap<object, Promise<void>>();
 

@@ -98,6 +98,16 @@ export async function currentUser(c: Ctx): Promise<UserRow | null> {
   return s.user;
 }
 
+/**
+ * When the signed-in person last authenticated (ms): the session starts at sign-in (a fresh one
+ * after the two-factor step), so its creation time is OpenID Connect's auth_time.
+ */
+export async function sessionAuthTime(c: Ctx): Promise<number | null> {
+  const s = await session(c);
+  if (!s || s.row.pendingTwoFactor || s.user.state !== "active") return null;
+  return s.row.createdAt;
+}
+
 /** The user who passed the password step and still owes a two-factor code. */
 export async function pendingTwoFactorUser(c: Ctx): Promise<UserRow | null> {
   const s = await session(c);

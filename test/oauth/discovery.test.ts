@@ -23,3 +23,20 @@ describe("GET /.well-known/oauth-authorization-server (RFC 8414)", () => {
     expect(body.response_types_supported).toContain("token");
   });
 });
+
+describe("GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0 §3)", () => {
+  it("§3: names the issuer, GitLab's userinfo and JWKS paths, RS256, public subjects and the claims; it agrees with the RFC 8414 document", async () => {
+    const oidc = (await (await call("https://auth.example.test/.well-known/openid-configuration")).json()) as Record<string, unknown>;
+    const oauth = (await (await call("https://auth.example.test/.well-known/oauth-authorization-server")).json()) as Record<string, unknown>;
+    expect(oidc).toEqual(oauth);
+    expect(oidc).toMatchObject({
+      issuer: "https://auth.example.test",
+      userinfo_endpoint: "https://auth.example.test/oauth/userinfo",
+      jwks_uri: "https://auth.example.test/oauth/discovery/keys",
+      subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: ["RS256"],
+    });
+    for (const scope of ["openid", "profile", "email"]) expect(oidc.scopes_supported).toContain(scope);
+    for (const claim of ["sub", "auth_time", "nonce", "email", "groups_direct"]) expect(oidc.claims_supported).toContain(claim);
+  });
+});

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
 import { SudoError } from "../../credentials/sudo";
+import { protectedResourceMetadataUrl } from "../../oauth/protected-resource";
 
 /** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
 export class ApiError extends Error {
@@ -37,11 +38,14 @@ export function renderApiError(err: Error, c: Context): Response {
     return c.json(err.body, err.status);
   }
   if (err instanceof AuthError) {
+    // RFC 9728 §5.1: every 401 names the protected resource metadata, which MCP clients follow.
+    const metadata = `resource_metadata="${protectedResourceMetadataUrl(c)}"`;
     const description = AUTH_DESCRIPTIONS[err.reason];
     if (description) {
-      c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${description}"`);
+      c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${description}", ${metadata}`);
       return c.json({ error: "invalid_token", error_description: description }, 401);
     }
+    c.header("WWW-Authenticate", `Bearer realm="GitLab", ${metadata}`);
     return c.json({ message: "401 Unauthorized" }, 401);
   }
   if (err instanceof SudoError) {

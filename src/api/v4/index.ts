@@ -24,6 +24,7 @@ import userModeration from "./user-moderation";
 import auditEvents from "./audit-events";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
+import oidcSigningKeys from "./oidc-signing-keys";
 
 /** /api/v4: one file per resource, joined here. */
 const api = new Hono<AppEnv>();
@@ -51,6 +52,7 @@ api.route("/", managedLicenses);
 api.route("/", ciLint);
 api.route("/", plugins);
 api.route("/", metadata);
+api.route("/", oidcSigningKeys);
 // Last: answers what no route above took (GitLab's JSON 404 and 405).
 answerUnmatched(api);
 

@@ -23,6 +23,8 @@ export const applications = sqliteTable(
     accessTokenTtlSeconds: integer("access_token_ttl_seconds").notNull().default(7200),
     /** The user who registered it on /profile/applications; null for instance-wide (admin API) ones. */
     ownerId: integer("owner_id").references(() => users.id, { onDelete: "cascade" }),
+    /** Registered through POST /oauth/register (RFC 7591): public, PKCE-only, shown as unverified. */
+    dynamic: integer("dynamic", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],

@@ -8,6 +8,7 @@ import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
 import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../../credentials/oauth-token-format";
+import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
 
 /**
@@ -19,7 +20,7 @@ import type { Grant } from "./types";
 export const authorizationCodeGrant: Grant = {
   required: ["code", "redirect_uri"],
   reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip }) {
+  async handle({ env, params, creds, ip, issuer }) {
     const db = getDb(env.DB);
     const client = await identifyClient(db, creds);
     const code = params.get("code")!;
@@ -51,7 +52,9 @@ export const authorizationCodeGrant: Grant = {
       now,
     });
     if (!result.ok) return refuseGrant(db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
-    await Promise.all([
+    // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.
+    const [idToken] = await Promise.all([
+      idTokenFor(env, issuer, result.family, { withNonce: true, recorded: true }),
       markFamilies(db, [fid], "active", now),
       recordAudit(db, {
         action: "token_issued",
@@ -62,6 +65,6 @@ export const authorizationCodeGrant: Grant = {
         ip,
       }),
     ]);
-    return tokenResponse(result.family, { access, refresh }, now, { createdAt: true });
+    return withIdToken(tokenResponse(result.family, { access, refresh }, now, { createdAt: true }), idToken);
   },
 };

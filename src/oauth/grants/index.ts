@@ -1,4 +1,5 @@
 import { authorizationCodeGrant } from "./authorization-code";
+import { DEVICE_CODE_GRANT_TYPE, deviceCodeGrant } from "./device-code";
 import { passwordGrant } from "./password";
 import { refreshTokenGrant } from "./refresh-token";
 import type { Grant } from "./types";
@@ -8,6 +9,7 @@ export const GRANTS: Readonly<Record<string, Grant>> = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   password: passwordGrant,
+  [DEVICE_CODE_GRANT_TYPE]: deviceCodeGrant,
 };
 
 export function grantFor(type: string): Grant | null {

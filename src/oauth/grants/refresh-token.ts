@@ -8,6 +8,7 @@ import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
 import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../../credentials/oauth-token-format";
+import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
 
 interface SealedTokens {
@@ -26,7 +27,7 @@ interface SealedTokens {
 export const refreshTokenGrant: Grant = {
   required: ["refresh_token"],
   reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip }) {
+  async handle({ env, params, creds, ip, issuer }) {
     if (!creds.clientId) throw new OAuthError("invalid_client");
     const refreshToken = params.get("refresh_token")!;
     const verifier = params.get("code_verifier") || null;
@@ -68,10 +69,11 @@ export const refreshTokenGrant: Grant = {
     }
     if (result.kind === "grace") {
       // The same pair again, opened with the presented token: only its holder can read it.
-      const same = await openPair<SealedTokens>(refreshToken, fid, result.sealed);
-      return tokenResponse(result.family, same, now, { createdAt: true });
+      const [same, idToken] = await Promise.all([openPair<SealedTokens>(refreshToken, fid, result.sealed), idTokenFor(env, issuer, result.family, { withNonce: false })]);
+      return withIdToken(tokenResponse(result.family, same, now, { createdAt: true }), idToken);
     }
     // token_refreshed is queued by the family with the rotation and flushed to D1 in batches.
-    return tokenResponse(result.family, { access, refresh }, now, { createdAt: true });
+    const idToken = await idTokenFor(env, issuer, result.family, { withNonce: false });
+    return withIdToken(tokenResponse(result.family, { access, refresh }, now, { createdAt: true }), idToken);
   },
 };

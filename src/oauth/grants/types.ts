@@ -7,6 +7,8 @@ export interface GrantContext {
   params: Params;
   creds: ClientCredentials;
   ip: string | null;
+  /** The issuer identifier (id_token iss). */
+  issuer: string;
 }
 
 /** One OAuth grant (DESIGN, convention 3): the parameters it reads, and what it does. */

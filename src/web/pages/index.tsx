@@ -16,6 +16,7 @@ import home from "./home";
 import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
+import devicePages from "../../oauth/device/pages";
 
 /**
  * Every page a person uses. Security headers and CSRF protection apply to the page paths only,
@@ -44,7 +45,7 @@ pages.onError(async (err, c) => {
   return renderPage(c, "Something went wrong", <h1>Something went wrong. Try again later.</h1>, 500);
 });
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
@@ -54,6 +55,7 @@ pages.route("/", signIn);
 pages.route("/", twoFactor);
 pages.route("/", applications);
 pages.route("/", personalAccessTokens);
+pages.route("/oauth", devicePages);
 pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);

@@ -1,0 +1,46 @@
+import { Hono } from "hono";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { KeyRotationError, listKeys, rotateKeys, type KeyInfo } from "../../oauth/oidc/keys";
+import { WRITE_API, requireAdmin, requireAuth } from "./auth";
+import { conflict } from "./errors";
+
+/**
+ * The OpenID Connect signing keys (administrators; GitLab has no such API, docs/oidc.md says why
+ * ours looks like this). Only public facts: never key material.
+ */
+const keys = new Hono<AppEnv>();
+keys.use("/admin/oidc/signing_keys", requireAuth(WRITE_API), requireAdmin);
+keys.use("/admin/oidc/signing_keys/*", requireAuth(WRITE_API), requireAdmin);
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const entity = (k: KeyInfo) => ({
+  kid: k.kid,
+  state: k.state,
+  created_at: iso(k.createdAt),
+  activated_at: iso(k.activatedAt),
+  retire_at: iso(k.retireAt),
+});
+
+keys.get("/admin/oidc/signing_keys", async (c) => c.json((await listKeys(c.env)).map(entity)));
+
+keys.post("/admin/oidc/signing_keys/rotate", async (c) => {
+  let ring: KeyInfo[];
+  try {
+    ring = await rotateKeys(c.env);
+  } catch (e) {
+    if (e instanceof KeyRotationError) throw conflict(e.message);
+    throw e;
+  }
+  await recordAudit(getDb(c.env.DB), {
+    action: "oidc_signing_key_rotated",
+    authorId: c.get("principal").user.id,
+    entityType: "oidc_signing_key",
+    entityId: ring.find((k) => k.state === "active")!.kid,
+    details: {},
+  });
+  return c.json(ring.map(entity), 201);
+});
+
+export default keys;

@@ -1,0 +1,62 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The OpenID Connect signing key ring (docs/oidc.md, Signing keys). At most one key signs
+ * (`active`) and at most one waits to sign (`next`); both, and `retiring` keys until their last
+ * id_token has expired, are published in the JWKS. The private key is AES-GCM encrypted under
+ * SECRET_KEY_BASE (src/crypto/encrypt.ts); the public JWK is stored as published.
+ */
+export const oidcSigningKeys = sqliteTable(
+  "oidc_signing_keys",
+  {
+    /** RFC 7638 JWK thumbprint (base64url SHA-256), published as `kid`. */
+    kid: text("kid").primaryKey(),
+    alg: text("alg").notNull().default("RS256"),
+    /** The public JWK as JSON (kty, n, e). */
+    publicJwk: text("public_jwk").notNull(),
+    /** encryptString(SECRET_KEY_BASE, "oidc-signing-key", private JWK JSON). */
+    privateKeyEnc: text("private_key_enc").notNull(),
+    /** next, active, retiring. */
+    state: text("state").notNull(),
+    createdAt: integer("created_at").notNull(),
+    activatedAt: integer("activated_at"),
+    /** For retiring keys: when the last id_token it signed has expired; it leaves the JWKS then. */
+    retireAt: integer("retire_at"),
+  },
+  (t) => [
+    // One signing key and one waiting key at most: concurrent first starts and rotations conflict here.
+    uniqueIndex("oidc_keys_one_active").on(t.state).where(sql`state = 'active'`),
+    uniqueIndex("oidc_keys_one_next").on(t.state).where(sql`state = 'next'`),
+    index("oidc_keys_state_idx").on(t.state),
+  ],
+);
+
+/**
+ * Device authorization grants (RFC 8628), one row per POST /oauth/authorize_device. Only SHA-256
+ * hashes of the device code and the user code are stored. Every state change is one conditional
+ * UPDATE (pending -> approved/denied -> redeemed), so of concurrent polls exactly one redeems.
+ */
+export const oauthDeviceGrants = sqliteTable(
+  "oauth_device_grants",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deviceCodeHash: text("device_code_hash").notNull().unique(),
+    /** SHA-256 of the normalised user code (letters only, upper case). */
+    userCodeHash: text("user_code_hash").notNull().unique(),
+    applicationId: integer("application_id").notNull(),
+    /** Space-separated scopes requested. */
+    scopes: text("scopes").notNull(),
+    /** pending, approved, denied, redeemed. */
+    status: text("status").notNull().default("pending"),
+    /** The person who approved or denied, and when they had authenticated (OIDC auth_time, ms). */
+    userId: integer("user_id"),
+    authTime: integer("auth_time"),
+    /** Seconds a client must wait between polls; grows by 5 on slow_down (RFC 8628 §3.5). */
+    intervalSeconds: integer("interval_seconds").notNull(),
+    lastPolledAt: integer("last_polled_at"),
+    expiresAt: integer("expires_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("device_grants_expiry_idx").on(t.expiresAt)],
+);

@@ -1,0 +1,43 @@
+import { Hono } from "hono";
+import { getDb } from "../../db/client";
+import { displayUserCode, newUserCode } from "../../domain/user-code";
+import { isScope, parseScopes } from "../../domain/scopes";
+import { toBase64Url, randomBytes } from "../../crypto/random";
+import type { AppEnv } from "../../env";
+import { OAuthError, renderOAuthError } from "../errors";
+import { issuerOf } from "../issuer";
+import { authenticateClient, clientCredentials, readParams, requireParams } from "../request";
+import { DEVICE_CODE_TTL_SECONDS, POLL_INTERVAL_SECONDS, insertDeviceGrant } from "./store";
+
+/** POST /oauth/authorize_device: the device authorization request (RFC 8628 §3.1, §3.2; GitLab's path). */
+const routes = new Hono<AppEnv>();
+routes.onError(renderOAuthError);
+
+routes.post("/authorize_device", async (c) => {
+  const params = await readParams(c);
+  requireParams(params, ["client_id"]);
+  const client = await authenticateClient(getDb(c.env.DB), clientCredentials(c, params));
+  const registered = parseScopes(client.app.scopes);
+  const requested = parseScopes(params.get("scope"));
+  const scopes = requested.length > 0 ? requested : registered;
+  if (scopes.length === 0 || !scopes.every((s) => isScope(s) && registered.includes(s))) throw new OAuthError("invalid_scope");
+  const deviceCode = toBase64Url(randomBytes(32));
+  const userCode = newUserCode();
+  await insertDeviceGrant(c.env, { deviceCode, userCode, applicationId: client.app.id, scopes, now: Date.now() });
+  const verificationUri = `${issuerOf(c)}/oauth/device`;
+  const shown = displayUserCode(userCode);
+  return c.json(
+    {
+      device_code: deviceCode,
+      user_code: shown,
+      verification_uri: verificationUri,
+      verification_uri_complete: `${verificationUri}?user_code=${shown}`,
+      expires_in: DEVICE_CODE_TTL_SECONDS,
+      interval: POLL_INTERVAL_SECONDS,
+    },
+    200,
+    { "Cache-Control": "no-store" },
+  );
+});
+
+export default routes;

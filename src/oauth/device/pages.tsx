@@ -1,0 +1,116 @@
+import { Hono } from "hono";
+import { recordAudit } from "../../db/audit";
+import { findApplicationById } from "../../db/applications";
+import { getDb } from "../../db/client";
+import { normalizeUserCode } from "../../domain/user-code";
+import { CsrfField, Flash, clientIp, renderPage, requireUser, type PageEnv } from "../../web/page";
+import { csrfToken, sessionAuthTime } from "../../web/session";
+import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
+import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
+import { decide, findByUserCode, type DeviceGrantRow } from "./store";
+
+/**
+ * /oauth/device (RFC 8628 §3.3): the person signs in, types the code the device shows (a field
+ * labelled "Code"), then authorizes or denies. Wrong codes are counted per person and per client
+ * address, and a banned one is refused before any lookup, so codes cannot be guessed.
+ */
+const pages = new Hono<PageEnv>();
+// Mounted at /oauth among the pages (src/web/pages/index.tsx), which add security headers and CSRF checks.
+pages.use("/device", requireUser);
+pages.use("/device/*", requireUser);
+
+function CodeForm(props: { csrf: string; code?: string; error?: string }) {
+  return (
+    <div class="narrow">
+      <h1>Connect a device</h1>
+      <p>Enter the code shown on your device or in your terminal.</p>
+      <Flash kind="error" message={props.error} />
+      <form method="post" action="/oauth/device" class="card">
+        <CsrfField token={props.csrf} />
+        <label for="user_code">Code</label>
+        <input id="user_code" name="user_code" value={props.code ?? ""} autocomplete="off" autocapitalize="characters" spellcheck={false} required />
+        <p>
+          <button type="submit">Continue</button>
+        </p>
+      </form>
+    </div>
+  );
+}
+
+pages.get("/device", async (c) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} code={c.req.query("user_code")?.slice(0, 20)} />));
+
+/** A grant the person may still decide on, or why not (in words for the page). */
+function usable(grant: DeviceGrantRow | null, now: number): string | null {
+  if (!grant) return "That code is not valid. Check the code on your device and try again.";
+  if (grant.expires_at <= now) return "That code has expired. Start again on your device to get a new code.";
+  if (grant.status !== "pending") return "That code has already been used. Start again on your device to get a new code.";
+  return null;
+}
+
+pages.post("/device", async (c) => {
+  const body = await c.req.parseBody();
+  const typed = typeof body.user_code === "string" ? body.user_code.slice(0, 40) : "";
+  const again = async (error: string, status: 422 | 429) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} code={typed} error={error} />, status);
+  const user = c.get("user");
+  const keys = attemptKeys(clientIp(c), `user:${user.id}`);
+  const refused = await attemptRefused(c.env, "device_code_entry", keys);
+  if (refused) {
+    c.header("Retry-After", String(refused.retryAfterSeconds));
+    return again("Too many wrong codes. Wait a minute and try again.", 429);
+  }
+  const code = normalizeUserCode(typed);
+  const grant = code ? await findByUserCode(c.env, code) : null;
+  const problem = usable(grant, Date.now());
+  if (problem) {
+    await countAttempt(c.env, "device_code_entry", keys);
+    return again(problem, 422);
+  }
+  const app = await findApplicationById(getDb(c.env.DB), grant!.application_id);
+  if (!app) return again("That code is not valid. Check the code on your device and try again.", 422);
+  const scopes = grant!.scopes.split(" ").filter(Boolean);
+  return renderPage(
+    c,
+    "Authorize device",
+    <div class="narrow">
+      <h1>
+        Authorize <strong>{app.name}</strong> to use your account?
+      </h1>
+      <p>
+        You are signed in as <strong>{user.username}</strong>. A device using <strong>{app.name}</strong> is asking for access to your account.
+      </p>
+      <UnverifiedNotice app={app} />
+      <ScopeList scopes={scopes} />
+      <DecisionForm action="/oauth/device/decision" csrf={await csrfToken(c)} hidden={{ user_code: code }} />
+    </div>,
+  );
+});
+
+pages.post("/device/decision", async (c) => {
+  const body = await c.req.parseBody();
+  const code = normalizeUserCode(typeof body.user_code === "string" ? body.user_code : "");
+  const approve = body.decision === "approve";
+  const user = c.get("user");
+  const now = Date.now();
+  const grant = code ? await findByUserCode(c.env, code) : null;
+  const problem = usable(grant, now);
+  const decided = !problem && (await decide(c.env, grant!.id, { approve, userId: user.id, authTime: (await sessionAuthTime(c)) ?? now, now }));
+  if (!decided) return renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} error={problem ?? "That code has already been used."} />, 422);
+  await recordAudit(getDb(c.env.DB), {
+    action: approve ? "device_authorization_approved" : "device_authorization_denied",
+    authorId: user.id,
+    entityType: "oauth_application",
+    entityId: grant!.application_id,
+    details: { scopes: grant!.scopes },
+    ip: clientIp(c),
+  });
+  return renderPage(
+    c,
+    approve ? "Device authorized" : "Device denied",
+    <div class="narrow">
+      <h1>{approve ? "Device authorized" : "Access denied"}</h1>
+      <Flash kind="notice" message={approve ? "Your device is now connected. You can return to it." : "The device was not given access to your account."} />
+    </div>,
+  );
+});
+
+export default pages;

@@ -1,0 +1,43 @@
+import { getDb } from "../../db/client";
+import { OAuthError } from "../errors";
+import { admitPoll, findByDeviceCode, redeem } from "../device/store";
+import { issueAccessOnly, tokenResponse } from "../issue";
+import { idTokenFor, withIdToken } from "../oidc/id-token";
+import { authenticateClient } from "../request";
+import type { Grant } from "./types";
+
+export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+
+/**
+ * grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5). Order: client,
+ * device code (unknown or another client's: invalid_grant), expiry (expired_token), poll rate
+ * (slow_down), the person's decision (authorization_pending, access_denied), then the single
+ * redemption, a conditional update of which exactly one concurrent poll wins.
+ */
+export const deviceCodeGrant: Grant = {
+  required: ["device_code"],
+  reads: ["client_id", "client_secret", "device_code"],
+  async handle({ env, params, creds, ip, issuer }) {
+    const client = await authenticateClient(getDb(env.DB), creds);
+    const grant = await findByDeviceCode(env, params.get("device_code")!);
+    if (!grant || grant.application_id !== client.app.id) throw new OAuthError("invalid_grant");
+    const now = Date.now();
+    if (grant.status === "redeemed") throw new OAuthError("invalid_grant");
+    if (grant.expires_at <= now) throw new OAuthError("expired_token");
+    if (!(await admitPoll(env, grant, now))) throw new OAuthError("slow_down");
+    if (grant.status === "pending") throw new OAuthError("authorization_pending");
+    if (grant.status === "denied") throw new OAuthError("access_denied");
+    if (!(await redeem(env, grant.id))) throw new OAuthError("invalid_grant");
+    const { token, refresh, family } = await issueAccessOnly(env, {
+      app: client.app,
+      userId: grant.user_id!,
+      scopes: grant.scopes.split(" ").filter(Boolean),
+      grantType: "device_code",
+      ip,
+      withRefresh: true,
+      oidc: { nonce: null, authTime: grant.auth_time ?? now },
+    });
+    const idToken = await idTokenFor(env, issuer, family, { withNonce: false });
+    return withIdToken(tokenResponse(family, { access: token, refresh }, now, { createdAt: true }), idToken);
+  },
+};

@@ -1,0 +1,101 @@
+import { getDb } from "../../db/client";
+import { findUserById, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+
+/**
+ * GitLab's OpenID Connect claims (docs/oidc.md, Claims). The profile claims come with `openid`
+ * (as GitLab sends them); `email` and `email_verified` only with scope `email` (DESIGN).
+ */
+export interface GroupMembership {
+  fullPath: string;
+  /** The highest access level, inherited from ancestors included. */
+  level: number;
+  /** The user is a member of this group itself (not only of an ancestor). */
+  direct: boolean;
+}
+
+const OWNER = 50;
+const MAINTAINER = 40;
+const DEVELOPER = 30;
+export const GROUP_CLAIM_PREFIX = "https://gitlab.org/claims/groups/";
+
+/** The user's groups: direct memberships and every descendant group, in one recursive query. */
+export async function groupMemberships(env: Bindings, userId: number): Promise<GroupMembership[]> {
+  const { results } = await env.DB.prepare(
+    `WITH RECURSIVE g(id, level, direct) AS (
+       SELECT source_id, access_level, 1 FROM members WHERE source_type = 'group' AND user_id = ?1
+       UNION SELECT groups.id, g.level, 0 FROM groups JOIN g ON groups.parent_id = g.id
+     )
+     SELECT groups.full_path AS full_path, MAX(g.level) AS level, MAX(g.direct) AS direct
+     FROM g JOIN groups ON groups.id = g.id GROUP BY groups.id ORDER BY groups.full_path`,
+  )
+    .bind(userId)
+    .all<{ full_path: string; level: number; direct: number }>();
+  return results.map((r) => ({ fullPath: r.full_path, level: r.level, direct: r.direct === 1 }));
+}
+
+/** The claims about the person shared by the id_token and userinfo (OIDC Core §5.1). */
+/** Claim values this provider sends about a person (serialisable into the family's storage). */
+export type PersonClaims = Record<string, string | boolean | string[]>;
+
+export function userClaims(issuer: string, user: UserRow, scopes: readonly string[]): PersonClaims {
+  const claims: PersonClaims = {
+    sub: String(user.id),
+    name: user.name,
+    nickname: user.username,
+    preferred_username: user.username,
+    profile: `${issuer}/${user.username}`,
+  };
+  if (scopes.includes("email")) {
+    claims.email = user.email;
+    // Addresses are set by administrators or at registration here; none is unconfirmed.
+    claims.email_verified = true;
+  }
+  return claims;
+}
+
+/** Userinfo's group claims (GitLab): every group, and direct memberships by role. */
+export function groupClaims(groups: GroupMembership[]): Record<string, string[]> {
+  const directWith = (level: number) => groups.filter((g) => g.direct && g.level === level).map((g) => g.fullPath);
+  return {
+    groups: groups.map((g) => g.fullPath),
+    [`${GROUP_CLAIM_PREFIX}owner`]: directWith(OWNER),
+    [`${GROUP_CLAIM_PREFIX}maintainer`]: directWith(MAINTAINER),
+    [`${GROUP_CLAIM_PREFIX}developer`]: directWith(DEVELOPER),
+  };
+}
+
+export const directGroups = (groups: GroupMembership[]) => groups.filter((g) => g.direct).map((g) => g.fullPath);
+
+/**
+ * The id_token's claims about the person: the profile (and email) claims and groups_direct. With
+ * the user row at hand (the consent request has it) only the groups are read.
+ */
+export async function subjectClaims(env: Bindings, issuer: string, userOrId: UserRow | number, scopes: readonly string[]): Promise<PersonClaims | null> {
+  const userId = typeof userOrId === "number" ? userOrId : userOrId.id;
+  const [user, groups] = await Promise.all([typeof userOrId === "number" ? findUserById(getDb(env.DB), userId) : userOrId, groupMemberships(env, userId)]);
+  if (!user) return null;
+  return { ...userClaims(issuer, user, scopes), groups_direct: directGroups(groups) };
+}
+
+/** Every claim this provider can return (Discovery 1.0 §3, claims_supported; docs/oidc.md). */
+export const CLAIMS_SUPPORTED = [
+  "iss",
+  "sub",
+  "aud",
+  "exp",
+  "iat",
+  "auth_time",
+  "nonce",
+  "name",
+  "nickname",
+  "preferred_username",
+  "email",
+  "email_verified",
+  "profile",
+  "groups",
+  "groups_direct",
+  `${GROUP_CLAIM_PREFIX}owner`,
+  `${GROUP_CLAIM_PREFIX}maintainer`,
+  `${GROUP_CLAIM_PREFIX}developer`,
+];

@@ -1,0 +1,205 @@
+import { and, eq, lt } from "drizzle-orm";
+import { getConfig } from "../../config";
+import { decryptString, encryptString } from "../../crypto/encrypt";
+import { sha256Base64Url } from "../../crypto/hash";
+import { getDb } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
+import { oidcSigningKeys } from "../../db/schema/oidc";
+import type { Bindings } from "../../env";
+
+/**
+ * The OpenID Connect signing key ring (docs/oidc.md, Signing keys): RS256 keys, generated on first
+ * use, private parts encrypted under SECRET_KEY_BASE. The ring always holds an `active` key (signs)
+ * and a `next` key (published, not yet signing), so relying parties have the next key in their JWKS
+ * cache long before anything is signed with it. Rotation promotes next to active, turns the old
+ * active key into `retiring` (still published) and creates a new next key.
+ */
+export type KeyState = "next" | "active" | "retiring";
+type KeyRow = typeof oidcSigningKeys.$inferSelect;
+
+export interface PublicJwk {
+  kty: "RSA";
+  n: string;
+  e: string;
+  alg: "RS256";
+  use: "sig";
+  kid: string;
+}
+
+export interface KeyInfo {
+  kid: string;
+  state: KeyState;
+  createdAt: number;
+  activatedAt: number | null;
+  retireAt: number | null;
+}
+
+/** id_tokens live 120 seconds (doorkeeper-openid_connect's default expiration, as GitLab). */
+export const ID_TOKEN_TTL_SECONDS = 120;
+/** How long an isolate trusts its copy of the ring before reading D1 again. */
+export const RING_CACHE_MS = 60_000;
+/** The JWKS document's Cache-Control max-age: relying parties may hold a copy this long. */
+export const JWKS_MAX_AGE_SECONDS = 300;
+/**
+ * A next key must have been published this long before it may sign: every relying party's JWKS
+ * copy and every isolate's ring copy then includes it.
+ */
+export const MIN_PUBLISHED_MS = JWKS_MAX_AGE_SECONDS * 1000 + RING_CACHE_MS;
+/**
+ * A retired key stays published until every id_token it signed has expired: the token lifetime,
+ * plus the time other isolates may still sign with their cached ring, plus relying parties' cache.
+ */
+export const RETIRE_AFTER_MS = ID_TOKEN_TTL_SECONDS * 1000 + RING_CACHE_MS;
+
+const PURPOSE = "oidc-signing-key";
+const ALGORITHM = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
+
+export class KeyRotationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "KeyRotationError";
+  }
+}
+
+interface Ring {
+  rows: KeyRow[];
+  loadedAt: number;
+}
+
+/** Per isolate: the ring (short-lived) and imported private keys (by kid, for the isolate's life). */
+const rings = new WeakMap<object, Promise<Ring>>();
+const signingKeys = new Map<string, Promise<CryptoKey>>();
+
+/** RFC 7638 §3: the thumbprint of an RSA key is over {"e","kty","n"} in that order. */
+async function thumbprint(jwk: JsonWebKey): Promise<string> {
+  return sha256Base64Url(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }));
+}
+
+async function newKeyRow(secretKeyBase: string, state: "next" | "active", now: number): Promise<KeyRow> {
+  const pair = (await crypto.subtle.generateKey({ ...ALGORITHM, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
+  const [pub, priv] = (await Promise.all([crypto.subtle.exportKey("jwk", pair.publicKey), crypto.subtle.exportKey("jwk", pair.privateKey)])) as [
+    JsonWebKey,
+    JsonWebKey,
+  ];
+  return {
+    kid: await thumbprint(pub),
+    alg: "RS256",
+    publicJwk: JSON.stringify({ kty: pub.kty, n: pub.n, e: pub.e }),
+    privateKeyEnc: await encryptString(secretKeyBase, PURPOSE, JSON.stringify(priv)),
+    state,
+    createdAt: now,
+    activatedAt: state === "active" ? now : null,
+    retireAt: null,
+  };
+}
+
+/**
+ * First start: an active and a next key, each inserted only when its slot is empty (the partial
+ * unique indexes make a concurrent first start in another isolate harmless).
+ */
+async function ensureKeys(env: Bindings, rows: KeyRow[]): Promise<boolean> {
+  const missing = (["active", "next"] as const).filter((s) => !rows.some((r) => r.state === s));
+  if (missing.length === 0) return false;
+  const secretKeyBase = getConfig(env).secretKeyBase;
+  const now = Date.now();
+  const fresh = await Promise.all(missing.map((s) => newKeyRow(secretKeyBase, s, now)));
+  await getDb(env.DB).insert(oidcSigningKeys).values(fresh).onConflictDoNothing();
+  return true;
+}
+
+async function readRing(env: Bindings): Promise<Ring> {
+  const db = getDb(env.DB);
+  let rows = await db.select().from(oidcSigningKeys);
+  if (await ensureKeys(env, rows)) rows = await db.select().from(oidcSigningKeys);
+  return { rows, loadedAt: Date.now() };
+}
+
+async function ring(env: Bindings): Promise<KeyRow[]> {
+  const key = env.DB as object;
+  let p = rings.get(key);
+  if (p) {
+    const hit = await p.catch(() => null);
+    if (hit && Date.now() - hit.loadedAt < RING_CACHE_MS) return hit.rows;
+  }
+  p = readRing(env);
+  rings.set(key, p);
+  p.catch(() => rings.delete(key));
+  return (await p).rows;
+}
+
+/** First start (src/setup/first-start.ts): the ring exists before anything asks for it. */
+export async function ensureSigningKeys(env: Bindings): Promise<void> {
+  await ring(env);
+}
+
+const published = (r: KeyRow, now: number) => r.state !== "retiring" || (r.retireAt !== null && r.retireAt > now);
+
+/** The JWKS (RFC 7517 §5): every key that signs, will sign, or signed a token still alive. */
+export async function publishedKeys(env: Bindings): Promise<PublicJwk[]> {
+  const now = Date.now();
+  return (await ring(env)).filter((r) => published(r, now)).map((r) => ({ ...JSON.parse(r.publicJwk), alg: "RS256", use: "sig", kid: r.kid }));
+}
+
+/** The key that signs now, imported once per isolate (decrypting it is the only costly step). */
+export async function activeSigningKey(env: Bindings): Promise<{ kid: string; key: CryptoKey }> {
+  const active = (await ring(env)).find((r) => r.state === "active");
+  if (!active) throw new Error("no active OIDC signing key");
+  let key = signingKeys.get(active.kid);
+  if (!key) {
+    key = (async () => {
+      const jwk = JSON.parse(await decryptString(getConfig(env).secretKeyBase, PURPOSE, active.privateKeyEnc)) as JsonWebKey;
+      return crypto.subtle.importKey("jwk", jwk, ALGORITHM, false, ["sign"]);
+    })();
+    signingKeys.set(active.kid, key);
+    key.catch(() => signingKeys.delete(active.kid));
+  }
+  return { kid: active.kid, key: await key };
+}
+
+export async function listKeys(env: Bindings): Promise<KeyInfo[]> {
+  const now = Date.now();
+  return (await ring(env))
+    .filter((r) => published(r, now))
+    .map((r) => ({ kid: r.kid, state: r.state as KeyState, createdAt: r.createdAt, activatedAt: r.activatedAt, retireAt: r.retireAt }));
+}
+
+/**
+ * Rotation: next becomes active, active becomes retiring until RETIRE_AFTER_MS from now, and a new
+ * next key is published. Refused while the next key is younger than MIN_PUBLISHED_MS. One D1 batch
+ * (a transaction): a concurrent rotation fails on the one-next-key index and changes nothing.
+ */
+export async function rotateKeys(env: Bindings): Promise<KeyInfo[]> {
+  const db = getDb(env.DB);
+  const now = Date.now();
+  let rows = await db.select().from(oidcSigningKeys);
+  if (await ensureKeys(env, rows)) rows = await db.select().from(oidcSigningKeys);
+  const active = rows.find((r) => r.state === "active")!;
+  const next = rows.find((r) => r.state === "next")!;
+  if (now - next.createdAt < MIN_PUBLISHED_MS) {
+    const at = new Date(next.createdAt + MIN_PUBLISHED_MS).toISOString();
+    throw new KeyRotationError(`The next key ${next.kid} has not been published long enough; it may sign from ${at}.`);
+  }
+  const fresh = await newKeyRow(getConfig(env).secretKeyBase, "next", now);
+  try {
+    await db.batch([
+      db.delete(oidcSigningKeys).where(and(eq(oidcSigningKeys.state, "retiring"), lt(oidcSigningKeys.retireAt, now))),
+      db
+        .update(oidcSigningKeys)
+        .set({ state: "retiring", retireAt: now + RETIRE_AFTER_MS })
+        .where(and(eq(oidcSigningKeys.kid, active.kid), eq(oidcSigningKeys.state, "active"))),
+      db
+        .update(oidcSigningKeys)
+        .set({ state: "active", activatedAt: now })
+        .where(and(eq(oidcSigningKeys.kid, next.kid), eq(oidcSigningKeys.state, "next"))),
+      db.insert(oidcSigningKeys).values(fresh),
+    ]);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new KeyRotationError("Another rotation happened at the same time; list the keys and try again.");
+    throw e;
+  }
+  rings.delete(env.DB as object);
+  return listKeys(env);
+}

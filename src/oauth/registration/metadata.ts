@@ -1,0 +1,61 @@
+import { validateApplicationInput } from "../../domain/application-input";
+import { OAuthError } from "../errors";
+
+/**
+ * Client metadata of a dynamic registration (RFC 7591 §2), checked as GitLab does for MCP clients:
+ * public clients only (token_endpoint_auth_method none), the code grant with refresh, redirect URIs
+ * by the registration rules (else invalid_redirect_uri), never sudo (else invalid_client_metadata).
+ */
+export const UNVERIFIED_PREFIX = "[Unverified Dynamic Application] ";
+export const MAX_NAME_LENGTH = 200;
+/** Scopes a self-registered client may never hold: acting as other users. */
+export const FORBIDDEN_SCOPES = ["sudo"];
+/** Without `scope`, a client gets read access to the API and the person's identity (docs/oidc.md). */
+export const DEFAULT_SCOPES = ["read_api", "read_user", "openid", "profile", "email"];
+const GRANT_TYPES = ["authorization_code", "refresh_token"];
+
+export interface Registration {
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+  clientName: string;
+}
+
+const bad = (description: string) => new OAuthError("invalid_client_metadata", description);
+
+function stringList(value: unknown, field: string): string[] | null {
+  if (value === undefined || value === null) return null;
+  const list = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(list) || list.length > 20 || !list.every((v) => typeof v === "string")) throw bad(`${field} must be a string or an array of strings.`);
+  return list as string[];
+}
+
+export function checkRegistration(body: unknown, allowInsecureRedirects: boolean): Registration {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw bad("The request body must be a JSON object.");
+  const m = body as Record<string, unknown>;
+  const uris = stringList(m.redirect_uris, "redirect_uris");
+  if (!uris || uris.length === 0) throw new OAuthError("invalid_redirect_uri", "At least one redirect URI is required.");
+  // One URI per entry: a line break would smuggle a second one past the per-entry check.
+  if (uris.some((u) => /\s/.test(u))) throw new OAuthError("invalid_redirect_uri", "A redirect URI cannot contain white space.");
+  if (m.client_name !== undefined && typeof m.client_name !== "string") throw bad("client_name must be a string.");
+  const clientName = ((m.client_name as string | undefined) ?? "").trim() || "Dynamic Application";
+  if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== "none") {
+    throw bad("Only public clients can register: token_endpoint_auth_method must be none.");
+  }
+  const grants = stringList(m.grant_types, "grant_types");
+  if (grants && !grants.every((g) => GRANT_TYPES.includes(g))) throw bad("grant_types may hold authorization_code and refresh_token only.");
+  const responses = stringList(m.response_types, "response_types");
+  if (responses && !responses.every((r) => r === "code")) throw bad("response_types may hold code only.");
+  if (m.scope !== undefined && typeof m.scope !== "string") throw bad("scope must be a space-separated string.");
+  const requested = m.scope ? (m.scope as string).split(" ").filter(Boolean) : DEFAULT_SCOPES;
+  if (requested.some((s) => FORBIDDEN_SCOPES.includes(s))) throw bad("The sudo scope cannot be registered dynamically.");
+
+  const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
+  const checked = validateApplicationInput({ name, redirectUri: uris.join("\n"), scopes: requested.join(" ") }, allowInsecureRedirects);
+  if (!checked.ok) {
+    if (checked.errors.redirect_uri) throw new OAuthError("invalid_redirect_uri", `redirect_uris ${checked.errors.redirect_uri[0]}`);
+    if (checked.errors.scopes) throw bad(`scope ${checked.errors.scopes[0]}`);
+    throw bad(Object.entries(checked.errors).map(([k, v]) => `${k} ${v![0]}`)[0]);
+  }
+  return { name: checked.value.name, redirectUris: checked.value.redirectUri.split("\n"), scopes: checked.value.scopes, clientName };
+}

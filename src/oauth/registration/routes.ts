@@ -1,0 +1,64 @@
+import { Hono } from "hono";
+import { getConfig } from "../../config";
+import { recordAudit } from "../../db/audit";
+import { createApplication } from "../../db/applications";
+import { getDb } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { clientIp } from "../../web/page";
+import { OAuthError, renderOAuthError } from "../errors";
+import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
+import { checkRegistration } from "./metadata";
+
+/**
+ * POST /oauth/register (RFC 7591 §3; GitLab serves it for MCP clients). Open, JSON, throttled per
+ * client address; the client is public and must use PKCE. No RFC 7592 management endpoint: the
+ * registration cannot be read or changed by the client afterwards (docs/oidc.md says why).
+ */
+const routes = new Hono<AppEnv>();
+routes.onError(renderOAuthError);
+
+routes.post("/register", async (c) => {
+  const ip = clientIp(c);
+  const keys = attemptKeys(ip);
+  const refused = await attemptRefused(c.env, "dynamic_registration", keys);
+  if (refused) {
+    c.header("Retry-After", String(refused.retryAfterSeconds));
+    return c.json({ error: "slow_down", error_description: "Too many registrations from this address. Try again later." }, 429, { "Cache-Control": "no-store" });
+  }
+  if (!(c.req.header("content-type") ?? "").includes("application/json")) throw new OAuthError("invalid_client_metadata", "Send the client metadata as JSON.");
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new OAuthError("invalid_client_metadata", "The request body is not valid JSON.");
+  }
+  const reg = checkRegistration(body, getConfig(c.env).allowInsecureRedirects);
+  const db = getDb(c.env.DB);
+  const { row } = await createApplication(db, {
+    name: reg.name,
+    redirectUri: reg.redirectUris.join("\n"),
+    scopes: reg.scopes,
+    confidential: false,
+    trusted: false,
+    ownerId: null,
+    dynamic: true,
+  });
+  await countAttempt(c.env, "dynamic_registration", keys);
+  await recordAudit(db, { action: "dynamic_application_registered", entityType: "oauth_application", entityId: row.id, details: { name: row.name }, ip });
+  return c.json(
+    {
+      client_id: row.uid,
+      client_id_issued_at: Math.floor(row.createdAt / 1000),
+      client_name: row.name,
+      redirect_uris: reg.redirectUris,
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      scope: reg.scopes.join(" "),
+    },
+    201,
+    { "Cache-Control": "no-store" },
+  );
+});
+
+export default routes;
