@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { ROOT_DIR } from "./start-server";
+import { ROOT_DIR } from "./server";
 
 /** docs/deploy.md, "Smoke test": scripts/smoke.mjs passes against `npm start`. */
 describe("scripts/smoke.mjs against npm start (issue 13: the deploy guide's smoke test)", () => {
