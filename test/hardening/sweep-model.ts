@@ -6,7 +6,7 @@ import app from "../../src/app";
  * API family, the hostile values the generators draw from, and what each family's answer must
  * look like. Routes are read from the app itself, so a new route is swept without editing this.
  */
-export type Family = "rest" | "oauth" | "graphql" | "plugin" | "git" | "pages";
+export type Family = "rest" | "oauth" | "graphql" | "plugin" | "registry" | "git" | "pages";
 
 export interface RouteTemplate {
   family: Family;
@@ -18,11 +18,15 @@ export interface RouteTemplate {
 export function familyOf(path: string): Family {
   if (path.startsWith("/api/v4")) return "rest";
   if (path.startsWith("/api/graphql")) return "graphql";
+  // The device flow's verification page is a page for people, under /oauth (RFC 8628 §3.3).
+  if (/^\/oauth\/device(\/|$)/.test(path)) return "pages";
   if (path.startsWith("/oauth") || path.startsWith("/.well-known")) return "oauth";
   if (path.startsWith("/proto.Plugin")) return "plugin";
+  if (/^\/(v2|jwt)(\/|$)/.test(path)) return "registry";
   // The pages' own paths come before git's catch-all repository paths (and take their answers).
-  if (/^\/(users|profile|help|-)(\/|$)/.test(path)) return "pages";
-  if (path.includes(":repo") || /\.git(\/|$)|\/info\/refs$|\/git-(upload|receive)-pack$/.test(path)) return "git";
+  if (/^\/(users|profile|help|admin|-)(\/|$)/.test(path)) return "pages";
+  // Git answers only its three endpoints; any other path with ".git" in it belongs to the pages.
+  if (path.includes(":repo") || /\/info\/refs$|\/git-(upload|receive)-pack$/.test(path)) return "git";
   return "pages";
 }
 
@@ -161,7 +165,7 @@ export async function shapeDefect(family: Family, method: string, path: string, 
       return "message" in body || "error" in body ? null : `REST ${res.status} without message/error: ${text.slice(0, 80)}`;
     }
     case "oauth": {
-      if (path.startsWith("/oauth/authorize")) return type.startsWith("text/html") ? null : `authorize ${res.status} not HTML`;
+      if (/^\/oauth\/authorize([/?]|$)/.test(path)) return type.startsWith("text/html") ? null : `authorize ${res.status} not HTML`;
       const body = json();
       return body && typeof body.error === "string" ? null : `OAuth ${res.status} without error: ${text.slice(0, 80)}`;
     }
@@ -173,6 +177,11 @@ export async function shapeDefect(family: Family, method: string, path: string, 
       if (res.headers.get("grpc-status")) return null;
       const body = json();
       return body && typeof body.code === "string" ? null : `Connect ${res.status} without code: ${type} ${text.slice(0, 80)}`;
+    }
+    case "registry": {
+      // OCI distribution spec, "Error Codes"; the token service (/jwt/auth) answers the same shape.
+      const body = json();
+      return body && Array.isArray(body.errors) ? null : `registry ${res.status} without errors: ${text.slice(0, 80)}`;
     }
     case "git":
       if (res.status === 401 && !/^Basic /.test(res.headers.get("www-authenticate") ?? "")) return "git 401 without Basic challenge";

@@ -61,7 +61,7 @@ for (const r of routes) families.set(r.family, [...(families.get(r.family) ?? []
 
 describe("the sweep covers every family's routes", () => {
   it("reads REST routes from the app (new routes are swept automatically)", () => {
-    for (const f of ["rest", "oauth", "graphql", "plugin", "git", "pages"] as const) expect(families.get(f)?.length, f).toBeGreaterThan(0);
+    for (const f of ["rest", "oauth", "graphql", "plugin", "registry", "git", "pages"] as const) expect(families.get(f)?.length, f).toBeGreaterThan(0);
     expect(families.get("rest")!.length).toBeGreaterThan(50);
   });
 });
