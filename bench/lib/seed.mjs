@@ -1,13 +1,23 @@
 // Seeds a freshly started service over HTTP, as a client would: root's token from the password
 // grant, a user "bench", a trusted public application (PKCE) and a confidential one, a signed-in
-// browser session, and helpers to mint token families and a personal access token.
+// browser session, and helpers to mint token families, code exchanges (of any trusted application
+// and scope) and a personal access token.
 // Shared by bench/oauth.mjs and bench/peers.mjs.
 import { createHash, randomBytes } from "node:crypto";
 
 export const ROOT_PASSWORD = "bench-Root-Password-1";
 export const USER_PASSWORD = "bench-User-Password-1";
-/** The vars a bench run starts the Worker with. */
-export const BENCH_VARS = { BENCH_ROUTES: "true", ROOT_PASSWORD, SEED_DEMO_DATA: "false", ALLOW_INSECURE_REDIRECTS: "true" };
+/**
+ * The vars a bench run starts the Worker with. The service refuses to serve without a strong
+ * SECRET_KEY_BASE (src/config.ts): each run makes its own, so none is published here.
+ */
+export const BENCH_VARS = {
+  BENCH_ROUTES: "true",
+  ROOT_PASSWORD,
+  SEED_DEMO_DATA: "false",
+  ALLOW_INSECURE_REDIRECTS: "true",
+  SECRET_KEY_BASE: randomBytes(32).toString("hex"),
+};
 
 export const form = (fields) => ({ method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
 
@@ -28,11 +38,12 @@ export async function seedService(base) {
     }),
   );
   const redirectUri = "http://127.0.0.1/callback";
-  const newApp = (confidential) =>
+  /** A trusted application (its authorizations skip the consent page) of the user "bench". */
+  const newApp = (confidential, scopes = "api read_user") =>
     fetch(`${base}/api/v4/applications`, {
       method: "POST",
       headers: admin,
-      body: JSON.stringify({ name: "bench", redirect_uri: redirectUri, scopes: "api read_user", confidential, trusted: true }),
+      body: JSON.stringify({ name: "bench", redirect_uri: redirectUri, scopes, confidential, trusted: true }),
     }).then(json);
   const app = await newApp(false);
   const confidentialApp = await newApp(true);
@@ -59,14 +70,23 @@ export async function seedService(base) {
   );
   if (signIn.status !== 303) throw new Error(`sign-in: ${signIn.status}`);
 
-  /** A new token family of the public application (authorization code with PKCE). */
-  async function family() {
+  /**
+   * The signed-in user's authorization of a trusted public `client` (PKCE, no page): the token
+   * request that exchanges its code, not yet sent. `scope` defaults to the application's scopes.
+   */
+  async function codeExchange(client = app, scope = undefined) {
     const verifier = randomBytes(32).toString("base64url");
     const challenge = createHash("sha256").update(verifier).digest("base64url");
-    const q = new URLSearchParams({ client_id: app.application_id, redirect_uri: redirectUri, response_type: "code", state: "b", code_challenge: challenge, code_challenge_method: "S256" });
+    const q = new URLSearchParams({ client_id: client.application_id, redirect_uri: redirectUri, response_type: "code", state: "b", code_challenge: challenge, code_challenge_method: "S256", ...(scope ? { scope } : {}) });
     const res = await fetch(`${base}/oauth/authorize?${q}`, { headers: { Cookie: cookie() }, redirect: "manual" });
     const code = new URL(res.headers.get("location")).searchParams.get("code");
-    return json(await fetch(`${base}/oauth/token`, form({ grant_type: "authorization_code", client_id: app.application_id, code, redirect_uri: redirectUri, code_verifier: verifier })));
+    if (!code) throw new Error(`authorize ${client.application_id} (${scope ?? "default scopes"}): ${res.status} ${res.headers.get("location")}`);
+    return form({ grant_type: "authorization_code", client_id: client.application_id, code, redirect_uri: redirectUri, code_verifier: verifier });
+  }
+
+  /** A new token family of a trusted public application (authorization code with PKCE). */
+  async function family(client = app, scope = undefined) {
+    return json(await fetch(`${base}/oauth/token`, await codeExchange(client, scope)));
   }
 
   /** A personal access token of the user "bench" (scope api), created through the admin API. */
@@ -76,5 +96,8 @@ export async function seedService(base) {
     return (await json(await fetch(`${base}/api/v4/users/${userId}/personal_access_tokens`, { method: "POST", headers: admin, body }))).token;
   }
 
-  return { root, admin, app, confidentialApp, redirectUri, family, personalAccessToken };
+  /** Another trusted application with the given scopes (e.g. the OpenID Connect ones). */
+  const application = ({ confidential = false, scopes } = {}) => newApp(confidential, scopes);
+
+  return { root, admin, app, confidentialApp, redirectUri, application, codeExchange, family, personalAccessToken };
 }

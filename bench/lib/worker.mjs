@@ -74,6 +74,13 @@ export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspec
       port,
       // Logging every request would measure the terminal, not the Worker.
       logRequests: false,
+      // Likewise the Worker's own line per request (src/observability/request-log.ts): a deployed
+      // Worker hands it to the platform's log pipeline, here it would be piped through this
+      // process to the terminal. Every other line (startup refusals, errors) is still printed.
+      handleStructuredLogs: ({ level, message }) => {
+        if (message.startsWith('{"msg":"request"')) return;
+        (level === "error" || level === "warn" ? console.error : console.log)(message);
+      },
       name: "edge-auth-service",
       // Module names are resolved under rootPath; the bundle lives in its own build directory.
       rootPath: path.dirname(script),
