@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VARIABLES } from "../../src/config-variables";
 import { FileStreamSchema } from "../../src/gen/proto/plugin_pb";
+import { hiddenFields, Jar } from "./form-jar";
 import { apiCall, createUser, passwordGrant } from "./pages-support";
 import { header, pluginClient } from "./plugin-helpers";
 import { freePort, ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
@@ -213,25 +214,38 @@ describe("every documented variable takes effect under npm start (issue 13, issu
   });
 
   it("REFRESH_GRACE_SECONDS: a replay of a used refresh token after the grace is reuse (invalid_grant), not the grace pair", async () => {
-    const first = (await (await tokenRequest({ grant_type: "password", username: "root", password: ROOT_PASSWORD })).json()) as { refresh_token: string };
-    const rotated = await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token });
-    expect(rotated.status).toBe(200);
+    // A refresh token comes from the authorization-code grant (the password grant issues none).
+    const redirect = "http://127.0.0.1:9/callback";
+    const app = await apiCall(base, "POST", "/applications", token, { name: "grace", redirect_uri: redirect, scopes: "api", confidential: true });
+    const client = { client_id: app.application_id as string, client_secret: app.secret as string };
+    const jar = new Jar(base);
+    const signInForm = await (await jar.fetch("/users/sign_in")).text();
+    expect((await jar.post("/users/sign_in", { ...hiddenFields(signInForm), username: "root", password: ROOT_PASSWORD })).status).toBe(303);
+    const consent = await jar.fetch(`/oauth/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: redirect, response_type: "code", scope: "api", state: "s" })}`);
+    expect(consent.status).toBe(200);
+    const decided = await jar.post("/oauth/authorize", { ...hiddenFields(await consent.text()), decision: "approve" });
+    const code = new URL(decided.headers.get("location")!).searchParams.get("code")!;
+    const issued = await tokenRequest({ grant_type: "authorization_code", code, redirect_uri: redirect, ...client });
+    expect(issued.status).toBe(200);
+    const { refresh_token } = (await issued.json()) as { refresh_token: string };
+    const refresh = () => tokenRequest({ grant_type: "refresh_token", refresh_token, ...client });
+    expect((await refresh()).status).toBe(200);
     await sleep(2000);
-    const replay = await tokenRequest({ grant_type: "refresh_token", refresh_token: first.refresh_token });
+    const replay = await refresh();
     expect(replay.status).toBe(400);
     expect(((await replay.json()) as { error: string }).error).toBe("invalid_grant");
   });
 
   it("UPLOAD_MAX_PART_BYTES and UPLOAD_MAX_PARTS limit SendFile (Code 8 past either)", async () => {
     const client = pluginClient("connect", base, token);
-    const h = header({ Func: "upload" });
     async function* onePart(size: number) {
-      yield create(FileStreamSchema, { Header: h, Name: "part.bin", TotalSize: BigInt(size), TotalPart: 1n, Part: 1n, Data: new Uint8Array(size) });
+      yield create(FileStreamSchema, { Header: header({ Func: "upload" }), Name: "part.bin", TotalSize: BigInt(size), TotalPart: 1n, Part: 1n, Data: new Uint8Array(size) });
     }
     const bigPart = await client.sendFile(onePart(400));
     expect(bigPart.Code).toBe(8);
     expect(bigPart.Desc).toContain("300 bytes per part");
     async function* fourParts() {
+      const h = header({ Func: "upload" });
       for (let part = 1n; part <= 4n; part++) {
         yield create(FileStreamSchema, { Header: h, Name: "parts.bin", TotalSize: 40n, TotalPart: 4n, Part: part, Data: new Uint8Array(10) });
       }
@@ -239,21 +253,21 @@ describe("every documented variable takes effect under npm start (issue 13, issu
     const tooMany = await client.sendFile(fourParts());
     expect(tooMany.Code).toBe(8);
     expect(tooMany.Desc).toContain("limit of 3 parts");
-    expect((await client.sendFile(onePart(300))).Code).toBe(0);
+    expect(await client.sendFile(onePart(300))).toMatchObject({ Code: 0 });
   });
 
   it("UPLOAD_STREAM_PUT_MAX_BYTES: a file past it goes the multipart way and arrives whole", async () => {
-    // Which R2 write is used is not visible from outside; this checks the multipart path that a
-    // 100-byte threshold forces on a 250-byte file stores it intact (not that the value is read).
+    // Which R2 write is used is not visible from outside; this checks that the multipart path a
+    // 100-byte threshold forces on a 250-byte file stores it (not that the value is read).
     const client = pluginClient("connect", base, token);
     const data = Uint8Array.from({ length: 250 }, (_, i) => i % 251);
     async function* parts() {
+      const h = header({ Func: "upload" });
       for (let i = 0; i < 3; i++) {
-        yield create(FileStreamSchema, { Header: header({ Func: "upload" }), Name: "multi.bin", TotalSize: 250n, TotalPart: 3n, Part: BigInt(i + 1), Data: data.slice(i * 100, (i + 1) * 100) });
+        yield create(FileStreamSchema, { Header: h, Name: "multi.bin", TotalSize: 250n, TotalPart: 3n, Part: BigInt(i + 1), Data: data.slice(i * 100, (i + 1) * 100) });
       }
     }
-    const res = await client.sendFile(parts());
-    expect(res.Code).toBe(0);
+    expect(await client.sendFile(parts())).toMatchObject({ Code: 0 });
   });
 
   describe("the container registry limits", () => {
