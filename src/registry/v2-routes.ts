@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv, Bindings } from "../env";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findLinkedBlob, linkBlob, unlinkBlob } from "../db/registry-content";
@@ -38,8 +38,13 @@ interface Route {
 }
 
 const DEFAULT_TAGS_PAGE = 1000;
-/** The opportunistic sweep of abandoned uploads runs at most this often per isolate. */
+/**
+ * The opportunistic sweep of abandoned uploads runs at most this often per isolate, or once per
+ * REGISTRY_UPLOAD_TTL_SECONDS when that is shorter (an upload abandoned for its TTL is then gone
+ * by the next push, not up to ten minutes later).
+ */
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
+const sweepEveryMs = (env: Bindings) => Math.min(SWEEP_EVERY_MS, getConfig(env).registry.uploadTtlSeconds * 1000);
 let lastSweep = 0;
 
 function bodyOf(c: Context<AppEnv>): BodyInput {
@@ -93,7 +98,7 @@ async function getBlob(c: Context<AppEnv>, name: string, rawDigest: string, head
 async function startBlobUpload(c: Context<AppEnv>, name: string): Promise<Response> {
   const access = await requireAccess(c, name, "push");
   const now = Date.now();
-  if (now - lastSweep > SWEEP_EVERY_MS) {
+  if (now - lastSweep > sweepEveryMs(c.env)) {
     lastSweep = now;
     c.executionCtx.waitUntil(sweepAbandonedUploads(c.env, now).catch((e) => console.error("registry sweep failed", e instanceof Error ? e.message : e)));
   }

@@ -1,14 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash, createHmac } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VARIABLES } from "../../src/config-variables";
 import { FileStreamSchema } from "../../src/gen/proto/plugin_pb";
-import { passwordGrant } from "./pages-support";
+import { hiddenFields, Jar } from "./form-jar";
+import { apiCall, createUser, passwordGrant } from "./pages-support";
 import { header, pluginClient } from "./plugin-helpers";
-import { ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
+import { freePort, ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
 
 /**
  * Issue 13, "configuration that works the same everywhere": `npm start` with a non-default value
@@ -25,13 +27,31 @@ const VARS = {
   ALLOW_INSECURE_REDIRECTS: "false",
   GIT_ORIGIN: "http://127.0.0.1:9",
   SECRET_KEY_BASE: "a-secret-key-base-of-the-configuration-test-0123456789",
+  SECRET_KEY_BASE_PREVIOUS: "the-previous-key-base-of-the-configuration-test-987654",
+  REFRESH_GRACE_SECONDS: "1",
   UPLOAD_MAX_FILE_BYTES: "1000",
+  UPLOAD_MAX_PART_BYTES: "300",
+  UPLOAD_MAX_PARTS: "3",
+  UPLOAD_STREAM_PUT_MAX_BYTES: "100",
   SEED_DEMO_DATA: "false",
   BENCH_ROUTES: "true",
   LOCAL_DEV: "false",
+  // Short windows keep the throttle and lockout checks independent of the failures before them.
+  THROTTLE_FAILED_AUTH_LIMIT: "4",
+  THROTTLE_FAILED_AUTH_WINDOW_SECONDS: "2",
+  THROTTLE_FAILED_AUTH_BAN_SECONDS: "3",
+  LOCKOUT_MAX_FAILURES: "2",
+  LOCKOUT_WINDOW_SECONDS: "2",
+  LOCKOUT_SECONDS: "3",
+  REGISTRY_TOKEN_TTL_SECONDS: "77",
+  REGISTRY_MAX_BLOB_BYTES: "1000",
+  REGISTRY_MAX_MANIFEST_BYTES: "600",
+  REGISTRY_UPLOAD_TTL_SECONDS: "2",
 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: RunningServer;
+let port = 0;
 let persist = "";
 let base = "";
 let token = "";
@@ -39,7 +59,8 @@ let token = "";
 beforeAll(async () => {
   persist = mkdtempSync(path.join(tmpdir(), "edge-auth-config-"));
   const { ROOT_PASSWORD: rootPassword, ...vars } = VARS;
-  server = await startService({ persistDir: persist, rootPassword, vars });
+  port = await freePort();
+  server = await startService({ persistDir: persist, rootPassword, port, vars });
   base = server.baseURL;
   token = await passwordGrant(base, "root", ROOT_PASSWORD);
 });
@@ -49,23 +70,49 @@ afterAll(async () => {
   rmSync(persist, { recursive: true, force: true });
 });
 
-/** Signs in through the page with a tiny cookie jar; returns the cookies of the session. */
-async function signIn(username: string, password: string): Promise<string> {
+/** The sign-in page's cookies and the CSRF token of its form. */
+async function signInPage(): Promise<{ cookies: string[]; csrf: string }> {
   const page = await fetch(`${base}/users/sign_in`);
   const cookies = page.headers.getSetCookie().map((c) => c.split(";")[0]);
   const csrf = /name="authenticity_token" value="([^"]+)"/.exec(await page.text())![1];
-  const res = await fetch(`${base}/users/sign_in`, {
+  return { cookies, csrf };
+}
+
+function postSignIn(cookies: string[], csrf: string, username: string, password: string): Promise<Response> {
+  return fetch(`${base}/users/sign_in`, {
     method: "POST",
     redirect: "manual",
     headers: { Cookie: cookies.join("; "), "Content-Type": "application/x-www-form-urlencoded", Origin: base },
     body: new URLSearchParams({ authenticity_token: csrf, username, password, redirect_to: "/profile/applications" }),
   });
+}
+
+/** Signs in through the page with a tiny cookie jar; returns the cookies of the session. */
+async function signIn(username: string, password: string): Promise<string> {
+  const { cookies, csrf } = await signInPage();
+  const res = await postSignIn(cookies, csrf, username, password);
   expect(res.status).toBe(303);
   const session = res.headers.getSetCookie().filter((c) => !/Max-Age=0/i.test(c));
   expect(session.join("\n")).toContain(`Max-Age=${VARS.SESSION_TTL_SECONDS}`);
   const jar = new Map([...cookies, ...session.map((c) => c.split(";")[0])].map((c) => c.split("=", 2) as [string, string]));
   return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 }
+
+/**
+ * A pre-session CSRF token made with the given key base, the way src/web/session.ts makes it
+ * (HMAC-SHA-256 of "pre:<cookie>" under SHA-256("csrf-token-v1:" + key base), base64url): the
+ * oracle for which key bases the server accepts.
+ */
+function csrfUnder(keyBase: string, preCookie: string): string {
+  const key = createHash("sha256").update(`csrf-token-v1:${keyBase}`).digest();
+  return createHmac("sha256", key).update(`pre:${preCookie}`).digest("base64url");
+}
+
+function tokenRequest(form: Record<string, string>): Promise<Response> {
+  return fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams(form) });
+}
+
+const failedGrant = (username: string) => tokenRequest({ grant_type: "password", username, password: "not-the-password-1" });
 
 describe("every documented variable takes effect under npm start (issue 13, issue 8 item 17)", () => {
   it("ROOT_PASSWORD (with a $ in it) creates root and never appears on a command line", () => {
@@ -144,6 +191,197 @@ describe("every documented variable takes effect under npm start (issue 13, issu
   it("LOCAL_DEV=false with a strong SECRET_KEY_BASE serves (the production checks pass)", async () => {
     expect((await fetch(`${base}/-/health`)).status).toBe(200);
   });
+
+  it("PORT is where npm start listens; PERSIST_DIR is where the state (D1, Durable Objects, R2) lands", () => {
+    expect(new URL(base).port).toBe(String(port));
+    expect(port).not.toBe(8787);
+    // Miniflare's layout under --persist-to: v3/<d1|do|r2>/...; root and its tokens are in this D1.
+    const kinds = readdirSync(path.join(persist, "v3"));
+    expect(kinds).toEqual(expect.arrayContaining(["d1", "do"]));
+    const d1 = readdirSync(path.join(persist, "v3", "d1"), { recursive: true }) as string[];
+    expect(d1.some((f) => f.endsWith(".sqlite"))).toBe(true);
+  });
+
+  it("SECRET_KEY_BASE signs the CSRF tokens; SECRET_KEY_BASE_PREVIOUS still verifies them; another key does not", async () => {
+    const { cookies } = await signInPage();
+    const pre = cookies.find((c) => c.startsWith("_edge_auth_csrf="))!.slice("_edge_auth_csrf=".length);
+    expect(pre).toBeTruthy();
+    const attempt = (keyBase: string) => postSignIn(cookies, csrfUnder(keyBase, pre), "root", ROOT_PASSWORD);
+    expect((await attempt(VARS.SECRET_KEY_BASE)).status).toBe(303);
+    expect((await attempt(VARS.SECRET_KEY_BASE_PREVIOUS)).status).toBe(303);
+    const other = await attempt("local-development-secret-key-base-change-me");
+    expect(other.status).toBe(403);
+  });
+
+  it("REFRESH_GRACE_SECONDS: a replay of a used refresh token after the grace is reuse (invalid_grant), not the grace pair", async () => {
+    // A refresh token comes from the authorization-code grant (the password grant issues none).
+    const redirect = "http://127.0.0.1:9/callback";
+    const app = await apiCall(base, "POST", "/applications", token, { name: "grace", redirect_uri: redirect, scopes: "api", confidential: true });
+    const client = { client_id: app.application_id as string, client_secret: app.secret as string };
+    const jar = new Jar(base);
+    const signInForm = await (await jar.fetch("/users/sign_in")).text();
+    expect((await jar.post("/users/sign_in", { ...hiddenFields(signInForm), username: "root", password: ROOT_PASSWORD })).status).toBe(303);
+    const consent = await jar.fetch(`/oauth/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: redirect, response_type: "code", scope: "api", state: "s" })}`);
+    expect(consent.status).toBe(200);
+    const decided = await jar.post("/oauth/authorize", { ...hiddenFields(await consent.text()), decision: "approve" });
+    const code = new URL(decided.headers.get("location")!).searchParams.get("code")!;
+    const issued = await tokenRequest({ grant_type: "authorization_code", code, redirect_uri: redirect, ...client });
+    expect(issued.status).toBe(200);
+    const { refresh_token } = (await issued.json()) as { refresh_token: string };
+    const refresh = () => tokenRequest({ grant_type: "refresh_token", refresh_token, ...client });
+    expect((await refresh()).status).toBe(200);
+    await sleep(2000);
+    const replay = await refresh();
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
+  it("UPLOAD_MAX_PART_BYTES and UPLOAD_MAX_PARTS limit SendFile (Code 8 past either)", async () => {
+    const client = pluginClient("connect", base, token);
+    async function* onePart(size: number) {
+      yield create(FileStreamSchema, { Header: header({ Func: "upload" }), Name: "part.bin", TotalSize: BigInt(size), TotalPart: 1n, Part: 1n, Data: new Uint8Array(size) });
+    }
+    const bigPart = await client.sendFile(onePart(400));
+    expect(bigPart.Code).toBe(8);
+    expect(bigPart.Desc).toContain("300 bytes per part");
+    async function* fourParts() {
+      const h = header({ Func: "upload" });
+      for (let part = 1n; part <= 4n; part++) {
+        yield create(FileStreamSchema, { Header: h, Name: "parts.bin", TotalSize: 40n, TotalPart: 4n, Part: part, Data: new Uint8Array(10) });
+      }
+    }
+    const tooMany = await client.sendFile(fourParts());
+    expect(tooMany.Code).toBe(8);
+    expect(tooMany.Desc).toContain("limit of 3 parts");
+    expect(await client.sendFile(onePart(300))).toMatchObject({ Code: 0 });
+  });
+
+  it("UPLOAD_STREAM_PUT_MAX_BYTES: a file past it goes the multipart way and arrives whole", async () => {
+    // Which R2 write is used is not visible from outside; this checks that the multipart path a
+    // 100-byte threshold forces on a 250-byte file stores it (not that the value is read).
+    const client = pluginClient("connect", base, token);
+    const data = Uint8Array.from({ length: 250 }, (_, i) => i % 251);
+    async function* parts() {
+      const h = header({ Func: "upload" });
+      for (let i = 0; i < 3; i++) {
+        yield create(FileStreamSchema, { Header: h, Name: "multi.bin", TotalSize: 250n, TotalPart: 3n, Part: BigInt(i + 1), Data: data.slice(i * 100, (i + 1) * 100) });
+      }
+    }
+    expect(await client.sendFile(parts())).toMatchObject({ Code: 0 });
+  });
+
+  describe("the container registry limits", () => {
+    const name = "root/reg";
+    const sha = (b: Buffer) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
+    let bearer: Record<string, string> = {};
+    let abandoned = "";
+    let abandonedAt = 0;
+
+    beforeAll(async () => {
+      const me = await apiCall(base, "GET", "/user", token);
+      await apiCall(base, "POST", "/projects", token, { name: "reg", path: "reg" });
+      const expires_at = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
+      const pat = (await apiCall(base, "POST", `/users/${me.id}/personal_access_tokens`, token, { name: "cfg", scopes: ["read_registry", "write_registry"], expires_at })).token;
+      const q = new URLSearchParams({ service: "container_registry", scope: `repository:${name}:pull,push` });
+      const res = await fetch(`${base}/jwt/auth?${q}`, { headers: { Authorization: `Basic ${Buffer.from(`root:${pat}`).toString("base64")}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { token: string; expires_in: number };
+      expect(body.expires_in).toBe(77);
+      bearer = { Authorization: `Bearer ${body.token}` };
+      // An upload session left behind, for REGISTRY_UPLOAD_TTL_SECONDS below.
+      const started = await fetch(`${base}/v2/${name}/blobs/uploads/`, { method: "POST", headers: bearer });
+      expect(started.status).toBe(202);
+      abandoned = started.headers.get("location")!;
+      abandonedAt = Date.now();
+    });
+
+    const pushBlob = (b: Buffer) => fetch(`${base}/v2/${name}/blobs/uploads/?digest=${sha(b)}`, { method: "POST", headers: bearer, body: b });
+
+    it("REGISTRY_TOKEN_TTL_SECONDS is the expires_in of /jwt/auth", () => {
+      // Checked in beforeAll on the token the other registry checks use.
+      expect(bearer.Authorization).toMatch(/^Bearer /);
+    });
+
+    it("REGISTRY_MAX_BLOB_BYTES refuses a larger blob (413 SIZE_INVALID) and takes one at the limit", async () => {
+      const tooBig = await pushBlob(Buffer.alloc(1001, 7));
+      expect(tooBig.status).toBe(413);
+      expect(JSON.stringify(await tooBig.json())).toContain("SIZE_INVALID");
+      expect((await pushBlob(Buffer.alloc(1000, 7))).status).toBe(201);
+    });
+
+    it("REGISTRY_MAX_MANIFEST_BYTES refuses a larger manifest (413) and takes a small one", async () => {
+      const config = Buffer.from('{"os":"linux"}');
+      expect((await pushBlob(config)).status).toBe(201);
+      const manifest = (annotation: string) =>
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: "application/vnd.oci.image.manifest.v1+json",
+          config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: sha(config), size: config.length },
+          layers: [],
+          annotations: { note: annotation },
+        });
+      const put = (body: string) => fetch(`${base}/v2/${name}/manifests/v1`, { method: "PUT", headers: { ...bearer, "Content-Type": "application/vnd.oci.image.manifest.v1+json" }, body });
+      const large = manifest("x".repeat(600));
+      expect(Buffer.byteLength(large)).toBeGreaterThan(600);
+      const refused = await put(large);
+      expect(refused.status).toBe(413);
+      expect(JSON.stringify(await refused.json())).toContain("SIZE_INVALID");
+      const small = manifest("small");
+      expect(Buffer.byteLength(small)).toBeLessThanOrEqual(600);
+      expect((await put(small)).status).toBe(201);
+    });
+
+    it("REGISTRY_UPLOAD_TTL_SECONDS: an upload session untouched that long is swept by the next push", async () => {
+      const status = (loc: string) => fetch(new URL(loc, base), { headers: bearer });
+      expect((await status(abandoned)).status).toBe(204);
+      await sleep(Math.max(0, abandonedAt + 3000 - Date.now()));
+      // Starting an upload runs the sweep (at most once per TTL); the sweep runs after the response.
+      const next = await fetch(`${base}/v2/${name}/blobs/uploads/`, { method: "POST", headers: bearer });
+      expect(next.status).toBe(202);
+      let gone = 0;
+      for (let i = 0; i < 20 && gone !== 404; i++) {
+        await sleep(250);
+        gone = (await status(abandoned)).status;
+      }
+      expect(gone).toBe(404);
+    });
+  });
+
+  it("LOCKOUT_WINDOW_SECONDS, LOCKOUT_MAX_FAILURES and LOCKOUT_SECONDS set the account lockout", async () => {
+    const user = await createUser(base, token, "locked");
+    const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password });
+    const wrong = () => failedGrant(user.username);
+    // A failure older than the 2 s window does not count: two failures 2.5 s apart lock nothing.
+    expect((await wrong()).status).toBe(400);
+    await sleep(2500);
+    expect((await wrong()).status).toBe(400);
+    expect((await grant()).status).toBe(200);
+    // The second failure within the window locks this address out (also with the right password)...
+    expect((await wrong()).status).toBe(400);
+    expect((await grant()).status).toBe(400);
+    // ...for LOCKOUT_SECONDS.
+    await sleep(3500);
+    expect((await grant()).status).toBe(200);
+  });
+
+  // Last: it bans this address for THROTTLE_FAILED_AUTH_BAN_SECONDS.
+  it("THROTTLE_FAILED_AUTH_WINDOW_SECONDS, THROTTLE_FAILED_AUTH_LIMIT and THROTTLE_FAILED_AUTH_BAN_SECONDS set the address throttle", async () => {
+    const nobody = "nobody-of-the-configuration-test";
+    await sleep(2500); // the window of earlier failures ends
+    for (let i = 0; i < 3; i++) expect((await failedGrant(nobody)).status).toBe(400);
+    await sleep(2500); // a new window: three more failures stay under the limit of 4
+    for (let i = 0; i < 3; i++) expect((await failedGrant(nobody)).status).toBe(400);
+    // The 4th failure in the window starts the ban; the next attempt is refused with 429.
+    expect((await failedGrant(nobody)).status).toBe(400);
+    const refused = await failedGrant(nobody);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("ratelimit-limit")).toBe("4");
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(3);
+    const banned = await tokenRequest({ grant_type: "password", username: "root", password: ROOT_PASSWORD });
+    expect(banned.status).toBe(429);
+    await sleep(3500);
+    expect((await tokenRequest({ grant_type: "password", username: "root", password: ROOT_PASSWORD })).status).toBe(200);
+  });
 });
 
 describe("a malformed or unknown value stops npm start with a clear message (issue 13)", () => {
@@ -157,6 +395,15 @@ describe("a malformed or unknown value stops npm start with a clear message (iss
     expect(r.status).toBe(2);
     expect(r.output).toContain(message);
     expect(r.output).toContain("npm start: the configuration is refused");
+  });
+});
+
+describe("every variable has an effect test in this file (issue 13)", () => {
+  it("each name in src/config-variables.ts appears in a test title above", () => {
+    const source = readFileSync(__filename, "utf8");
+    const titles = [...source.matchAll(/\bit\(\s*"([^"]+)"/g)].map((m) => m[1]).join("\n");
+    const untested = VARIABLES.map((v) => v.name).filter((n) => !new RegExp(`\\b${n}\\b`).test(titles));
+    expect(untested).toEqual([]);
   });
 });
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileStreamSchema } from "../../src/gen/proto/plugin_pb";
 import { createUser, passwordGrant, rootToken } from "./pages-support";
+import { hiddenFields, Jar } from "./form-jar";
 import { dec, enc, header, pluginClient } from "./plugin-helpers";
 import { startService, type RunningServer } from "./server";
 
@@ -22,30 +23,6 @@ afterAll(async () => {
   await server?.stop();
   rmSync(persist, { recursive: true, force: true });
 });
-
-/** A cookie jar and form poster, enough for the sign-in and consent forms. */
-class Jar {
-  cookies = new Map<string, string>();
-  constructor(public base: string) {}
-  async fetch(p: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
-    const res = await fetch(`${this.base}${p}`, { ...init, headers, redirect: "manual" });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const i = pair.indexOf("=");
-      const value = pair.slice(i + 1);
-      if (value === "" || /max-age=0/i.test(line)) this.cookies.delete(pair.slice(0, i));
-      else this.cookies.set(pair.slice(0, i), value);
-    }
-    return res;
-  }
-  post(p: string, fields: Record<string, string>): Promise<Response> {
-    return this.fetch(p, { method: "POST", body: new URLSearchParams(fields), headers: { Origin: this.base, "Content-Type": "application/x-www-form-urlencoded" } });
-  }
-}
-const hiddenFields = (html: string) =>
-  Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2].replace(/&amp;/g, "&").replace(/&quot;/g, '"')]));
 
 describe("durability across a restart of npm start (issue 12)", () => {
   it("tokens, sessions, uploaded files and package files survive stopping and starting on the same state", async () => {
