@@ -9,7 +9,7 @@ import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { hasAnyScope } from "../domain/scopes";
 import type { AppEnv } from "../env";
-import { deprecationHeaders, isDeprecated } from "../versioning/gate";
+import { combinedDeprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
 import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
@@ -85,13 +85,11 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
     return c.json(graphqlError(message, { code: "BAD_REQUEST" }), res.status as ContentfulStatusCode);
   }
   const out = new Response(res.body, res);
-  const used = [...deprecations].filter((id) => isDeprecated(id, version));
-  if (used.length) {
-    const origin = context.origin;
-    const first = deprecationHeaders(used[0], origin);
-    out.headers.set("Deprecation", first.Deprecation);
-    if (first.Sunset) out.headers.set("Sunset", first.Sunset);
-    for (const id of used) out.headers.append("Link", deprecationHeaders(id, origin).Link);
+  const combined = combinedDeprecationHeaders([...deprecations].filter((id) => isDeprecated(id, version)), context.origin);
+  if (combined) {
+    out.headers.set("Deprecation", combined.Deprecation);
+    if (combined.Sunset) out.headers.set("Sunset", combined.Sunset);
+    for (const link of combined.links) out.headers.append("Link", link);
   }
   return out;
 });

@@ -34,7 +34,24 @@ export function deprecationHeaders(id: string, origin: string): Record<string, s
   return headers;
 }
 
-const marked = new WeakMap<object, { ids: Set<string>; deprecation: number; sunset: number }>();
+/**
+ * The headers of a response that used several deprecated entries (REST and GraphQL alike): one
+ * Link per entry, and the earliest Deprecation and the earliest Sunset of them all.
+ */
+export function combinedDeprecationHeaders(ids: Iterable<string>, origin: string): { Deprecation: string; Sunset: string | null; links: string[] } | null {
+  let deprecation: string | null = null;
+  let sunset: string | null = null;
+  const links: string[] = [];
+  for (const id of ids) {
+    const h = deprecationHeaders(id, origin);
+    links.push(h.Link);
+    if (deprecation === null || Number(h.Deprecation.slice(1)) < Number(deprecation.slice(1))) deprecation = h.Deprecation;
+    if (h.Sunset && (sunset === null || Date.parse(h.Sunset) < Date.parse(sunset))) sunset = h.Sunset;
+  }
+  return deprecation === null ? null : { Deprecation: deprecation, Sunset: sunset, links };
+}
+
+const marked = new WeakMap<object, Set<string>>();
 
 /** The gate as seen from a request: the configured version and the request's origin. */
 export function gate(c: Context<AppEnv>) {
@@ -46,22 +63,16 @@ export function gate(c: Context<AppEnv>) {
     /** Marks the response when the entry is deprecated but served; returns whether it did. */
     markDeprecated(id: string): boolean {
       if (!isDeprecated(id, version)) return false;
-      // A response may use several deprecated things (or one many times, per list item): one
-      // Link per entry, and the earliest Deprecation and Sunset of them all.
+      // A response may use several deprecated things (or one many times, per list item).
       let seen = marked.get(c);
-      if (!seen) marked.set(c, (seen = { ids: new Set(), deprecation: Infinity, sunset: Infinity }));
-      if (seen.ids.has(id)) return true;
-      seen.ids.add(id);
-      const h = deprecationHeaders(id, new URL(c.req.url).origin);
-      c.header("Link", h.Link, { append: true });
-      const since = Number(h.Deprecation.slice(1));
-      if (since < seen.deprecation) c.header("Deprecation", h.Deprecation);
-      seen.deprecation = Math.min(seen.deprecation, since);
-      if (h.Sunset) {
-        const sunset = Date.parse(h.Sunset);
-        if (sunset < seen.sunset) c.header("Sunset", h.Sunset);
-        seen.sunset = Math.min(seen.sunset, sunset);
-      }
+      if (!seen) marked.set(c, (seen = new Set()));
+      if (seen.has(id)) return true;
+      seen.add(id);
+      const origin = new URL(c.req.url).origin;
+      c.header("Link", deprecationHeaders(id, origin).Link, { append: true });
+      const combined = combinedDeprecationHeaders(seen, origin)!;
+      c.header("Deprecation", combined.Deprecation);
+      if (combined.Sunset) c.header("Sunset", combined.Sunset);
       return true;
     },
   };
