@@ -1,17 +1,15 @@
 import type { Context } from "hono";
 import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { RunnerRow } from "../../db/runners";
+import { contactStatusCondition, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
 import {
   isOnline,
-  ONLINE_WINDOW_MS,
   parseStatusFilter,
   replacementAvailable,
   RUNNER_TYPES,
   RunnerParamError,
   runnerStatus,
-  STALE_AFTER_MS,
   type StatusFilter,
 } from "../../domain/runner-status";
 import type { AppEnv } from "../../env";
@@ -89,25 +87,6 @@ const ListQuery = z.object({
 });
 export type RunnerListQuery = z.infer<typeof ListQuery>;
 
-function contactSql(f: Extract<StatusFilter, { kind: "contact" }>, now: number, staleSplitsOffline: boolean): SQL {
-  const online = now - ONLINE_WINDOW_MS;
-  const stale = now - STALE_AFTER_MS;
-  switch (f.value) {
-    case "online":
-      return sql`${runners.contactedAt} > ${online}`;
-    case "offline":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
-        : sql`${runners.contactedAt} <= ${online}`;
-    case "stale":
-      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
-    case "never_contacted":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
-        : sql`${runners.contactedAt} IS NULL`;
-  }
-}
-
 /** Parses the list parameters (type, status, paused, tag_list, search) into one SQL condition. */
 export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly string[] } = {}): { query: RunnerListQuery; where: SQL[] } {
   const g = gate(c);
@@ -130,7 +109,7 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
       g.markDeprecated(f.deprecatedId);
       where.push(eq(runners.paused, f.paused));
     } else {
-      where.push(contactSql(f, Date.now(), g.isRemoved("runner-status-stale")));
+      where.push(contactStatusCondition(f.value, Date.now(), g.isRemoved("runner-status-stale")));
     }
   }
   // paused=true|false exists from 14.8 (when active was deprecated); earlier it is ignored, as Grape ignores unknown parameters.

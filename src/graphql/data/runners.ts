@@ -1,8 +1,8 @@
 import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { listRunners, type RunnerRow } from "../../db/runners";
+import { contactStatusCondition, listRunners, type ContactStatus, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
-import { isOnline, isStale, ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../../domain/runner-status";
+import { isOnline, isStale } from "../../domain/runner-status";
 import type { Window } from "../connection";
 import { groupTreeProjectIds } from "./packages";
 
@@ -39,27 +39,9 @@ export interface RunnerFilter {
 
 /** SQL for a status filter: contact status, or the paused flag for the legacy ACTIVE/PAUSED values. */
 function statusCondition(status: GqlRunnerStatus, now: number, staleSplitsOffline: boolean): SQL {
-  const online = now - ONLINE_WINDOW_MS;
-  const stale = now - STALE_AFTER_MS;
-  switch (status) {
-    case "ACTIVE":
-      return eq(runners.paused, false);
-    case "PAUSED":
-      return eq(runners.paused, true);
-    case "ONLINE":
-      return sql`${runners.contactedAt} > ${online}`;
-    case "OFFLINE":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
-        : sql`${runners.contactedAt} <= ${online}`;
-    case "STALE":
-      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
-    case "NOT_CONNECTED":
-    case "NEVER_CONTACTED":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
-        : sql`${runners.contactedAt} IS NULL`;
-  }
+  if (status === "ACTIVE" || status === "PAUSED") return eq(runners.paused, status === "PAUSED");
+  const contact = status === "NOT_CONNECTED" ? "never_contacted" : (status.toLowerCase() as ContactStatus);
+  return contactStatusCondition(contact, now, staleSplitsOffline);
 }
 
 export function runnerConditions(f: RunnerFilter, now: number, staleSplitsOffline: boolean): SQL[] {
