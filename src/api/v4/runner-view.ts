@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { groupsAndDescendants } from "../../db/namespaces";
 import { contactStatusCondition, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
 import {
@@ -127,19 +128,13 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
 
 /** Runners a user manages: project runners of projects they maintain, group runners of groups they own. */
 export function runnersManagedBy(userId: number): SQL {
-  const ownerGroups = sql`(
-    WITH RECURSIVE g(id) AS (
-      SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= 50
-      UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
-    ) SELECT id FROM g)`;
+  const groupsAtLeast = (level: number) =>
+    groupsAndDescendants(sql`SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= ${level}`);
+  const ownerGroups = groupsAtLeast(50);
   const maintainerProjects = sql`(
-    WITH RECURSIVE g(id) AS (
-      SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= 40
-      UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
-    )
     SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId} AND access_level >= 40
     UNION SELECT id FROM projects WHERE namespace_kind = 'user' AND namespace_id = ${userId}
-    UNION SELECT id FROM projects WHERE namespace_kind = 'group' AND namespace_id IN (SELECT id FROM g))`;
+    UNION SELECT id FROM projects WHERE namespace_kind = 'group' AND namespace_id IN ${groupsAtLeast(40)})`;
   return or(
     inArray(runners.id, sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${maintainerProjects})`),
     and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, ownerGroups)),

@@ -4,7 +4,7 @@ import { contactStatusCondition, listRunners, type ContactStatus, type RunnerRow
 import { runners } from "../../db/schema/runners";
 import { isOnline, isStale } from "../../domain/runner-status";
 import type { Window } from "../connection";
-import { groupTreeProjectIds } from "./packages";
+import { groupsAndDescendants, groupTreeProjectIds } from "../../db/namespaces";
 
 /**
  * Runner queries for GraphQL on the REST area's tables and repository (src/db/runners.ts).
@@ -57,7 +57,7 @@ export function runnerConditions(f: RunnerFilter, now: number, staleSplitsOfflin
 /** Runners of a group (DIRECT: its own group runners; DESCENDANTS: also subgroups' and their projects' runners). */
 export function groupRunnersCondition(groupId: number, membership: "DIRECT" | "DESCENDANTS"): SQL {
   if (membership === "DIRECT") return and(eq(runners.runnerType, "group_type"), eq(runners.groupId, groupId))!;
-  const tree = sql`(WITH RECURSIVE t(id) AS (SELECT ${groupId} UNION SELECT groups.id FROM groups JOIN t ON groups.parent_id = t.id) SELECT id FROM t)`;
+  const tree = groupsAndDescendants(groupId);
   return or(
     and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, tree)),
     and(

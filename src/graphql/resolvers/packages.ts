@@ -5,10 +5,10 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { paginate, type ConnectionArgs } from "../connection";
 import { canSeeProjectCode, loadProject, visibleProject, type GqlContext } from "../context";
 import { listPackages as listProjectPackages } from "../../db/packages";
+import { groupTreeProjectIds } from "../../db/namespaces";
 import {
   findPackage,
   packageConditions,
-  groupTreeProjectIds,
   listOtherVersions,
   listPackageFiles,
   listPackagePipelines,
