@@ -17,6 +17,7 @@ import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
 import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
+import { renderUnhandledError } from "./app-errors";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
@@ -75,6 +76,9 @@ app.route("/jwt", registryTokenRoutes);
 app.route("/", pluginRoutes);
 app.route("/", webRoutes);
 app.route("/", gitRoutes);
+
+// An exception in global middleware (first start, request log) still gets its family's shape.
+app.onError(renderUnhandledError);
 
 // People get a page; API clients get GitLab's JSON (the REST family owns its own not-found).
 app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: "404 Not Found" }, 404) : notFoundPage(c)));

@@ -60,12 +60,23 @@ export async function createProject(
   return project;
 }
 
+/**
+ * SQL subquery: the ids of the root groups and of all their descendants. roots is one group id or
+ * a SELECT of group ids. The one place the group tree is walked (SQLite recursive CTE).
+ */
+export function groupsAndDescendants(roots: number | SQL): SQL {
+  const seed = typeof roots === "number" ? sql`SELECT ${roots}` : roots;
+  return sql`(WITH RECURSIVE tree(id) AS (${seed} UNION SELECT groups.id FROM groups JOIN tree ON groups.parent_id = tree.id) SELECT id FROM tree)`;
+}
+
+/** SQL subquery: ids of the projects in a group and its subgroups. */
+export function groupTreeProjectIds(groupId: number): SQL {
+  return sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN ${groupsAndDescendants(groupId)})`;
+}
+
 /** SQL: ids of the groups a user is a member of, and all their descendants. */
-const memberGroupIds = (userId: number) => sql`(
-  WITH RECURSIVE g(id) AS (
-    SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId}
-    UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
-  ) SELECT id FROM g)`;
+const memberGroupIds = (userId: number) =>
+  groupsAndDescendants(sql`SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId}`);
 
 /** Projects the user may see (GitLab: public, internal, and those of their memberships). */
 export function projectVisibleTo(userId: number, isAdmin: boolean, membershipOnly = false): SQL {

@@ -4,6 +4,7 @@ import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { runnerProjects, runnerRegistrationTokens, runners } from "./schema/runners";
 import { projects } from "./schema/projects";
+import { ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../domain/runner-status";
 
 export type RunnerRow = typeof runners.$inferSelect;
 export const RUNNER_TOKEN_PREFIX = "glrt-";
@@ -24,6 +25,31 @@ export interface NewRunner {
   creatorId?: number | null;
   createdAt?: number;
   contactedAt?: number | null;
+}
+
+export type ContactStatus = "online" | "offline" | "stale" | "never_contacted";
+
+/**
+ * SQL for a contact-status filter, shared by REST and GraphQL so both list the same runners.
+ * staleSplitsOffline: from 15.0 stale runners are no longer offline nor never contacted.
+ */
+export function contactStatusCondition(status: ContactStatus, now: number, staleSplitsOffline: boolean): SQL {
+  const online = now - ONLINE_WINDOW_MS;
+  const stale = now - STALE_AFTER_MS;
+  switch (status) {
+    case "online":
+      return sql`${runners.contactedAt} > ${online}`;
+    case "offline":
+      return staleSplitsOffline
+        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
+        : sql`${runners.contactedAt} <= ${online}`;
+    case "stale":
+      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
+    case "never_contacted":
+      return staleSplitsOffline
+        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
+        : sql`${runners.contactedAt} IS NULL`;
+  }
 }
 
 export const normaliseTags = (tags: string[] | undefined) =>

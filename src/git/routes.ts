@@ -32,7 +32,7 @@ const MESSAGES = {
 const STATUS = { unauthorized: 401, forbidden: 403, not_found: 404 } as const;
 
 // The one place git errors are rendered: plain text, never a stack.
-routes.onError((err, c) => {
+export function renderGitError(err: Error, c: Context): Response {
   c.header("Cache-Control", "no-store");
   if (err instanceof GitAccessError) {
     if (err.denial === "unauthorized") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
@@ -48,7 +48,8 @@ routes.onError((err, c) => {
   }
   console.error("git gateway error", err instanceof Error ? err.name : typeof err);
   return c.text("Internal server error\n", 500);
-});
+}
+routes.onError(renderGitError);
 
 async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
   const creds = parseBasic(c.req.header("authorization") ?? null);

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
 import { applySudo, SudoError, sudoIdentifier } from "../credentials/sudo";
@@ -27,10 +27,11 @@ const GRAPHQL_SCOPES = ["api", "read_api"] as const;
 const graphqlError = (message: string, extensions?: Record<string, unknown>) => ({ errors: [{ message, ...(extensions ? { extensions } : {}) }] });
 
 // The family's one error renderer: GraphQL's shape, never a stack.
-routes.onError((err, c) => {
+export function renderGraphqlError(err: Error, c: Context): Response {
   console.error("graphql route error", err instanceof Error ? err.name : typeof err);
   return c.json(graphqlError("Internal server error"), 500);
-});
+}
+routes.onError(renderGraphqlError);
 
 routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
   let principal: Principal | null = null;

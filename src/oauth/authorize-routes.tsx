@@ -27,12 +27,14 @@ import { issuerOf } from "./issuer";
  */
 const routes = new Hono<AppEnv>();
 routes.use("/authorize", pageSecurityHeaders({ formAction: false }));
-routes.onError(async (err, c) => {
+/** The authorize endpoint's error renderer: an HTML page, since a person's browser is on it. */
+export async function renderAuthorizeError(err: Error, c: Context): Promise<Response> {
   const status = (err instanceof HTTPException ? err.status : 500) as ContentfulStatusCode;
   if (!(err instanceof HTTPException)) console.error("OAuth authorize: unexpected error", err.name);
   const message = err instanceof HTTPException ? err.message : "Something went wrong. Try again.";
   return renderPage(c, "Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
-});
+}
+routes.onError(renderAuthorizeError);
 
 async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) {
   const clientId = q("client_id");

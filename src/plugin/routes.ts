@@ -1,6 +1,6 @@
 import { cors as connectCors, createConnectRouter, createContextValues, type ConnectRouter } from "@connectrpc/connect";
 import { universalServerRequestFromFetch, universalServerResponseToFetch, type UniversalHandler } from "@connectrpc/connect/protocol";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../env";
 import { Plugin } from "../gen/proto/plugin_pb";
@@ -82,7 +82,18 @@ async function* plainChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Ui
   }
 }
 
+/**
+ * The Plugin RPC family's renderer for an exception outside the Connect router (which renders its
+ * own handlers' errors): Connect's JSON error with code internal, never a stack.
+ */
+export function renderConnectError(err: Error, c: Context): Response {
+  console.error("plugin RPC: unexpected error", err instanceof Error ? err.name : typeof err);
+  c.header("Cache-Control", "no-store");
+  return c.json({ code: "internal", message: "internal error" }, 500);
+}
+
 const routes = new Hono<AppEnv>();
+routes.onError(renderConnectError);
 
 // Browser plugin clients (connect-web) call from other origins with bearer tokens, never cookies.
 routes.use(

@@ -1,57 +1,15 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import app from "../../src/app";
-import { withVars } from "../../src/config";
-import type { Bindings } from "../../src/env";
 import { makeUserWithToken, unique } from "../helpers/fixtures";
 import { makeRunner } from "../helpers/resources";
+import { countingEnv } from "../helpers/d1-counting";
 
 /**
  * Performance (issue 5): each runner list request makes at most two D1 queries (the page and its
  * count, sent in one batch), whatever the page. Counted on the real D1 binding through a wrapper
- * that sees every prepared statement and every round trip.
+ * that sees every prepared statement and every round trip (test/helpers/d1-counting.ts).
  */
-function countingEnv() {
-  const counts = { statements: 0, roundTrips: 0 };
-  const db = env.DB;
-  const wrapStatement = (s: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(s, {
-      get(target, prop) {
-        const v = Reflect.get(target, prop, target);
-        if (prop === "bind") return (...args: unknown[]) => wrapStatement((v as (...a: unknown[]) => D1PreparedStatement).apply(target, args));
-        if (["all", "run", "first", "raw"].includes(String(prop))) {
-          return (...args: unknown[]) => {
-            counts.roundTrips += 1;
-            return (v as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
-  const proxied = new Proxy(db, {
-    get(target, prop) {
-      if (prop === "prepare") {
-        return (q: string) => {
-          counts.statements += 1;
-          return wrapStatement(target.prepare(q));
-        };
-      }
-      if (prop === "batch") {
-        return (stmts: D1PreparedStatement[]) => {
-          counts.roundTrips += 1;
-          // D1 needs its own statement objects: unwrap by re-preparing is not possible, so the
-          // proxies forward to their targets (Proxy of a native object is accepted by batch).
-          return target.batch(stmts);
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-  const e: Bindings = withVars({ ...env, DB: proxied } as Bindings, { SERVICE_VERSION: "16.0" });
-  return { env: e, counts };
-}
-
 describe("runner lists make at most two D1 queries (issue 5, Performance)", () => {
   it("page 1, a deep page and a keyset page: two statements (one batch) or one, plus the token lookup", async () => {
     const admin = await makeUserWithToken({ isAdmin: true });

@@ -69,6 +69,7 @@ export function renderApiError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) {
     return c.json({ message: err.message || `${err.status}` }, err.status as ContentfulStatusCode);
   }
-  console.error("REST API: unexpected error", err);
+  // The name only: a message may quote request data.
+  console.error("REST API: unexpected error", err instanceof Error ? err.name : typeof err);
   return c.json({ message: "500 Internal Server Error" }, 500);
 }

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
+import { groupsAndDescendants } from "../../db/namespaces";
 import { findProject, type ProjectRow } from "../../db/projects";
 import { findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
 import { projects } from "../../db/schema/projects";
@@ -90,8 +91,7 @@ registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (
     .select({ id: projects.id })
     .from(projects)
     .where(
-      sql`${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN (
-        WITH RECURSIVE d(id) AS (SELECT ${group.id} UNION SELECT groups.id FROM groups JOIN d ON groups.parent_id = d.id) SELECT id FROM d)`,
+      sql`${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN ${groupsAndDescendants(group.id)}`,
     );
   return respondRepositories(c, rows.map((r) => r.id), !removed);
 });

@@ -1,17 +1,16 @@
 import type { Context } from "hono";
 import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { RunnerRow } from "../../db/runners";
+import { groupsAndDescendants } from "../../db/namespaces";
+import { contactStatusCondition, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
 import {
   isOnline,
-  ONLINE_WINDOW_MS,
   parseStatusFilter,
   replacementAvailable,
   RUNNER_TYPES,
   RunnerParamError,
   runnerStatus,
-  STALE_AFTER_MS,
   type StatusFilter,
 } from "../../domain/runner-status";
 import type { AppEnv } from "../../env";
@@ -89,25 +88,6 @@ const ListQuery = z.object({
 });
 export type RunnerListQuery = z.infer<typeof ListQuery>;
 
-function contactSql(f: Extract<StatusFilter, { kind: "contact" }>, now: number, staleSplitsOffline: boolean): SQL {
-  const online = now - ONLINE_WINDOW_MS;
-  const stale = now - STALE_AFTER_MS;
-  switch (f.value) {
-    case "online":
-      return sql`${runners.contactedAt} > ${online}`;
-    case "offline":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
-        : sql`${runners.contactedAt} <= ${online}`;
-    case "stale":
-      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
-    case "never_contacted":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
-        : sql`${runners.contactedAt} IS NULL`;
-  }
-}
-
 /** Parses the list parameters (type, status, paused, tag_list, search) into one SQL condition. */
 export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly string[] } = {}): { query: RunnerListQuery; where: SQL[] } {
   const g = gate(c);
@@ -130,7 +110,7 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
       g.markDeprecated(f.deprecatedId);
       where.push(eq(runners.paused, f.paused));
     } else {
-      where.push(contactSql(f, Date.now(), g.isRemoved("runner-status-stale")));
+      where.push(contactStatusCondition(f.value, Date.now(), g.isRemoved("runner-status-stale")));
     }
   }
   // paused=true|false exists from 14.8 (when active was deprecated); earlier it is ignored, as Grape ignores unknown parameters.
@@ -148,19 +128,13 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
 
 /** Runners a user manages: project runners of projects they maintain, group runners of groups they own. */
 export function runnersManagedBy(userId: number): SQL {
-  const ownerGroups = sql`(
-    WITH RECURSIVE g(id) AS (
-      SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= 50
-      UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
-    ) SELECT id FROM g)`;
+  const groupsAtLeast = (level: number) =>
+    groupsAndDescendants(sql`SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= ${level}`);
+  const ownerGroups = groupsAtLeast(50);
   const maintainerProjects = sql`(
-    WITH RECURSIVE g(id) AS (
-      SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId} AND access_level >= 40
-      UNION SELECT groups.id FROM groups JOIN g ON groups.parent_id = g.id
-    )
     SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId} AND access_level >= 40
     UNION SELECT id FROM projects WHERE namespace_kind = 'user' AND namespace_id = ${userId}
-    UNION SELECT id FROM projects WHERE namespace_kind = 'group' AND namespace_id IN (SELECT id FROM g))`;
+    UNION SELECT id FROM projects WHERE namespace_kind = 'group' AND namespace_id IN ${groupsAtLeast(40)})`;
   return or(
     inArray(runners.id, sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${maintainerProjects})`),
     and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, ownerGroups)),

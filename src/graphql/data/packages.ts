@@ -1,7 +1,6 @@
 import { and, asc, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { ciPipelines, packageFiles, packagePipelines, packages } from "../../db/schema/packages";
-import { projects } from "../../db/schema/projects";
 import type { Page, Window } from "../connection";
 
 /** Package registry queries for GraphQL on the REST area's tables (src/db/schema/packages.ts). */
@@ -82,11 +81,6 @@ export function listPackageFiles(db: Db, packageId: number, w: Window): Promise<
     db.select().from(packageFiles).where(where).orderBy(asc(packageFiles.id)).limit(w.limit).offset(w.offset),
     db.select({ n: sql<number>`count(*)` }).from(packageFiles).where(where),
   );
-}
-
-/** Projects of a group and its subgroups, as a subquery. */
-export function groupTreeProjectIds(groupId: number): SQL {
-  return sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN (WITH RECURSIVE t(id) AS (SELECT ${groupId} UNION SELECT groups.id FROM groups JOIN t ON groups.parent_id = t.id) SELECT id FROM t))`;
 }
 
 export { pageOf };

@@ -1,10 +1,10 @@
 import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { listRunners, type RunnerRow } from "../../db/runners";
+import { contactStatusCondition, listRunners, type ContactStatus, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
-import { isOnline, isStale, ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../../domain/runner-status";
+import { isOnline, isStale } from "../../domain/runner-status";
 import type { Window } from "../connection";
-import { groupTreeProjectIds } from "./packages";
+import { groupsAndDescendants, groupTreeProjectIds } from "../../db/namespaces";
 
 /**
  * Runner queries for GraphQL on the REST area's tables and repository (src/db/runners.ts).
@@ -39,27 +39,9 @@ export interface RunnerFilter {
 
 /** SQL for a status filter: contact status, or the paused flag for the legacy ACTIVE/PAUSED values. */
 function statusCondition(status: GqlRunnerStatus, now: number, staleSplitsOffline: boolean): SQL {
-  const online = now - ONLINE_WINDOW_MS;
-  const stale = now - STALE_AFTER_MS;
-  switch (status) {
-    case "ACTIVE":
-      return eq(runners.paused, false);
-    case "PAUSED":
-      return eq(runners.paused, true);
-    case "ONLINE":
-      return sql`${runners.contactedAt} > ${online}`;
-    case "OFFLINE":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
-        : sql`${runners.contactedAt} <= ${online}`;
-    case "STALE":
-      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
-    case "NOT_CONNECTED":
-    case "NEVER_CONTACTED":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
-        : sql`${runners.contactedAt} IS NULL`;
-  }
+  if (status === "ACTIVE" || status === "PAUSED") return eq(runners.paused, status === "PAUSED");
+  const contact = status === "NOT_CONNECTED" ? "never_contacted" : (status.toLowerCase() as ContactStatus);
+  return contactStatusCondition(contact, now, staleSplitsOffline);
 }
 
 export function runnerConditions(f: RunnerFilter, now: number, staleSplitsOffline: boolean): SQL[] {
@@ -75,7 +57,7 @@ export function runnerConditions(f: RunnerFilter, now: number, staleSplitsOfflin
 /** Runners of a group (DIRECT: its own group runners; DESCENDANTS: also subgroups' and their projects' runners). */
 export function groupRunnersCondition(groupId: number, membership: "DIRECT" | "DESCENDANTS"): SQL {
   if (membership === "DIRECT") return and(eq(runners.runnerType, "group_type"), eq(runners.groupId, groupId))!;
-  const tree = sql`(WITH RECURSIVE t(id) AS (SELECT ${groupId} UNION SELECT groups.id FROM groups JOIN t ON groups.parent_id = t.id) SELECT id FROM t)`;
+  const tree = groupsAndDescendants(groupId);
   return or(
     and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, tree)),
     and(

@@ -1,14 +1,14 @@
 import type { GroupRow, ProjectRow } from "../../db/projects";
-import { projects } from "../../db/schema/projects";
-import { inArray, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { paginate, type ConnectionArgs } from "../connection";
 import { canSeeProjectCode, loadProject, visibleProject, type GqlContext } from "../context";
 import { listPackages as listProjectPackages } from "../../db/packages";
+import { groupTreeProjectIds } from "../../db/namespaces";
+import { projectsWithAccessLevels } from "../../db/projects";
 import {
   findPackage,
   packageConditions,
-  groupTreeProjectIds,
   listOtherVersions,
   listPackageFiles,
   listPackagePipelines,
@@ -82,11 +82,14 @@ export const packageResolvers = {
   Group: {
     // Packages of the group's projects (subgroups included) that the caller may read.
     packages: async (group: GroupRow, args: PackageArgs, ctx: GqlContext) => {
-      const rows = await ctx.db.select().from(projects).where(inArray(projects.id, groupTreeProjectIds(group.id)));
+      // The projects and the caller's level on each in one batch, primed into the request memo so
+      // the visibility check (and nested Package.project fields) query nothing per project.
+      const rows = await projectsWithAccessLevels(ctx.db, groupTreeProjectIds(group.id), ctx.principal?.user.id ?? null);
       const visible: number[] = [];
-      for (const p of rows) {
-        ctx.memo.set(`project:${p.id}`, Promise.resolve(p));
-        if (await canSeeProjectCode(ctx, p)) visible.push(p.id);
+      for (const { project, level } of rows) {
+        ctx.memo.set(`project:${project.id}`, Promise.resolve(project));
+        ctx.memo.set(`project-level:${project.id}`, Promise.resolve(level));
+        if (await canSeeProjectCode(ctx, project)) visible.push(project.id);
       }
       return list(ctx, visible, args);
     },

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import assets from "../assets";
 import demoSpa from "../demo-spa";
@@ -24,7 +24,8 @@ import devicePages from "../../oauth/device/pages";
  */
 const pages = new Hono<PageEnv>();
 
-pages.onError(async (err, c) => {
+/** The pages family's error renderer: a refusal page for client errors, a plain page for the rest. */
+export async function renderPagesError(err: Error, c: Context): Promise<Response> {
   if (err instanceof HTTPException && err.status < 500) {
     return renderPage(
       c,
@@ -41,9 +42,11 @@ pages.onError(async (err, c) => {
       err.status,
     );
   }
-  console.error("pages: unexpected error", err);
+  // The name only: a message may quote request data (a cookie, a form field).
+  console.error("pages: unexpected error", err instanceof Error ? err.name : typeof err);
   return renderPage(c, "Something went wrong", <h1>Something went wrong. Try again later.</h1>, 500);
-});
+}
+pages.onError(renderPagesError);
 
 export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
