@@ -5,6 +5,8 @@ import type { Db } from "./client";
 import { runnerProjects, runnerRegistrationTokens, runners } from "./schema/runners";
 import { projects } from "./schema/projects";
 import { ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../domain/runner-status";
+import { AccessLevel } from "../domain/access";
+import { groupAccessLevel, projectsWithAccessLevels } from "./projects";
 
 export type RunnerRow = typeof runners.$inferSelect;
 export const RUNNER_TOKEN_PREFIX = "glrt-";
@@ -191,3 +193,23 @@ export async function findRegistrationScope(db: Db, token: string): Promise<Regi
     .limit(1);
   return row ? (row as RegistrationScope) : null;
 }
+
+/**
+ * The caller's role on a runner, the one rule REST and GraphQL share (GitLab): the access level on
+ * a group runner's group, or the highest on any of a project runner's projects (one statement);
+ * instance runners belong to no one below the administrators, whom the caller decides.
+ */
+export async function runnerAccessLevel(db: Db, runner: RunnerRow, userId: number): Promise<number> {
+  if (runner.runnerType === "group_type") return runner.groupId === null ? 0 : groupAccessLevel(db, runner.groupId, userId);
+  if (runner.runnerType !== "project_type") return 0;
+  const ids = sql`(SELECT ${runnerProjects.projectId} FROM ${runnerProjects} WHERE ${runnerProjects.runnerId} = ${runner.id})`;
+  const rows = await projectsWithAccessLevels(db, ids, userId);
+  return Math.max(0, ...rows.map((r) => r.level));
+}
+
+/**
+ * GitLab's runner policy, one rule for REST and GraphQL: reading a group or project runner takes a
+ * maintainer of its group or of one of its projects; managing a group runner takes the group's owner.
+ */
+export const runnerRequiredLevel = (runner: RunnerRow, access: "read" | "manage"): number =>
+  access === "manage" && runner.runnerType === "group_type" ? AccessLevel.OWNER : AccessLevel.MAINTAINER;

@@ -1,4 +1,5 @@
 import { GraphQLError } from "graphql";
+import { runnerAccessLevel, type RunnerRow } from "../db/runners";
 import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
 import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../db/projects";
@@ -61,6 +62,12 @@ export function groupLevel(ctx: GqlContext, groupId: number): Promise<number> {
   const p = ctx.principal;
   if (!p) return Promise.resolve(0);
   return memo(ctx, `group-level:${groupId}`, () => groupAccessLevel(ctx.db, groupId, p.user.id));
+}
+
+export function runnerLevel(ctx: GqlContext, runner: RunnerRow): Promise<number> {
+  const p = ctx.principal;
+  if (!p) return Promise.resolve(0);
+  return memo(ctx, `runner-level:${runner.id}`, () => runnerAccessLevel(ctx.db, runner, p.user.id));
 }
 
 export async function canSeeProject(ctx: GqlContext, project: ProjectRow): Promise<boolean> {

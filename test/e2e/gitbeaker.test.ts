@@ -62,8 +62,15 @@ describe("gitbeaker drives /api/v4 against npm start", () => {
     expect(projectRunners.map((r) => r.id)).toEqual([created.id]);
     await expect(api.Runners.all({ groupId: group.id, type: "project_type" })).rejects.toThrow();
 
-    await api.PackageRegistry.publish(project.id, "e2e-tool", "0.1.0", { filename: "tool.txt", content: new Blob(["e2e bytes"]) });
-    const dl = await fetch(`${baseURL}/api/v4/projects/${project.id}/packages/generic/e2e-tool/0.1.0/tool.txt`, { headers: { Authorization: `Bearer ${token}` } });
+    // Spec: OAuth tokens do not authenticate to the package registry; a personal access token does.
+    const file = { filename: "tool.txt", content: new Blob(["e2e bytes"]) };
+    await expect(api.PackageRegistry.publish(project.id, "e2e-tool", "0.1.0", file)).rejects.toThrow(/401/);
+    const me = await api.Users.showCurrentUser();
+    const expiresAt = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
+    const pat = await api.PersonalAccessTokens.create(me.id, "e2e packages", ["api"], { expiresAt });
+    const patApi = new Gitlab({ host: baseURL, token: pat.token as string });
+    await patApi.PackageRegistry.publish(project.id, "e2e-tool", "0.1.0", file);
+    const dl = await fetch(`${baseURL}/api/v4/projects/${project.id}/packages/generic/e2e-tool/0.1.0/tool.txt`, { headers: { "PRIVATE-TOKEN": pat.token as string } });
     expect(await dl.text()).toBe("e2e bytes");
 
     const mr = await api.MergeRequests.create(project.id, "feature", "main", "E2E change");

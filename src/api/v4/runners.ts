@@ -2,7 +2,7 @@ import { and, eq, inArray, or, type SQL } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { groupAncestry, groupAccessLevel, projectAccessLevel, findProject } from "../../db/projects";
+import { groupAncestry } from "../../db/projects";
 import {
   deleteRunner,
   disableRunner,
@@ -13,6 +13,8 @@ import {
   normaliseTags,
   runnerIdsOnProjects,
   runnerProjectIds,
+  runnerAccessLevel,
+  runnerRequiredLevel,
   runnerProjectsOf,
   updateRunner,
   type RunnerRow,
@@ -69,22 +71,13 @@ async function loadRunner(c: Context<AppEnv>, access: Access): Promise<RunnerRow
     if (access === "read") return runner;
     throw forbidden();
   }
-  if (await canManage(c, runner)) return runner;
+  if (await mayAccess(c, runner, access)) return runner;
   throw forbidden();
 }
 
-async function canManage(c: Context<AppEnv>, runner: RunnerRow): Promise<boolean> {
-  const db = getDb(c.env.DB);
+async function mayAccess(c: Context<AppEnv>, runner: RunnerRow, access: Access): Promise<boolean> {
   const { user } = c.var.principal;
-  if (user.isAdmin) return true;
-  if (runner.runnerType === "group_type") return runner.groupId !== null && (await groupAccessLevel(db, runner.groupId, user.id)) >= AccessLevel.OWNER;
-  if (runner.runnerType === "project_type") {
-    for (const pid of await runnerProjectIds(db, runner.id)) {
-      const project = await findProject(db, String(pid));
-      if (project && (await projectAccessLevel(db, project, user.id)) >= AccessLevel.MAINTAINER) return true;
-    }
-  }
-  return false;
+  return user.isAdmin || (await runnerAccessLevel(getDb(c.env.DB), runner, user.id)) >= runnerRequiredLevel(runner, access);
 }
 
 runnersApp.get("/runners/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
@@ -146,7 +139,7 @@ runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
     if (!c.var.principal.user.isAdmin) throw forbidden();
     g.markDeprecated("runner-instance-to-project-conversion");
     await updateRunner(db, runner.id, { runnerType: "project_type" });
-  } else if (!(await canManage(c, runner))) {
+  } else if (!(await mayAccess(c, runner, "manage"))) {
     throw forbidden();
   } else if (runner.locked) {
     throw new ApiError(403, { message: "403 Forbidden - Runner is locked" });

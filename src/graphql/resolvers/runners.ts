@@ -1,7 +1,7 @@
-import { findRunner, runnerProjectIds, updateRunner, normaliseTags, type RunnerRow } from "../../db/runners";
+import { findRunner, runnerRequiredLevel, runnerProjectIds, updateRunner, normaliseTags, type RunnerRow } from "../../db/runners";
 import { AccessLevel } from "../../domain/access";
 import { paginate, type ConnectionArgs } from "../connection";
-import { groupLevel, isAdmin, loadProject, notAvailable, projectLevel, requireWrite, type GqlContext } from "../context";
+import { groupLevel, isAdmin, notAvailable, requireWrite, runnerLevel, type GqlContext } from "../context";
 import { countAndPage, gqlRunnerStatus, groupRunnersCondition, runnerConditions, type GqlRunnerStatus, type RunnerFilter } from "../data/runners";
 import type { GroupRow } from "../../db/projects";
 import { parseGid } from "../schema/global-id";
@@ -46,23 +46,18 @@ async function listWith(ctx: GqlContext, args: RunnerArgs, scope?: ReturnType<ty
   return paginate(args, (w) => countAndPage(ctx.db, where, args.sort ?? "CREATED_DESC", w));
 }
 
-/** Who may see a runner: administrators; group maintainers for group runners; project maintainers for project runners. */
-async function canReadRunner(ctx: GqlContext, r: RunnerRow, level: number = AccessLevel.MAINTAINER): Promise<boolean> {
+/**
+ * Who may see a runner: administrators; maintainers of its group or of one of its projects (GitLab);
+ * updating a group runner takes its owner. One rule with REST: runnerAccessLevel and runnerRequiredLevel.
+ */
+async function mayAccessRunner(ctx: GqlContext, r: RunnerRow, access: "read" | "manage"): Promise<boolean> {
   if (isAdmin(ctx)) return true;
   if (!ctx.principal) return false;
-  if (r.runnerType === "group_type" && r.groupId !== null) return (await groupLevel(ctx, r.groupId)) >= level;
-  if (r.runnerType === "project_type") {
-    for (const id of await runnerProjectIds(ctx.db, r.id)) {
-      const project = await loadProject(ctx, id);
-      if (project && (await projectLevel(ctx, project)) >= level) return true;
-    }
-  }
-  return false;
+  return (await runnerLevel(ctx, r)) >= runnerRequiredLevel(r, access);
 }
 
-/** Updating: administrators; owners of a group runner's group; maintainers of a project runner's projects. */
-const canUpdateRunner = (ctx: GqlContext, r: RunnerRow) =>
-  canReadRunner(ctx, r, r.runnerType === "group_type" ? AccessLevel.OWNER : AccessLevel.MAINTAINER);
+const canReadRunner = (ctx: GqlContext, r: RunnerRow) => mayAccessRunner(ctx, r, "read");
+const canUpdateRunner = (ctx: GqlContext, r: RunnerRow) => mayAccessRunner(ctx, r, "manage");
 
 async function runnerById(ctx: GqlContext, gid: unknown): Promise<RunnerRow | null> {
   const runner = await findRunner(ctx.db, parseGid(gid, "Ci::Runner", "CiRunnerID"));

@@ -1,0 +1,46 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { getDb } from "../../src/db/client";
+import { enableRunner } from "../../src/db/runners";
+import { AccessLevel } from "../../src/domain/access";
+import { call } from "../helpers/fixtures";
+import { makeRunner } from "../helpers/resources";
+import { gid, groupWithProject, memberToken } from "./fixtures";
+import { gql } from "./helpers";
+
+/**
+ * Issue 12, review mend: REST and GraphQL decide who reads and manages a runner by one rule
+ * (runnerAccessLevel + runnerRequiredLevel, GitLab's runner policy): maintainers of a runner's group
+ * or of any one of its projects read it; managing a group runner takes the group's owner.
+ */
+const q = `query($id: CiRunnerID!) { runner(id: $id) { description } }`;
+
+async function bothSee(runnerId: number, token: string): Promise<[number, boolean]> {
+  const rest = await call(`/api/v4/runners/${runnerId}`, { token });
+  const graph = await gql(q, { variables: { id: gid("Ci::Runner", runnerId) }, token });
+  return [rest.status, graph.body.data.runner !== null];
+}
+
+describe("one runner permission rule for REST and GraphQL (issue 12)", () => {
+  it("a project runner on two projects: a maintainer of the second reads it in both; a developer in neither", async () => {
+    const a = await groupWithProject();
+    const b = await groupWithProject();
+    const { runner } = await makeRunner({ runnerType: "project_type", projectId: a.project.id, description: "two-projects" });
+    await enableRunner(getDb(env.DB), runner.id, b.project.id);
+    const { token: maintainer } = await memberToken("project", b.project.id, AccessLevel.MAINTAINER);
+    expect(await bothSee(runner.id, maintainer)).toEqual([200, true]);
+    const { token: developer } = await memberToken("project", b.project.id, AccessLevel.DEVELOPER);
+    expect(await bothSee(runner.id, developer)).toEqual([403, false]);
+  });
+
+  it("a group runner: a group maintainer reads it in both but manages it in neither; the owner manages it", async () => {
+    const { group } = await groupWithProject();
+    const { runner } = await makeRunner({ runnerType: "group_type", groupId: group.id, description: "group-runner" });
+    const { token: maintainer } = await memberToken("group", group.id, AccessLevel.MAINTAINER);
+    expect(await bothSee(runner.id, maintainer)).toEqual([200, true]);
+    const put = (token: string) => call(`/api/v4/runners/${runner.id}`, { method: "PUT", token, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ description: "renamed" }) });
+    expect((await put(maintainer)).status).toBe(403);
+    const { token: owner } = await memberToken("group", group.id, AccessLevel.OWNER);
+    expect((await put(owner)).status).toBe(200);
+  });
+});
