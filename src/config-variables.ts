@@ -49,6 +49,12 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "THROTTLE_FAILED_AUTH_LIMIT", kind: "positive-integer", default: "30" },
   { name: "THROTTLE_FAILED_AUTH_WINDOW_SECONDS", kind: "positive-integer", default: "60" },
   { name: "THROTTLE_FAILED_AUTH_BAN_SECONDS", kind: "positive-integer", default: "900" },
+  // Failed bearer tokens per client address, a bucket of their own (docs/security.md, Throttle):
+  // a client retrying with an expired token must not ban sign-in from its address, and a token
+  // cannot be guessed, so the limit only bounds the load and audit rows of a flood.
+  { name: "THROTTLE_FAILED_BEARER_LIMIT", kind: "positive-integer", default: "600" },
+  { name: "THROTTLE_FAILED_BEARER_WINDOW_SECONDS", kind: "positive-integer", default: "60" },
+  { name: "THROTTLE_FAILED_BEARER_BAN_SECONDS", kind: "positive-integer", default: "300" },
   // The account lockout, per account and client address (GitLab: 10 failures, 10 minutes).
   { name: "LOCKOUT_MAX_FAILURES", kind: "positive-integer", default: "10" },
   { name: "LOCKOUT_WINDOW_SECONDS", kind: "positive-integer", default: "3600" },

@@ -22,7 +22,7 @@ export interface Config {
   previousSecretKeyBases: string[];
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
-  throttle: { failedAuth: ThrottlePolicy; accountLock: ThrottlePolicy };
+  throttle: { failedAuth: ThrottlePolicy; failedBearer: ThrottlePolicy; accountLock: ThrottlePolicy };
   seedDemoData: boolean;
   /** Only `npm start` and the test pool set LOCAL_DEV: development defaults are refused otherwise. */
   localDev: boolean;
@@ -78,6 +78,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     benchRoutes: values.BENCH_ROUTES === "true",
     throttle: {
       failedAuth: { limit: int("THROTTLE_FAILED_AUTH_LIMIT"), windowSeconds: int("THROTTLE_FAILED_AUTH_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_AUTH_BAN_SECONDS") },
+      failedBearer: { limit: int("THROTTLE_FAILED_BEARER_LIMIT"), windowSeconds: int("THROTTLE_FAILED_BEARER_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_BEARER_BAN_SECONDS") },
       accountLock: { limit: int("LOCKOUT_MAX_FAILURES"), windowSeconds: int("LOCKOUT_WINDOW_SECONDS"), banSeconds: int("LOCKOUT_SECONDS") },
     },
     seedDemoData: values.SEED_DEMO_DATA === "true",

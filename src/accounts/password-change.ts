@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { hashPassword, passwordWeakness, verifyPassword } from "../crypto/password";
+import { verifyReenteredPassword } from "../auth/password-reentry";
+import { hashPassword, passwordWeakness } from "../crypto/password";
 import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
@@ -30,7 +31,7 @@ export async function changePassword(
   input: { current: string; password: string; confirmation: string },
   ip: string | null,
 ): Promise<void> {
-  if (!(await verifyPassword(input.current, user.passwordHash))) throw new PasswordChangeError("wrong_password");
+  if (!(await verifyReenteredPassword(env, input.current, user.passwordHash, ip))) throw new PasswordChangeError("wrong_password");
   if (input.password !== input.confirmation) throw new PasswordChangeError("mismatch");
   const weakness = passwordWeakness(input.password);
   if (weakness) throw new PasswordChangeError("weak", weakness);

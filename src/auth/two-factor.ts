@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { getConfig } from "../config";
 import { decryptWithAny, encryptString } from "../crypto/encrypt";
 import { sha256Hex } from "../crypto/hash";
-import { verifyPassword } from "../crypto/password";
+import { verifyReenteredPassword } from "./password-reentry";
 import { randomBytes, toHex } from "../crypto/random";
 import { generateTotpSecret, otpauthUri, verifyTotp } from "../crypto/totp";
 import { recordAudit } from "../db/audit";
@@ -79,7 +79,7 @@ export async function enableTwoFactor(
   ip: string | null,
 ): Promise<string[]> {
   if (user.otpRequired) throw new TwoFactorError("already_enabled");
-  if (!(await verifyPassword(password, user.passwordHash))) throw new TwoFactorError("wrong_password");
+  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
   const secret = await secretOf(env, user).catch(() => null);
   if (!secret || !(await acceptTotp(env, user.id, secret, code))) throw new TwoFactorError("wrong_code");
   const codes = newRecoveryCodes();
@@ -95,7 +95,7 @@ export async function enableTwoFactor(
 }
 
 export async function disableTwoFactor(env: Bindings, user: UserRow, password: string, ip: string | null): Promise<void> {
-  if (!(await verifyPassword(password, user.passwordHash))) throw new TwoFactorError("wrong_password");
+  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
   const db = getDb(env.DB);
   await db.batch([
     db.update(users).set({ otpRequired: false, otpSecretEnc: null, otpBackupCodeHashes: "[]" }).where(eq(users.id, user.id)),
@@ -106,9 +106,9 @@ export async function disableTwoFactor(env: Bindings, user: UserRow, password: s
 }
 
 /** New recovery codes replace all old ones (GitLab: "Regenerate recovery codes"). */
-export async function regenerateRecoveryCodes(env: Bindings, user: UserRow, password: string): Promise<string[]> {
+export async function regenerateRecoveryCodes(env: Bindings, user: UserRow, password: string, ip: string | null): Promise<string[]> {
   if (!user.otpRequired) throw new TwoFactorError("not_enabled");
-  if (!(await verifyPassword(password, user.passwordHash))) throw new TwoFactorError("wrong_password");
+  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
   const codes = newRecoveryCodes();
   await getDb(env.DB).update(users).set({ otpBackupCodeHashes: await hashCodes(codes) }).where(eq(users.id, user.id));
   return codes;

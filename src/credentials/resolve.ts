@@ -1,5 +1,6 @@
 import type { Bindings } from "../env";
 import { hasAnyScope } from "../domain/scopes";
+import { countBearerFailure } from "./bearer-throttle";
 import { AuthError, ScopeError } from "./errors";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
@@ -9,12 +10,20 @@ import type { Principal } from "./principal";
  * Turns a raw token into the principal it acts for, or throws AuthError. The one entry of every
  * API family (REST, GraphQL, Plugin RPC, git); each renders the failure in its own shape.
  * `defer` lets a kind record its use after the response (waitUntil).
+ * With `from` (the request's CF-Connecting-IP, null when absent) a presented token that fails is
+ * counted per client address and, once the address is banned, ThrottledError is thrown instead
+ * of AuthError. Git passes no `from`: its Basic credentials count in the failed_auth bucket.
  */
-export async function resolveToken(env: Bindings, token: string | null, defer?: Defer): Promise<Principal> {
+export async function resolveToken(env: Bindings, token: string | null, defer?: Defer, from?: { ip: string | null }): Promise<Principal> {
   if (!token) throw new AuthError("missing");
-  const kind = kindOf(token);
-  if (!kind) throw new AuthError("invalid");
-  return kind.resolve(env, token, defer);
+  try {
+    const kind = kindOf(token);
+    if (!kind) throw new AuthError("invalid");
+    return await kind.resolve(env, token, defer);
+  } catch (err) {
+    if (from && err instanceof AuthError) await countBearerFailure(env, from.ip);
+    throw err;
+  }
 }
 
 export function requireScopes(principal: Principal, accepted: readonly string[]): void {

@@ -5,6 +5,7 @@ import { applySudo, SudoError, sudoIdentifier } from "../credentials/sudo";
 import { extractToken } from "../credentials/extract";
 import type { Principal } from "../credentials/principal";
 import { resolveToken } from "../credentials/resolve";
+import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { hasAnyScope } from "../domain/scopes";
@@ -38,8 +39,12 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
   const token = extractToken(c.req.raw);
   if (token) {
     try {
-      principal = await resolveToken(c.env, token, (p) => c.executionCtx.waitUntil(p));
+      principal = await resolveToken(c.env, token, (p) => c.executionCtx.waitUntil(p), { ip: c.req.header("cf-connecting-ip") ?? null });
     } catch (err) {
+      if (err instanceof ThrottledError) {
+        for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
+        return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
+      }
       if (!(err instanceof AuthError)) throw err;
       // GitLab answers a bad token with 401 rather than silently treating the caller as anonymous.
       c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');

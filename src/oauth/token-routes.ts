@@ -5,6 +5,7 @@ import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
 import { isRemoved } from "../versioning/gate";
+import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
@@ -51,9 +52,12 @@ routes.post("/token", async (c) => {
 routes.get("/token/info", async (c) => {
   const token = extractBearerOrQuery(c.req.raw);
   const parsed = token ? parseAccessToken(token) : null;
-  if (!token || !parsed) throw new OAuthError("invalid_token");
-  const check = await validateAccessToken(c.env, token, parsed);
-  if (!check.ok) throw new OAuthError("invalid_token");
+  if (!token) throw new OAuthError("invalid_token");
+  const check = parsed ? await validateAccessToken(c.env, token, parsed) : null;
+  if (!check?.ok) {
+    await countBearerFailure(c.env, clientIp(c));
+    throw new OAuthError("invalid_token");
+  }
   const f = check.family;
   const expiresIn = f.accessExpiresAt === null ? null : Math.max(0, Math.floor((f.accessExpiresAt - Date.now()) / 1000));
   const body: Record<string, unknown> = {

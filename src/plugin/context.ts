@@ -4,6 +4,7 @@ import { extractToken } from "../credentials/extract";
 import type { Principal } from "../credentials/principal";
 import { requireScopes, resolveToken } from "../credentials/resolve";
 import type { Bindings } from "../env";
+import { ThrottledError, rateLimitHeaders } from "../throttle";
 
 /** What a Connect handler needs from the Worker request: bindings and waitUntil. */
 export interface WorkerContext {
@@ -38,10 +39,14 @@ const AUTH_MESSAGES: Record<string, string> = {
 export async function authenticate(ctx: HandlerContext): Promise<{ principal: Principal; worker: WorkerContext }> {
   const worker = workerOf(ctx);
   try {
-    const principal = await resolveToken(worker.env, extractToken(worker.request), worker.waitUntil);
+    const principal = await resolveToken(worker.env, extractToken(worker.request), worker.waitUntil, { ip: worker.request.headers.get("cf-connecting-ip") });
     requireScopes(principal, PLUGIN_SCOPES);
     return { principal, worker };
   } catch (err) {
+    if (err instanceof ThrottledError) {
+      // resource_exhausted is HTTP 429 in Connect; the metadata becomes the response headers.
+      throw new ConnectError("too many failed authentication attempts; retry later", Code.ResourceExhausted, rateLimitHeaders(err.status));
+    }
     if (err instanceof AuthError) throw new ConnectError(AUTH_MESSAGES[err.reason] ?? "unauthenticated", Code.Unauthenticated);
     if (err instanceof ScopeError) {
       throw new ConnectError(`the token needs scope ${PLUGIN_SCOPES.join(" or ")}`, Code.PermissionDenied);

@@ -11,17 +11,20 @@ export { throttleKey } from "./address";
  *    sign-in, two-factor codes, client secrets, Basic credentials on git), one shared count so
  *    an attacker cannot multiply guesses by switching endpoints;
  *  - "account_lock": failed passwords and two-factor codes for one account, counted per client
- *    address (the lockout that cannot be turned against the account's owner).
+ *    address (the lockout that cannot be turned against the account's owner);
+ *  - "failed_bearer": failed bearer tokens from one client address (src/credentials/bearer-throttle.ts),
+ *    apart from failed_auth so a client retrying with an expired token cannot ban sign-in.
  * Other callers may pass their own bucket name and policy.
  *
  * Usage: `checkAllowed` before verifying a low-entropy secret (a password, a six-digit code), so
  * a banned address learns nothing; `hitFailure` after a failure. High-entropy tokens need no
  * check first (guessing one is hopeless): count their failures only, so valid tokens never pay.
  */
-export type ThrottleBucket = "failed_auth" | "account_lock";
+export type ThrottleBucket = "failed_auth" | "account_lock" | "failed_bearer";
 
 export function throttlePolicy(env: Bindings, bucket: ThrottleBucket): ThrottlePolicy {
   const t = getConfig(env).throttle;
+  if (bucket === "failed_bearer") return t.failedBearer;
   return bucket === "account_lock" ? t.accountLock : t.failedAuth;
 }
 

@@ -98,6 +98,7 @@ describe("Throttle (DESIGN Hardening: failed authentication per client address)"
     expect(getConfig(env).throttle).toEqual({
       failedAuth: { limit: 30, windowSeconds: 60, banSeconds: 900 },
       accountLock: { limit: 10, windowSeconds: 3600, banSeconds: 600 },
+      failedBearer: { limit: 600, windowSeconds: 60, banSeconds: 300 },
     });
   });
 });

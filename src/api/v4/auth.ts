@@ -16,7 +16,7 @@ export const WRITE_API = ["api"] as const;
 export function requireAuth(accepted: readonly string[] = READ_API) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const defer = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
-    const token = await resolveToken(c.env, extractToken(c.req.raw), defer);
+    const token = await resolveToken(c.env, extractToken(c.req.raw), defer, { ip: c.req.header("cf-connecting-ip") ?? null });
     const principal = await applySudo(getDb(c.env.DB), token, sudoIdentifier(c.req.raw), {
       ip: c.req.header("cf-connecting-ip") ?? null,
       method: c.req.method,

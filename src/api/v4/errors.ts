@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
 import { SudoError } from "../../credentials/sudo";
 import { protectedResourceMetadataUrl } from "../../oauth/protected-resource";
+import { ThrottledError, rateLimitHeaders } from "../../throttle";
 
 /** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
 export class ApiError extends Error {
@@ -36,6 +37,11 @@ export function renderApiError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
     return c.json(err.body, err.status);
+  }
+  if (err instanceof ThrottledError) {
+    // GitLab's Rack::Attack answer: plain 429 with its rate-limit headers.
+    for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
+    return c.json({ message: "429 Too Many Requests - Retry later" }, 429);
   }
   if (err instanceof AuthError) {
     // RFC 9728 §5.1: every 401 names the protected resource metadata, which MCP clients follow.

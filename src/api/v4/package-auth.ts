@@ -61,7 +61,7 @@ export function requirePackageAuth(mode: "read" | "write") {
       if (valid) throw new ApiError(401, { message: OAUTH_REFUSED });
       throw new AuthError("invalid");
     }
-    const principal = await resolveToken(c.env, cred.secret, (p) => c.executionCtx.waitUntil(p));
+    const principal = await resolveToken(c.env, cred.secret, (p) => c.executionCtx.waitUntil(p), { ip: c.req.header("cf-connecting-ip") ?? null });
     requireScopes(principal, PAT_SCOPES[mode]);
     c.set("principal", principal);
     callers.set(c.req.raw, { kind: "user" });

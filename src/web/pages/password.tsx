@@ -1,5 +1,7 @@
 import { Hono, type Context } from "hono";
 import { PasswordChangeError, changePassword } from "../../accounts/password-change";
+import { throttledPageError } from "../throttled";
+import { ThrottledError } from "../../throttle";
 import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, endOtherSessions } from "../session";
 
@@ -15,7 +17,7 @@ const ERRORS: Record<PasswordChangeError["reason"], string> = {
   unchanged: "The new password must differ from the current one.",
 };
 
-async function form(c: Context<PageEnv>, error?: string | null, status: 200 | 422 = 200) {
+async function form(c: Context<PageEnv>, error?: string | null, status: 200 | 422 | 429 = 200) {
   return renderPage(
     c,
     "Password",
@@ -49,6 +51,7 @@ password.post("/profile/password", async (c) => {
   try {
     await changePassword(c.env, c.var.user, { current: field("current_password"), password: field("password"), confirmation: field("password_confirmation") }, clientIp(c));
   } catch (e) {
+    if (e instanceof ThrottledError) return form(c, throttledPageError(c, e), 429);
     if (!(e instanceof PasswordChangeError)) throw e;
     return form(c, e.detail ?? ERRORS[e.reason], 422);
   }

@@ -11,6 +11,8 @@ import {
   remainingRecoveryCodes,
 } from "../../auth/two-factor";
 import type { UserRow } from "../../db/users";
+import { statusFor, throttledPageError } from "../throttled";
+import { ThrottledError } from "../../throttle";
 import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, endOtherSessions } from "../session";
 
@@ -175,7 +177,8 @@ twoFactor.post("/profile/two_factor_auth", async (c) => {
     const fresh = { ...user, otpRequired: true, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "Two-factor authentication is now enabled.", codes });
   } catch (e) {
-    if (e instanceof TwoFactorError) return enrolPage(c, user, ERRORS[e.reason]);
+    const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;
+    if (error) return statusFor(e, await enrolPage(c, user, error));
     throw e;
   }
 });
@@ -184,12 +187,13 @@ twoFactor.post("/profile/two_factor_auth/codes", async (c) => {
   const user = c.var.user;
   const body = await c.req.parseBody();
   try {
-    const codes = await regenerateRecoveryCodes(c.env, user, String(body.current_password ?? ""));
+    const codes = await regenerateRecoveryCodes(c.env, user, String(body.current_password ?? ""), clientIp(c));
     await endOtherSessions(c, user.id);
     const fresh = { ...user, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "New recovery codes were generated; the old ones no longer work.", codes });
   } catch (e) {
-    if (e instanceof TwoFactorError) return user.otpRequired ? enabledPage(c, user, { error: ERRORS[e.reason] }) : enrolPage(c, user, ERRORS[e.reason]);
+    const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;
+    if (error) return statusFor(e, await (user.otpRequired ? enabledPage(c, user, { error }) : enrolPage(c, user, error)));
     throw e;
   }
 });
@@ -202,7 +206,8 @@ twoFactor.post("/profile/two_factor_auth/disable", async (c) => {
     await disableTwoFactor(c.env, user, String(body.current_password ?? ""), clientIp(c));
     await endOtherSessions(c, user.id);
   } catch (e) {
-    if (e instanceof TwoFactorError) return enabledPage(c, user, { error: ERRORS[e.reason] });
+    const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;
+    if (error) return statusFor(e, await enabledPage(c, user, { error }));
     throw e;
   }
   setFlash(c, "Two-factor authentication has been disabled.");
