@@ -40,6 +40,9 @@ const VARS = {
   THROTTLE_FAILED_AUTH_LIMIT: "4",
   THROTTLE_FAILED_AUTH_WINDOW_SECONDS: "2",
   THROTTLE_FAILED_AUTH_BAN_SECONDS: "3",
+  THROTTLE_FAILED_BEARER_LIMIT: "3",
+  THROTTLE_FAILED_BEARER_WINDOW_SECONDS: "2",
+  THROTTLE_FAILED_BEARER_BAN_SECONDS: "3",
   LOCKOUT_MAX_FAILURES: "2",
   LOCKOUT_WINDOW_SECONDS: "2",
   LOCKOUT_SECONDS: "3",
@@ -362,6 +365,21 @@ describe("every documented variable takes effect under npm start (issue 13, issu
     // ...for LOCKOUT_SECONDS.
     await sleep(3500);
     expect((await grant()).status).toBe(200);
+  });
+
+  it("THROTTLE_FAILED_BEARER_WINDOW_SECONDS, THROTTLE_FAILED_BEARER_LIMIT and THROTTLE_FAILED_BEARER_BAN_SECONDS set the bearer-token throttle", async () => {
+    const badToken = () => fetch(`${base}/api/v4/user`, { headers: { Authorization: "Bearer not-a-token-of-the-configuration-test" } });
+    await sleep(2500); // the window of earlier failures ends
+    for (let i = 0; i < 2; i++) expect((await badToken()).status).toBe(401);
+    await sleep(2500); // a new window: two more failures stay under the limit of 3
+    for (let i = 0; i < 2; i++) expect((await badToken()).status).toBe(401);
+    // The 3rd failure in the window reaches the limit and is refused with 429 (docs/security.md).
+    const refused = await badToken();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("ratelimit-limit")).toBe("3");
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(3);
+    await sleep(3500); // THROTTLE_FAILED_BEARER_BAN_SECONDS later the ban is over
+    expect((await badToken()).status).toBe(401);
   });
 
   // Last: it bans this address for THROTTLE_FAILED_AUTH_BAN_SECONDS.
