@@ -7,11 +7,12 @@ import { pagesSession, registerApplication, signIn } from "./pages-support";
 /**
  * Issue 13, "Page polish": no page scrolls sideways at a phone's width (390 px) or a desktop's
  * (1280 px), application ids stay readable, people get a person's error page. Screenshots of both
- * widths go to docs/screenshots/ for docs/pages.md.
+ * widths go to test-results/pages/, or to docs/screenshots/ for docs/pages.md when
+ * UPDATE_DOC_SCREENSHOTS=1 (so an ordinary test run leaves the tracked pictures alone).
  */
 const pages = pagesSession();
 const base = pages.base;
-const SCREENSHOTS = path.resolve(__dirname, "../../docs/screenshots");
+const SCREENSHOTS = path.resolve(__dirname, process.env.UPDATE_DOC_SCREENSHOTS === "1" ? "../../docs/screenshots" : "../../test-results/pages");
 const WIDTHS = [
   { name: "phone", width: 390, height: 844 },
   { name: "desktop", width: 1280, height: 800 },
