@@ -7,16 +7,12 @@ import { createHash, randomBytes } from "node:crypto";
 
 export const ROOT_PASSWORD = "bench-Root-Password-1";
 export const USER_PASSWORD = "bench-User-Password-1";
-/**
- * The vars a bench run starts the Worker with. The service refuses to serve without a strong
- * SECRET_KEY_BASE (src/config.ts): each run makes its own, so none is published here.
- */
+/** The vars a bench run starts the Worker with (startBuiltWorker adds a SECRET_KEY_BASE of its own). */
 export const BENCH_VARS = {
   BENCH_ROUTES: "true",
   ROOT_PASSWORD,
   SEED_DEMO_DATA: "false",
   ALLOW_INSECURE_REDIRECTS: "true",
-  SECRET_KEY_BASE: randomBytes(32).toString("hex"),
 };
 
 export const form = (fields) => ({ method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });

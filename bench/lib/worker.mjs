@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 // Builds the Worker the way it is deployed (`wrangler deploy --dry-run`, one bundled module) and
 // serves that bundle directly on workerd through Miniflare on 127.0.0.1, with the bindings of
 // wrangler.toml and the D1 migrations of drizzle/ applied. No `wrangler dev` proxy in between:
@@ -88,7 +89,9 @@ export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspec
       scriptPath: script,
       compatibilityDate: cfg.compatibilityDate,
       compatibilityFlags: cfg.compatibilityFlags,
-      bindings: { ...cfg.vars, ...vars },
+      // The service refuses to serve without a strong SECRET_KEY_BASE (src/config.ts): every run
+      // makes its own, so none is published here; `vars` may still set one.
+      bindings: { ...cfg.vars, SECRET_KEY_BASE: randomBytes(32).toString("hex"), ...vars },
       d1Databases: { DB: "00000000-0000-4000-8000-000000000001" },
       r2Buckets: ["FILES"],
       durableObjects: cfg.durableObjects,
