@@ -29,8 +29,7 @@ export function rendererFor(path: string): Renderer {
   return renderPagesError;
 }
 
-/** app.onError: the failure is logged by name only (a message may quote request data), then rendered. */
+/** app.onError: the family's renderer both logs the failure (by name only) and renders it. */
 export function renderUnhandledError(err: Error, c: Context): Response | Promise<Response> {
-  console.error("unhandled error outside a family's routes", c.req.method, err instanceof Error ? err.name : typeof err);
   return rendererFor(c.req.path)(err, c);
 }
