@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { unique } from "../helpers/fixtures";
+import { makeUserWithToken, unique } from "../helpers/fixtures";
+import { callAt } from "../helpers/versioned";
 
 /**
  * docs/security.md "Namespaces", the migration: existing rows that collide without regard to case
@@ -136,6 +137,14 @@ describe("the namespace migration resolves and reports existing collisions", () 
       ]),
     );
     expect(report).toHaveLength(7);
+    // Administrators read the report through GitLab's audit events API.
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const listed = await callAt("16.0", "/api/v4/audit_events?entity_type=Group&per_page=100", { token: admin.token });
+    const groupsRenamed = ((await listed.json()) as { entity_id: number; event_name: string; details: Record<string, unknown> }[]).filter(
+      (e) => e.event_name === "namespace_path_renamed",
+    );
+    expect(groupsRenamed.map((e) => e.entity_id).sort()).toEqual([carol, v2, acme2].sort());
+    expect(groupsRenamed.find((e) => e.entity_id === v2)?.details).toMatchObject({ from: "v2", to: `v2-collision-${v2}`, reason: "reserved", target_type: "Group" });
 
     // The unique indexes and triggers exist again: a case variant is refused from now on.
     const indexes = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND name LIKE '%lower_idx' OR name LIKE 'namespace_%'").all<{ name: string }>();
