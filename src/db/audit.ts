@@ -33,7 +33,9 @@ export type AuditAction =
   | "oidc_signing_key_rotated"
   | "device_authorization_approved"
   | "device_authorization_denied"
-  | "dynamic_application_registered";
+  | "dynamic_application_registered"
+  /** Written by the namespace migration only (drizzle/*_ns_namespace_collisions.sql). */
+  | "namespace_path_renamed";
 
 /** Audit events: who did what to which entity. Details never carry a token, secret or password. */
 export async function recordAudit(

@@ -1,29 +1,38 @@
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { claimNamespacePath } from "./namespace-paths";
 import { users } from "./schema/accounts";
 import { groups, members, projects } from "./schema/projects";
 import type { GroupRow, ProjectRow } from "./projects";
 
 /** Creation and listing of groups, projects and members (lookups and access levels: ./projects.ts). */
 
+/**
+ * Creates a group owned by ownerId. A top-level group's path is a namespace path shared with
+ * usernames; every full path is unique without regard to case and never a project's
+ * (claimNamespacePath; docs/security.md "Namespaces"): NamespacePathError otherwise.
+ */
 export async function createGroup(
   db: Db,
   input: { name: string; path: string; parent: GroupRow | null; visibility: string; description: string; ownerId: number },
 ): Promise<GroupRow> {
   const now = Date.now();
   const fullPath = input.parent ? `${input.parent.fullPath}/${input.path}` : input.path;
-  const [group] = await db
-    .insert(groups)
-    .values({
-      name: input.name,
-      path: input.path,
-      fullPath,
-      parentId: input.parent?.id ?? null,
-      visibility: input.visibility,
-      description: input.description,
-      createdAt: now,
-    })
-    .returning();
+  const group = await claimNamespacePath({ field: "path", value: input.path, topLevel: !input.parent }, async () => {
+    const [row] = await db
+      .insert(groups)
+      .values({
+        name: input.name,
+        path: input.path,
+        fullPath,
+        parentId: input.parent?.id ?? null,
+        visibility: input.visibility,
+        description: input.description,
+        createdAt: now,
+      })
+      .returning();
+    return row;
+  });
   await db.insert(members).values({ sourceType: "group", sourceId: group.id, userId: input.ownerId, accessLevel: 50, createdAt: now });
   return group;
 }
@@ -41,7 +50,8 @@ export async function createProject(
   },
 ): Promise<ProjectRow> {
   const now = Date.now();
-  const [project] = await db
+  // Unique without regard to case within its namespace, and never a subgroup's full path.
+  const [project] = await claimNamespacePath({ field: "path", value: input.path, topLevel: false }, () => db
     .insert(projects)
     .values({
       name: input.name,
@@ -56,7 +66,7 @@ export async function createProject(
       createdAt: now,
       lastActivityAt: now,
     })
-    .returning();
+    .returning());
   return project;
 }
 

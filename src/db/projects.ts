@@ -1,19 +1,25 @@
 import { and, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { sameWithoutCase } from "./namespace-paths";
 import { groups, members, projects } from "./schema/projects";
 
 export type ProjectRow = typeof projects.$inferSelect;
 export type GroupRow = typeof groups.$inferSelect;
 
-/** A project by numeric id or by its (already URL-decoded) path_with_namespace, as GitLab's :id. */
+/**
+ * A project by numeric id or by its (already URL-decoded) path_with_namespace, as GitLab's :id.
+ * Paths are unique without regard to case (docs/security.md "Namespaces"), so a path names at
+ * most one project; the lookup goes through that unique index on lower(path_with_namespace).
+ */
 export async function findProject(db: Db, idOrPath: string): Promise<ProjectRow | null> {
-  const cond = /^\d+$/.test(idOrPath) ? eq(projects.id, Number(idOrPath)) : sql`lower(${projects.pathWithNamespace}) = ${idOrPath.toLowerCase()}`;
+  const cond = /^\d+$/.test(idOrPath) ? eq(projects.id, Number(idOrPath)) : sameWithoutCase(projects.pathWithNamespace, idOrPath);
   const [row] = await db.select().from(projects).where(cond).limit(1);
   return row ?? null;
 }
 
+/** A group by numeric id or by its full path, through the unique index on lower(full_path). */
 export async function findGroup(db: Db, idOrPath: string): Promise<GroupRow | null> {
-  const cond = /^\d+$/.test(idOrPath) ? eq(groups.id, Number(idOrPath)) : sql`lower(${groups.fullPath}) = ${idOrPath.toLowerCase()}`;
+  const cond = /^\d+$/.test(idOrPath) ? eq(groups.id, Number(idOrPath)) : sameWithoutCase(groups.fullPath, idOrPath);
   const [row] = await db.select().from(groups).where(cond).limit(1);
   return row ?? null;
 }

@@ -1,7 +1,9 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { hashPassword } from "../crypto/password";
 import type { Db } from "./client";
+import { claimNamespacePath, sameWithoutCase } from "./namespace-paths";
 import { users } from "./schema/accounts";
+import { groups } from "./schema/projects";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -13,19 +15,27 @@ export interface NewUser {
   isAdmin?: boolean;
 }
 
+/**
+ * Creates a user. The username is a top-level namespace path (docs/security.md "Namespaces"):
+ * reserved names, and names a user or group holds without regard to case, are refused with
+ * NamespacePathError, as is an email another user holds without regard to case.
+ */
 export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
-  const [row] = await db
-    .insert(users)
-    .values({
-      username: input.username,
-      name: input.name,
-      email: input.email,
-      passwordHash: await hashPassword(input.password),
-      isAdmin: input.isAdmin ?? false,
-      createdAt: Date.now(),
-    })
-    .returning();
-  return row;
+  const passwordHash = await hashPassword(input.password);
+  return claimNamespacePath({ field: "username", value: input.username, topLevel: true }, async () => {
+    const [row] = await db
+      .insert(users)
+      .values({
+        username: input.username,
+        name: input.name,
+        email: input.email,
+        passwordHash,
+        isAdmin: input.isAdmin ?? false,
+        createdAt: Date.now(),
+      })
+      .returning();
+    return row;
+  });
 }
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | null> {
@@ -33,25 +43,23 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | null> 
   return row ?? null;
 }
 
-/** By username, case-insensitively (GitLab's Sudo and ?username= lookups). */
+/** By username, case-insensitively (GitLab's Sudo and ?username= lookups), through its unique index. */
 export async function findUserByUsername(db: Db, username: string): Promise<UserRow | null> {
-  const [row] = await db
-    .select()
-    .from(users)
-    .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
-    .limit(1);
+  const [row] = await db.select().from(users).where(sameWithoutCase(users.username, username)).limit(1);
   return row ?? null;
 }
 
-/** GitLab signs in by username or email, case-insensitively. */
+/**
+ * GitLab signs in by username or email, case-insensitively. Two lookups, each through its unique
+ * index on lower(...) (an OR of the two would scan the table), in one round trip; a username
+ * cannot hold "@", so at most one of them finds a row.
+ */
 export async function findUserByLogin(db: Db, login: string): Promise<UserRow | null> {
-  const l = login.toLowerCase();
-  const [row] = await db
-    .select()
-    .from(users)
-    .where(sql`lower(${users.username}) = ${l} OR lower(${users.email}) = ${l}`)
-    .limit(1);
-  return row ?? null;
+  const [[byUsername], [byEmail]] = await db.batch([
+    db.select().from(users).where(sameWithoutCase(users.username, login)).limit(1),
+    db.select().from(users).where(sameWithoutCase(users.email, login)).limit(1),
+  ]);
+  return byUsername ?? byEmail ?? null;
 }
 
 export interface UserListQuery {
@@ -84,14 +92,15 @@ export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserR
   return { rows, total: n };
 }
 
-/** Whether a username or email is taken, case-insensitively (SQLite's UNIQUE is case-sensitive). */
+/**
+ * Whether a username (a namespace path: a user's or a top-level group's) or an email is taken,
+ * case-insensitively, so the users API can name both fields at once; createUser still decides.
+ */
 export async function takenFields(db: Db, username: string, email: string): Promise<{ username: boolean; email: boolean }> {
-  const rows = await db
-    .select({ username: users.username, email: users.email })
-    .from(users)
-    .where(sql`lower(${users.username}) = ${username.toLowerCase()} OR lower(${users.email}) = ${email.toLowerCase()}`);
-  return {
-    username: rows.some((r) => r.username.toLowerCase() === username.toLowerCase()),
-    email: rows.some((r) => r.email.toLowerCase() === email.toLowerCase()),
-  };
+  const [byUsername, byGroup, byEmail] = await db.batch([
+    db.select({ id: users.id }).from(users).where(sameWithoutCase(users.username, username)).limit(1),
+    db.select({ id: groups.id }).from(groups).where(sameWithoutCase(groups.fullPath, username)).limit(1),
+    db.select({ id: users.id }).from(users).where(sameWithoutCase(users.email, email)).limit(1),
+  ]);
+  return { username: byUsername.length > 0 || byGroup.length > 0, email: byEmail.length > 0 };
 }

@@ -25,7 +25,13 @@ export interface ResolvedName {
   path: string;
 }
 
-/** The project that owns a repository name: the longest project path that prefixes it. */
+/**
+ * The project that owns a repository name: the longest project path that prefixes it. Project
+ * paths are unique without regard to case and never a group's full path (docs/security.md
+ * "Namespaces"), so each prefix names at most one project and a name exactly one owner; the
+ * prefixes (lowercase, as valid names are) are looked up through the unique index on
+ * lower(path_with_namespace).
+ */
 export async function resolveRepositoryName(db: Db, name: string): Promise<ResolvedName | null> {
   if (!isValidRepositoryName(name)) return null;
   const parts = name.split("/");

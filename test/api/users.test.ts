@@ -64,7 +64,7 @@ describe("POST /api/v4/users (issue 2: admin creates users)", () => {
       [{ ...newUser(), email: "not-an-email" }, { error: "email is invalid" }],
       [{ ...newUser(), password: "short" }, { message: { password: ["is too short (minimum is 8 characters)"] } }],
       [{ ...newUser(), username: "-bad name-" }, { message: { username: ["is invalid"] } }],
-      [{ ...newUser(), username: "users" }, { message: { username: ["is invalid"] } }],
+      [{ ...newUser(), username: "users" }, { message: { username: ["users is a reserved name"] } }],
       [{ ...newUser(), admin: "maybe" }, { error: "admin is invalid" }],
     ];
     for (const [body, expected] of cases) {

@@ -22,6 +22,9 @@ const ENTITY_TYPES: Record<string, string> = {
   personal_access_token: "PersonalAccessToken",
   oauth_application: "Doorkeeper::Application",
   oauth_token_family: "Doorkeeper::AccessGrant",
+  // Rows of the namespace migration's collision report (docs/security.md "Namespaces").
+  group: "Group",
+  project: "Project",
 };
 const STORED_TYPE = Object.fromEntries(Object.entries(ENTITY_TYPES).map(([stored, shown]) => [shown, stored]));
 

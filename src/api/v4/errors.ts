@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
 import { SudoError } from "../../credentials/sudo";
+import { NamespacePathError } from "../../domain/namespace-paths";
 import { protectedResourceMetadataUrl } from "../../oauth/protected-resource";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 
@@ -37,6 +38,11 @@ export function renderApiError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
     return c.json(err.body, err.status);
+  }
+  if (err instanceof NamespacePathError) {
+    // GitLab's validation error of the attribute; its users API answers a taken username or email with 409.
+    const status = err.reason === "taken" && err.field !== "path" ? 409 : 400;
+    return c.json({ message: { [err.field]: [err.message] } }, status);
   }
   if (err instanceof ThrottledError) {
     // GitLab's Rack::Attack answer: plain 429 with its rate-limit headers.

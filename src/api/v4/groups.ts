@@ -6,7 +6,7 @@ import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { iso, loadGroup, uniqueOr400, webUrl } from "./load";
+import { iso, loadGroup, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { and, sql } from "drizzle-orm";
@@ -54,7 +54,8 @@ groups.post("/groups", requireAuth(WRITE_API), async (c) => {
   const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id))).group : null;
   // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
   if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), AccessLevel.OWNER);
-  const group = await uniqueOr400("path", () => createGroup(getDb(c.env.DB), { ...input, parent, ownerId: c.var.principal.user.id }));
+  // A taken or reserved path is NamespacePathError: 400 {"message":{"path":[...]}} as GitLab.
+  const group = await createGroup(getDb(c.env.DB), { ...input, parent, ownerId: c.var.principal.user.id });
   return c.json(renderGroup(c, group), 201);
 });
 

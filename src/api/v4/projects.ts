@@ -10,7 +10,7 @@ import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { invalidParam } from "./errors";
 import { pathSchema, visibilitySchema } from "./groups";
-import { iso, loadGroup, loadProject, uniqueOr400, webUrl } from "./load";
+import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { coerceBool, idParam } from "./params";
@@ -67,17 +67,16 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
   } else {
     namespace = { kind: "user", id: user.id, fullPath: user.username };
   }
-  const project = await uniqueOr400("path", () =>
-    createProject(getDb(c.env.DB), {
-      name: input.name ?? path,
-      path,
-      namespace,
-      visibility: input.visibility,
-      description: input.description,
-      defaultBranch: input.default_branch,
-      creatorId: user.id,
-    }),
-  );
+  // A path taken without regard to case in the namespace: 400 {"message":{"path":[...]}} (NamespacePathError).
+  const project = await createProject(getDb(c.env.DB), {
+    name: input.name ?? path,
+    path,
+    namespace,
+    visibility: input.visibility,
+    description: input.description,
+    defaultBranch: input.default_branch,
+    creatorId: user.id,
+  });
   return c.json(renderProject(c, project), 201);
 });
 

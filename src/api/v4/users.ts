@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { isUniqueViolation } from "../../db/errors";
 import { z } from "zod";
 import { passwordWeakness } from "../../crypto/password";
 import { getDb } from "../../db/client";
@@ -16,10 +15,11 @@ import { validateParams, validateQuery } from "./validate";
 /** GitLab's users API: create (administrators), list, show. */
 const users = new Hono<AppEnv>();
 
-/** GitLab's username rule (Gitlab::PathRegex.namespace_format_regex, simplified). */
+/**
+ * GitLab's username rule (Gitlab::PathRegex.namespace_format_regex, simplified). Reserved names and
+ * names another user or a group holds are refused by createUser (docs/security.md "Namespaces").
+ */
 const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,253}[a-zA-Z0-9_-]$/;
-/** Usernames that collide with the service's own top-level paths. */
-const RESERVED = new Set(["users", "profile", "help", "oauth", "api", "-", "admin", "root", ".well-known", "assets"]);
 
 const NewUser = z.object({
   username: text(255),
@@ -32,7 +32,7 @@ const NewUser = z.object({
 
 users.post("/users", requireAuth(WRITE_API), requireAdmin, validateParams(NewUser), async (c) => {
   const input = c.req.valid("json");
-  if (!USERNAME.test(input.username) || RESERVED.has(input.username.toLowerCase()) || /\.(git|atom)$/i.test(input.username)) {
+  if (!USERNAME.test(input.username) || /\.(git|atom)$/i.test(input.username)) {
     throw new ApiError(400, { message: { username: ["is invalid"] } });
   }
   const weakness = passwordWeakness(input.password);
@@ -42,17 +42,8 @@ users.post("/users", requireAuth(WRITE_API), requireAdmin, validateParams(NewUse
   if (taken.username || taken.email) {
     throw conflict({ ...(taken.username ? { username: ["has already been taken"] } : {}), ...(taken.email ? { email: ["has already been taken"] } : {}) });
   }
-  let user;
-  try {
-    user = await createUser(db, { username: input.username, name: input.name, email: input.email, password: input.password, isAdmin: input.admin ?? false });
-  } catch (e) {
-    // Two creations racing: the UNIQUE constraint decides, and the loser hears 409 as above.
-    if (isUniqueViolation(e)) {
-      const field = /users\.email/.test(`${e} ${(e as { cause?: unknown }).cause}`) ? "email" : "username";
-      throw conflict({ [field]: ["has already been taken"] });
-    }
-    throw e;
-  }
+  // Two creations racing: D1 decides, and the loser hears 409 as above (NamespacePathError).
+  const user = await createUser(db, { username: input.username, name: input.name, email: input.email, password: input.password, isAdmin: input.admin ?? false });
   return c.json(await userPrivate(user, new URL(c.req.url).origin, true), 201);
 });
 

@@ -1,12 +1,16 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-/** Times are integer milliseconds since the epoch throughout the schema. */
+/**
+ * Times are integer milliseconds since the epoch throughout the schema.
+ * Usernames and emails are unique without regard to case (GitLab); the unique indexes are on
+ * lower(...) so the case-insensitive lookups (sign-in, Sudo, ?username=) use them too.
+ */
 export const users = sqliteTable("users", {
   id: integer("id").primaryKey({ autoIncrement: true }),
-  username: text("username").notNull().unique(),
+  username: text("username").notNull(),
   name: text("name").notNull(),
-  email: text("email").notNull().unique(),
+  email: text("email").notNull(),
   /** PBKDF2 (src/crypto/password.ts). */
   passwordHash: text("password_hash").notNull(),
   /** GitLab user states: active, blocked, deactivated (src/accounts/user-state.ts). */
@@ -21,7 +25,7 @@ export const users = sqliteTable("users", {
   lockedUntil: integer("locked_until"),
   lastSignInAt: integer("last_sign_in_at"),
   createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
-});
+}, (t) => [uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`), uniqueIndex("users_email_lower_idx").on(sql`lower(${t.email})`)]);
 
 /** Browser sessions; the cookie holds the raw id, the table its SHA-256. */
 export const sessions = sqliteTable(

@@ -1,0 +1,82 @@
+/**
+ * GitLab's namespace rules (DESIGN.md "Namespaces"; docs/security.md "Namespaces"): users and
+ * top-level groups share one namespace of paths, unique without regard to case, and the service's
+ * own top-level paths are reserved, because `/<path>` is at once a user's or group's projects, a git
+ * URL prefix and a registry name prefix. Uniqueness is enforced by D1 (unique indexes on lower(...)
+ * and the triggers of the namespace migration, so races are settled by the database);
+ * `src/db/namespace-paths.ts` turns its refusals and the reserved names into NamespacePathError.
+ */
+
+/**
+ * Every first path segment the app answers itself (test/domain/namespace-paths.test.ts checks this
+ * against every route `src/app.ts` mounts), plus GitLab's other top-level routes
+ * (Gitlab::PathRegex::TOP_LEVEL_ROUTES), so a namespace made here keeps working if it is moved to
+ * GitLab and a route added later does not shadow an existing namespace.
+ */
+export const RESERVED_TOP_LEVEL_PATHS: ReadonlySet<string> = new Set([
+  // Mounted by src/app.ts and the pages.
+  "-",
+  ".well-known",
+  "admin",
+  "api",
+  "favicon.ico",
+  "help",
+  "jwt",
+  "oauth",
+  "profile",
+  "proto.plugin",
+  "users",
+  "v2",
+  // GitLab's top-level routes (the pages' paths a person finds by links, DESIGN.md "Pages").
+  "404.html",
+  "422.html",
+  "500.html",
+  "502.html",
+  "503.html",
+  "apple-touch-icon.png",
+  "assets",
+  "dashboard",
+  "deploy.html",
+  "explore",
+  "favicon.png",
+  "files",
+  "groups",
+  "health_check",
+  "import",
+  "login",
+  "projects",
+  "public",
+  "robots.txt",
+  "s",
+  "search",
+  "sitemap",
+  "sitemap.xml",
+  "sitemap.xml.gz",
+  "slash-command-logo.png",
+  "snippets",
+  "unsubscribes",
+  "uploads",
+]);
+
+export function isReservedTopLevelPath(path: string): boolean {
+  return RESERVED_TOP_LEVEL_PATHS.has(path.toLowerCase());
+}
+
+/** The attribute a namespace refusal names, as GitLab's validation errors name it. */
+export type NamespaceField = "path" | "username" | "email";
+
+/**
+ * A path, username or email that cannot be used: taken (without regard to case, by a user, group
+ * or project of the same namespace) or reserved. `message` is GitLab's validation message.
+ */
+export class NamespacePathError extends Error {
+  constructor(
+    readonly field: NamespaceField,
+    readonly reason: "taken" | "reserved",
+    readonly value: string,
+    options?: { cause?: unknown },
+  ) {
+    super(reason === "taken" ? "has already been taken" : `${value} is a reserved name`, options);
+    this.name = "NamespacePathError";
+  }
+}
