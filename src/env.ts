@@ -49,6 +49,8 @@ export interface Bindings {
   SERVICE_REVISION?: string;
   /** "true" only under `npm start` and the test pool: development fallbacks are allowed. */
   LOCAL_DEV?: string;
+  /** "CF-Connecting-IP" or "X-Forwarded-For" behind a proxy the operator runs (src/http/client-address.ts). */
+  CLIENT_ADDRESS_HEADER?: string;
 }
 
 /** Per-request variables set by middleware. */

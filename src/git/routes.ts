@@ -13,7 +13,7 @@ import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessEr
 import { parseBasic, type BasicCredentials } from "./credentials";
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
-import { clientIp } from "../web/page";
+import { clientAddress } from "../http/client-address";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -61,7 +61,7 @@ async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
     if (!(err instanceof AuthError)) throw err;
     // Failed Basic credentials count towards the address throttle. They are tokens (256 bits), so
     // valid ones are never checked against it first (docs/security.md, Throttle).
-    await countAddressFailure(c.env, { ip: clientIp(c) }, "git_basic");
+    await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "git_basic");
     throw new GitAccessError("unauthorized");
   }
   checkGitLogin(principal, creds.username);
@@ -72,7 +72,7 @@ async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
 async function serveGitWithDeployToken(c: Context<AppEnv>, creds: BasicCredentials, projectPath: string, gitPath: string, op: GitOperation) {
   const token = await resolveDeployToken(c.env, creds.username, creds.password).catch(async (err) => {
     if (!(err instanceof AuthError)) throw err;
-    await countAddressFailure(c.env, { ip: clientIp(c) }, "git_basic");
+    await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "git_basic");
     throw new GitAccessError("unauthorized");
   });
   const project = await findProject(getDb(c.env.DB), projectPath);

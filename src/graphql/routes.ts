@@ -14,6 +14,7 @@ import { combinedDeprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
 import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
+import { clientAddress } from "../http/client-address";
 
 /**
  * The GraphQL API at /api/graphql (GitLab's endpoint), served by graphql-yoga with the schema of
@@ -39,7 +40,7 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
   const token = extractToken(c.req.raw);
   if (token) {
     try {
-      principal = await resolveToken(c.env, token, (p) => c.executionCtx.waitUntil(p), { ip: c.req.header("cf-connecting-ip") ?? null });
+      principal = await resolveToken(c.env, token, (p) => c.executionCtx.waitUntil(p), { ip: clientAddress(c.req.raw, c.env) });
     } catch (err) {
       if (err instanceof ThrottledError) {
         for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
@@ -52,7 +53,7 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
     }
     try {
       principal = await applySudo(getDb(c.env.DB), principal, sudoIdentifier(c.req.raw), {
-        ip: c.req.header("cf-connecting-ip") ?? null,
+        ip: clientAddress(c.req.raw, c.env),
         method: c.req.method,
         path: c.req.path,
         defer: (p) => c.executionCtx.waitUntil(p),

@@ -9,13 +9,13 @@ import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
-import { clientIp } from "../web/page";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { issuerOf } from "./issuer";
 import { countAddressFailure } from "../auth/lockout";
 import { authenticateClient, clientCredentials, readParams, requireParams, type ClientCredentials } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
+import { clientAddress } from "../http/client-address";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -32,7 +32,7 @@ async function countingSecretFailures<T>(c: Context<AppEnv>, creds: ClientCreden
   try {
     return await run();
   } catch (e) {
-    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientIp(c) }, "client_secret");
+    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "client_secret");
     throw e;
   }
 }
@@ -45,7 +45,7 @@ routes.post("/token", async (c) => {
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c), issuer: issuerOf(c) }));
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer: issuerOf(c) }));
   return c.json(body, 200, noStore);
 });
 
@@ -55,7 +55,7 @@ routes.get("/token/info", async (c) => {
   if (!token) throw new OAuthError("invalid_token");
   const check = parsed ? await validateAccessToken(c.env, token, parsed) : null;
   if (!check?.ok) {
-    await countBearerFailure(c.env, clientIp(c));
+    await countBearerFailure(c.env, clientAddress(c.req.raw, c.env));
     throw new OAuthError("invalid_token");
   }
   const f = check.family;
@@ -94,7 +94,7 @@ routes.post("/revoke", async (c) => {
       entityType: "oauth_token_family",
       entityId: fid,
       details: { reason: "client_revoked", application_id: client.app.id },
-      ip: clientIp(c),
+      ip: clientAddress(c.req.raw, c.env),
     });
   }
   return c.json({}, 200, noStore);

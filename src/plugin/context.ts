@@ -5,6 +5,7 @@ import type { Principal } from "../credentials/principal";
 import { requireScopes, resolveToken } from "../credentials/resolve";
 import type { Bindings } from "../env";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
+import { clientAddress } from "../http/client-address";
 
 /** What a Connect handler needs from the Worker request: bindings and waitUntil. */
 export interface WorkerContext {
@@ -39,7 +40,7 @@ const AUTH_MESSAGES: Record<string, string> = {
 export async function authenticate(ctx: HandlerContext): Promise<{ principal: Principal; worker: WorkerContext }> {
   const worker = workerOf(ctx);
   try {
-    const principal = await resolveToken(worker.env, extractToken(worker.request), worker.waitUntil, { ip: worker.request.headers.get("cf-connecting-ip") });
+    const principal = await resolveToken(worker.env, extractToken(worker.request), worker.waitUntil, { ip: clientAddress(worker.request, worker.env) });
     requireScopes(principal, PLUGIN_SCOPES);
     return { principal, worker };
   } catch (err) {

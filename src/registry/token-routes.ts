@@ -8,10 +8,10 @@ import { PAT_PREFIX } from "../db/personal-access-tokens";
 import type { AppEnv } from "../env";
 import { parseBasic } from "../git/credentials";
 import { issuerOf } from "../oauth/issuer";
-import { clientIp } from "../web/page";
 import { RegistryError, renderRegistryError } from "./errors";
 import { grantScope, parseScope, type RegistryCaller } from "./grants";
 import { REGISTRY_AUDIENCE, signRegistryToken, type AccessEntry } from "../credentials/registry-token";
+import { clientAddress } from "../http/client-address";
 
 /**
  * GitLab's token service for the container registry (Docker token protocol): HTTP Basic with a
@@ -32,7 +32,7 @@ async function callerOf(c: Context<AppEnv>): Promise<RegistryCaller> {
   // Failed Basic authentication counts towards the per-address throttle (DESIGN, Hardening; a
   // banned address gets 429 TOOMANYREQUESTS), as on git.
   const refuse = async () => {
-    await countAddressFailure(c.env, { ip: clientIp(c) }, "registry_basic");
+    await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "registry_basic");
     return new RegistryError("UNAUTHORIZED", DENIED_MESSAGE);
   };
   if (!creds || !creds.password) throw await refuse();

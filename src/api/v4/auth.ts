@@ -5,6 +5,7 @@ import { applySudo, sudoIdentifier } from "../../credentials/sudo";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { forbidden } from "./errors";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * Every REST route declares the scopes it accepts (any one suffices). Reads usually accept
@@ -16,9 +17,9 @@ export const WRITE_API = ["api"] as const;
 export function requireAuth(accepted: readonly string[] = READ_API) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const defer = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
-    const token = await resolveToken(c.env, extractToken(c.req.raw), defer, { ip: c.req.header("cf-connecting-ip") ?? null });
+    const token = await resolveToken(c.env, extractToken(c.req.raw), defer, { ip: clientAddress(c.req.raw, c.env) });
     const principal = await applySudo(getDb(c.env.DB), token, sudoIdentifier(c.req.raw), {
-      ip: c.req.header("cf-connecting-ip") ?? null,
+      ip: clientAddress(c.req.raw, c.env),
       method: c.req.method,
       path: c.req.path,
       defer,

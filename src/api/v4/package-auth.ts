@@ -12,6 +12,7 @@ import type { AppEnv } from "../../env";
 import { parseBasic } from "../../git/credentials";
 import { ApiError, forbidden, notFound } from "./errors";
 import { loadProject } from "./load";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * Who may use the generic package registry (spec: OAuth access tokens do not authenticate to the
@@ -61,7 +62,7 @@ export function requirePackageAuth(mode: "read" | "write") {
       if (valid) throw new ApiError(401, { message: OAUTH_REFUSED });
       throw new AuthError("invalid");
     }
-    const principal = await resolveToken(c.env, cred.secret, (p) => c.executionCtx.waitUntil(p), { ip: c.req.header("cf-connecting-ip") ?? null });
+    const principal = await resolveToken(c.env, cred.secret, (p) => c.executionCtx.waitUntil(p), { ip: clientAddress(c.req.raw, c.env) });
     requireScopes(principal, PAT_SCOPES[mode]);
     c.set("principal", principal);
     callers.set(c.req.raw, { kind: "user" });

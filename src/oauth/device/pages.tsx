@@ -3,11 +3,12 @@ import { recordAudit } from "../../db/audit";
 import { findApplicationById } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { normalizeUserCode } from "../../domain/user-code";
-import { CsrfField, Flash, clientIp, renderPage, requireUser, type PageEnv } from "../../web/page";
+import { CsrfField, Flash, renderPage, requireUser, type PageEnv } from "../../web/page";
 import { csrfToken, sessionAuthTime } from "../../web/session";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { decide, findByUserCode, type DeviceGrantRow } from "./store";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * /oauth/device (RFC 8628 §3.3): the person signs in, types the code the device shows (a field
@@ -52,7 +53,7 @@ pages.post("/device", async (c) => {
   const typed = typeof body.user_code === "string" ? body.user_code.slice(0, 40) : "";
   const again = async (error: string, status: 422 | 429) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} code={typed} error={error} />, status);
   const user = c.get("user");
-  const keys = attemptKeys(clientIp(c), `user:${user.id}`);
+  const keys = attemptKeys(clientAddress(c.req.raw, c.env), `user:${user.id}`);
   const refused = await attemptRefused(c.env, "device_code_entry", keys);
   if (refused) {
     c.header("Retry-After", String(refused.retryAfterSeconds));
@@ -101,7 +102,7 @@ pages.post("/device/decision", async (c) => {
     entityType: "oauth_application",
     entityId: grant!.application_id,
     details: { scopes: grant!.scopes },
-    ip: clientIp(c),
+    ip: clientAddress(c.req.raw, c.env),
   });
   return renderPage(
     c,
