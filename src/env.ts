@@ -1,3 +1,4 @@
+import type { Caller } from "./credentials/front-door";
 import type { Principal } from "./credentials/principal";
 
 /** Bindings of the Worker, as declared in wrangler.toml. */
@@ -56,6 +57,8 @@ export interface Bindings {
 /** Per-request variables set by middleware. */
 export interface Variables {
   principal: Principal;
+  /** Who the request acts for, as the front door admitted it (src/credentials/front-door.ts). */
+  caller: Caller;
   /** X-Request-Id of this request (src/observability/request-log.ts). */
   requestId: string;
   /** The signed-in user of a page request, for the request log line. */

@@ -12,8 +12,7 @@ import { familyStub, markFamilies } from "../credentials/oauth-family";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { issuerOf } from "./issuer";
-import { countAddressFailure } from "../auth/lockout";
-import { authenticateClient, clientCredentials, readParams, requireParams, type ClientCredentials } from "./request";
+import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 
@@ -22,20 +21,6 @@ const routes = new Hono<AppEnv>();
 routes.onError(renderOAuthError);
 
 const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
-
-/**
- * A wrong client secret counts towards the address's failed-authentication throttle; once the
- * address is banned the answer is 429 instead of 401. Client secrets carry 256 bits, so there is
- * no check before verifying: a valid secret is never slowed down (docs/security.md, Throttle).
- */
-async function countingSecretFailures<T>(c: Context<AppEnv>, creds: ClientCredentials, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "client_secret");
-    throw e;
-  }
-}
 
 routes.post("/token", async (c) => {
   const params = await readParams(c);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   });
   base = server.baseURL;
   token = await rootToken(base, ROOT_PASSWORD);
-});
+}, 300_000);
 
 afterAll(async () => {
   await server?.stop();
