@@ -57,8 +57,8 @@ describe("every door counts its failed credentials (docs/security.md, Throttle)"
   });
 
   it.each([
-    ["Bearer", { Authorization: `Bearer ${BAD_PAT}` }, "203.0.113.121"],
-    ["PRIVATE-TOKEN", { "PRIVATE-TOKEN": BAD_PAT }, "203.0.113.122"],
+    ["Bearer", { Authorization: "Bearer gloat-1.2.not-a-live-token" }, "203.0.113.121"],
+    ["PRIVATE-TOKEN", { "PRIVATE-TOKEN": "not-a-token-of-any-kind" }, "203.0.113.122"],
     ["DEPLOY-TOKEN", { "DEPLOY-TOKEN": BAD_DEPLOY }, "203.0.113.123"],
     ["Basic with a deploy token", { Authorization: basic("deployer", BAD_DEPLOY) }, "203.0.113.124"],
     ["Basic with a personal access token", { Authorization: basic("someone", BAD_PAT) }, "203.0.113.125"],
