@@ -16,6 +16,8 @@ import { checkVariables, VARIABLES, VARIABLE_NAMES } from "../src/config-variabl
 import { passwordProblem } from "./root-password.mjs";
 import { startGitOrigin } from "./git-origin.mjs";
 import { parseEnvFile, serializeEnvFile } from "./env-file.mjs";
+import { startClientAddressFront } from "./client-address-front.mjs";
+import { createServer } from "node:net";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -87,8 +89,11 @@ try {
 const cleanUp = () => rmSync(varsDir, { recursive: true, force: true });
 process.on("exit", cleanUp);
 
+// wrangler dev listens on a loopback port of its own; the public port is the front that sets the
+// client address from the connection (scripts/client-address-front.mjs explains why).
+const workerPort = await freePort();
 const devArgs = [
-  "dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, "--env-file", varsFile,
+  "dev", "--ip", "127.0.0.1", "--port", String(workerPort), "--persist-to", persist, "--env-file", varsFile,
   "--show-interactive-dev-session=false", "--log-level", verbose ? "log" : "warn",
 ];
 const child = spawn(wrangler, devArgs, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
@@ -96,8 +101,32 @@ const stop = () => child.kill("SIGTERM");
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 child.on("exit", (code) => process.exit(code ?? 0));
+try {
+  await startClientAddressFront({
+    host: "127.0.0.1",
+    port: Number(port),
+    targetPort: workerPort,
+    trustClientHeader: (values.CLIENT_ADDRESS_HEADER ?? "").toLowerCase() === "cf-connecting-ip",
+  });
+} catch (err) {
+  console.error(`npm start: cannot listen on 127.0.0.1:${port}: ${err.message}`);
+  stop();
+  process.exit(1);
+}
 
 await announceWhenServing();
+
+/** A free loopback port for wrangler dev (the kernel picks it; it is released just before use). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+}
 
 /** The banner appears only once the server really answers (never "serving on" before it does). */
 async function announceWhenServing() {

@@ -18,6 +18,7 @@ import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
 import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
 import { renderUnhandledError } from "./app-errors";
+import { MOUNTS } from "./http/families";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
@@ -63,19 +64,19 @@ app.use(async (c, next) => {
 // GitLab's liveness path.
 app.get("/-/health", (c) => c.text("GitLab OK"));
 
-app.route("/oauth", oauthRoutes);
-app.route("/.well-known", oauthWellKnown);
-app.route("/.well-known", protectedResource);
+app.route(MOUNTS.oauth, oauthRoutes);
+app.route(MOUNTS.wellKnown, oauthWellKnown);
+app.route(MOUNTS.wellKnown, protectedResource);
 // Benchmark floor routes; they answer 404 unless BENCH_ROUTES is "true".
 app.route("/-/bench", benchRoutes);
-app.route("/api/v4", apiV4);
-app.route("/api/graphql", graphqlRoutes);
+app.route(MOUNTS.rest, apiV4);
+app.route(MOUNTS.graphql, graphqlRoutes);
 // The container registry (OCI distribution API) and GitLab's token service for it.
-app.route("/v2", registryV2);
-app.route("/jwt", registryTokenRoutes);
-app.route("/", pluginRoutes);
-app.route("/", webRoutes);
-app.route("/", gitRoutes);
+app.route(MOUNTS.registry, registryV2);
+app.route(MOUNTS.registryTokens, registryTokenRoutes);
+app.route(MOUNTS.root, pluginRoutes);
+app.route(MOUNTS.root, webRoutes);
+app.route(MOUNTS.root, gitRoutes);
 
 // An exception in global middleware (first start, request log) still gets its family's shape.
 app.onError(renderUnhandledError);

@@ -8,7 +8,7 @@
  */
 
 /** How a value is checked. Every kind accepts the empty string as "not set". */
-export type VariableKind = "version" | "boolean" | "positive-integer" | "port" | "http-url" | "text";
+export type VariableKind = "version" | "boolean" | "positive-integer" | "port" | "http-url" | "text" | "address-header";
 
 export interface VariableSpec {
   name: string;
@@ -44,6 +44,10 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "SEED_DEMO_DATA", kind: "boolean", default: "false", localDefault: "true" },
   { name: "BENCH_ROUTES", kind: "boolean", default: "false" },
   { name: "LOCAL_DEV", kind: "boolean", default: "false", localDefault: "true" },
+  // Which header names the client address when a proxy the operator runs stands in front of the
+  // service (src/http/client-address.ts). Empty: the connection's own address (CF-Connecting-IP as
+  // Cloudflare sets it; under npm start the socket's, whatever a client sends).
+  { name: "CLIENT_ADDRESS_HEADER", kind: "address-header", default: "" },
   // Failed authentication per client address (docs/security.md, Throttle): GitLab's Rack::Attack
   // bans an address after repeated failures; a NAT of honest users stays far below 30 a minute.
   { name: "THROTTLE_FAILED_AUTH_LIMIT", kind: "positive-integer", default: "30" },
@@ -91,6 +95,8 @@ export function valueProblem(kind: VariableKind, value: string): string | null {
       return isHttpUrl(value) ? null : "must be an absolute http(s) URL without query, fragment or trailing slash, for example https://auth.example.com";
     case "text":
       return null;
+    case "address-header":
+      return /^(cf-connecting-ip|x-forwarded-for)$/i.test(value) ? null : 'must be "CF-Connecting-IP" or "X-Forwarded-For" (or empty: the connection\'s own address)';
   }
 }
 

@@ -24,6 +24,11 @@ export interface Config {
   benchRoutes: boolean;
   throttle: { failedAuth: ThrottlePolicy; failedBearer: ThrottlePolicy; accountLock: ThrottlePolicy };
   seedDemoData: boolean;
+  /**
+   * The header that carries the client address (src/http/client-address.ts): CF-Connecting-IP
+   * unless the operator opted in to X-Forwarded-For (CLIENT_ADDRESS_HEADER).
+   */
+  clientAddressHeader: "cf-connecting-ip" | "x-forwarded-for";
   /** Only `npm start` and the test pool set LOCAL_DEV: development defaults are refused otherwise. */
   localDev: boolean;
   /** Container registry limits (docs/registries.md, "Limits"). */
@@ -83,6 +88,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     },
     seedDemoData: values.SEED_DEMO_DATA === "true",
     localDev,
+    clientAddressHeader: (values.CLIENT_ADDRESS_HEADER ?? "").toLowerCase() === "x-forwarded-for" ? "x-forwarded-for" : "cf-connecting-ip",
     registry: {
       tokenTtlSeconds: int("REGISTRY_TOKEN_TTL_SECONDS"),
       maxBlobBytes: int("REGISTRY_MAX_BLOB_BYTES"),

@@ -1,3 +1,4 @@
+import type { Caller } from "./credentials/front-door";
 import type { Principal } from "./credentials/principal";
 
 /** Bindings of the Worker, as declared in wrangler.toml. */
@@ -49,11 +50,15 @@ export interface Bindings {
   SERVICE_REVISION?: string;
   /** "true" only under `npm start` and the test pool: development fallbacks are allowed. */
   LOCAL_DEV?: string;
+  /** "CF-Connecting-IP" or "X-Forwarded-For" behind a proxy the operator runs (src/http/client-address.ts). */
+  CLIENT_ADDRESS_HEADER?: string;
 }
 
 /** Per-request variables set by middleware. */
 export interface Variables {
   principal: Principal;
+  /** Who the request acts for, as the front door admitted it (src/credentials/front-door.ts). */
+  caller: Caller;
   /** X-Request-Id of this request (src/observability/request-log.ts). */
   requestId: string;
   /** The signed-in user of a page request, for the request log line. */

@@ -21,7 +21,7 @@ import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, r
  */
 
 export interface AttemptSource {
-  /** CF-Connecting-IP, or null when absent (docs/security.md, Throttle). */
+  /** The client address (src/http/client-address.ts), or null when absent (docs/security.md, Throttle). */
   ip: string | null;
 }
 

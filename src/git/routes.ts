@@ -1,19 +1,15 @@
 import { Hono, type Context } from "hono";
 import { AuthError } from "../credentials/errors";
-import { countAddressFailure } from "../auth/lockout";
-import type { Principal } from "../credentials/principal";
-import { resolveToken } from "../credentials/resolve";
-import { deployTokenCovers, isDeployTokenSecret, resolveDeployToken } from "../credentials/deploy-token";
+import { deployTokenCovers, type DeployTokenPrincipal } from "../credentials/deploy-token";
+import { admitRequest, type Caller, type Door } from "../credentials/front-door";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findProject, projectAccessLevel } from "../db/projects";
 import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
 import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessError, type GitOperation } from "./access";
-import { parseBasic, type BasicCredentials } from "./credentials";
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
-import { clientIp } from "../web/page";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -51,39 +47,39 @@ export function renderGitError(err: Error, c: Context): Response {
 }
 routes.onError(renderGitError);
 
-async function authenticate(c: Context<AppEnv>): Promise<Principal | null> {
-  const creds = parseBasic(c.req.header("authorization") ?? null);
-  if (!creds) return null;
-  let principal: Principal;
+/**
+ * Git's door: HTTP Basic (oauth2:<OAuth token>, any login with a personal access token, a deploy
+ * token under its own login) or nothing (public fetches). Failed Basic credentials count towards
+ * the address throttle in failed_auth, as logins do (docs/security.md, Throttle).
+ */
+const GIT_DOOR = {
+  sources: ["basic"],
+  accepts: ["personal_access_token", "oauth", "deploy_token"],
+  anonymous: true,
+  failures: { bucket: "failed_auth", method: "git_basic" },
+} as const satisfies Door;
+
+async function gitCaller(c: Context<AppEnv>): Promise<Caller> {
   try {
-    principal = await resolveToken(c.env, creds.password || null, (p) => c.executionCtx.waitUntil(p));
+    return await admitRequest(c, GIT_DOOR);
   } catch (err) {
-    if (!(err instanceof AuthError)) throw err;
-    // Failed Basic credentials count towards the address throttle. They are tokens (256 bits), so
-    // valid ones are never checked against it first (docs/security.md, Throttle).
-    await countAddressFailure(c.env, { ip: clientIp(c) }, "git_basic");
-    throw new GitAccessError("unauthorized");
+    if (err instanceof AuthError) throw new GitAccessError("unauthorized");
+    throw err;
   }
-  checkGitLogin(principal, creds.username);
-  return principal;
 }
 
 /** Deploy tokens act for their project or group, not a user: read_repository fetches, nothing pushes. */
-async function serveGitWithDeployToken(c: Context<AppEnv>, creds: BasicCredentials, projectPath: string, gitPath: string, op: GitOperation) {
-  const token = await resolveDeployToken(c.env, creds.username, creds.password).catch(async (err) => {
-    if (!(err instanceof AuthError)) throw err;
-    await countAddressFailure(c.env, { ip: clientIp(c) }, "git_basic");
-    throw new GitAccessError("unauthorized");
-  });
+async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: string, op: GitOperation) {
   const project = await findProject(getDb(c.env.DB), projectPath);
   decideDeployTokenGitAccess(op, token.scopes, project !== null && (await deployTokenCovers(c.env, token, project)));
   return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, `/${project!.pathWithNamespace}.git/${gitPath}`, token.username);
 }
 
 async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string, op: GitOperation): Promise<Response> {
-  const creds = parseBasic(c.req.header("authorization") ?? null);
-  if (creds && isDeployTokenSecret(creds.password)) return serveGitWithDeployToken(c, creds, projectPath, gitPath, op);
-  const principal = await authenticate(c);
+  const caller = await gitCaller(c);
+  if (caller.kind === "deploy_token") return serveGitWithDeployToken(c, caller.token, projectPath, gitPath, op);
+  const principal = caller.kind === "user" ? caller.principal : null;
+  if (caller.kind === "user") checkGitLogin(caller.principal, caller.login ?? "");
   const db = getDb(c.env.DB);
   const project = await findProject(db, projectPath);
   const accessLevel = project && principal ? await projectAccessLevel(db, project, principal.user.id) : 0;

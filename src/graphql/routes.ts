@@ -1,14 +1,13 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
-import { applySudo, SudoError, sudoIdentifier } from "../credentials/sudo";
-import { extractToken } from "../credentials/extract";
+import { SudoError } from "../credentials/sudo";
+import { API_TOKEN_SOURCES } from "../credentials/extract";
+import { frontDoor, type Door } from "../credentials/front-door";
 import type { Principal } from "../credentials/principal";
-import { resolveToken } from "../credentials/resolve";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
-import { hasAnyScope } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { combinedDeprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
@@ -34,40 +33,43 @@ export function renderGraphqlError(err: Error, c: Context): Response {
 }
 routes.onError(renderGraphqlError);
 
-routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
-  let principal: Principal | null = null;
-  const token = extractToken(c.req.raw);
-  if (token) {
-    try {
-      principal = await resolveToken(c.env, token, (p) => c.executionCtx.waitUntil(p), { ip: c.req.header("cf-connecting-ip") ?? null });
-    } catch (err) {
-      if (err instanceof ThrottledError) {
-        for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
-        return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
-      }
-      if (!(err instanceof AuthError)) throw err;
-      // GitLab answers a bad token with 401 rather than silently treating the caller as anonymous.
-      c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
-      return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
-    }
-    try {
-      principal = await applySudo(getDb(c.env.DB), principal, sudoIdentifier(c.req.raw), {
-        ip: c.req.header("cf-connecting-ip") ?? null,
-        method: c.req.method,
-        path: c.req.path,
-        defer: (p) => c.executionCtx.waitUntil(p),
-      });
-    } catch (err) {
-      if (err instanceof ScopeError) return c.json(graphqlError("Insufficient scope: Sudo needs a token with the sudo scope", { code: "INSUFFICIENT_SCOPE", scope: "sudo" }), 403);
-      if (!(err instanceof SudoError)) throw err;
-      return err.reason === "not_admin"
-        ? c.json(graphqlError("403 Forbidden - Must be admin to use sudo", { code: "FORBIDDEN" }), 403)
-        : c.json(graphqlError(`404 User with ID or username '${err.identifier}' Not Found`, { code: "NOT_FOUND" }), 404);
-    }
-    if (!hasAnyScope(principal.scopes, GRAPHQL_SCOPES)) {
-      return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
-    }
+/** A credential refusal in GraphQL's shape (GitLab answers a bad token with 401, never as anonymous). */
+function refuseInGraphqlShape(err: Error, c: Context<AppEnv>): Response {
+  if (err instanceof ThrottledError) {
+    for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
+    return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
   }
+  if (err instanceof AuthError) {
+    c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
+    return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
+  }
+  if (err instanceof ScopeError && err.accepted.includes("sudo")) {
+    return c.json(graphqlError("Insufficient scope: Sudo needs a token with the sudo scope", { code: "INSUFFICIENT_SCOPE", scope: "sudo" }), 403);
+  }
+  if (err instanceof SudoError) {
+    return err.reason === "not_admin"
+      ? c.json(graphqlError("403 Forbidden - Must be admin to use sudo", { code: "FORBIDDEN" }), 403)
+      : c.json(graphqlError(`404 User with ID or username '${err.identifier}' Not Found`, { code: "NOT_FOUND" }), 404);
+  }
+  return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
+}
+
+/** GraphQL's door: the REST places and kinds, Sudo, read_api or api; no token is the anonymous caller. */
+const GRAPHQL_DOOR = {
+  sources: API_TOKEN_SOURCES,
+  accepts: ["personal_access_token", "oauth"],
+  anonymous: true,
+  failures: { bucket: "failed_bearer" },
+  sudo: true,
+  scopes: GRAPHQL_SCOPES,
+  refuse: refuseInGraphqlShape,
+} as const satisfies Door;
+
+routes.use("/", frontDoor(GRAPHQL_DOOR));
+
+routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
+  const caller = c.get("caller");
+  const principal: Principal | null = caller.kind === "user" ? caller.principal : null;
   const malformed = await malformedJsonParam(c.req.raw);
   if (malformed) return c.json(graphqlError(malformed, { code: "BAD_REQUEST" }), 400);
   const version = getConfig(c.env).serviceVersion;

@@ -7,7 +7,7 @@ import { getDb } from "../db/client";
 import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthorization } from "../db/pending-authorizations";
 import type { AppEnv } from "../env";
 import { gate } from "../versioning/gate";
-import { renderPage, clientIp } from "../web/page";
+import { renderPage } from "../web/page";
 import { pageSecurityHeaders, requireCsrf } from "../web/security";
 import { csrfToken, currentUser, endSession, sessionAuthTime } from "../web/session";
 import type { UserRow } from "../db/users";
@@ -19,6 +19,7 @@ import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
 import { DESCRIPTIONS } from "./errors";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
+import { clientAddress } from "../http/client-address";
 
 /**
  * GET /oauth/authorize and the consent decision (POST /oauth/authorize). Never CORS-enabled and
@@ -72,7 +73,7 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, s
     const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
-  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientIp(c) });
+  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env) });
   const body = tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
   return c.redirect(
     clientRedirect(

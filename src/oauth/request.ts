@@ -2,6 +2,10 @@ import type { Context } from "hono";
 import { findApplicationByUid, verifyClientSecret, type ApplicationRow } from "../db/applications";
 import type { Db } from "../db/client";
 import { OAuthError, missingParam } from "./errors";
+import { countAddressFailure } from "../auth/lockout";
+import { clientBasicCredentials } from "../credentials/extract";
+import type { AppEnv } from "../env";
+import { clientAddress } from "../http/client-address";
 
 /**
  * Parameters of the token, revoke and introspect endpoints: name=value pairs joined with & (spec),
@@ -39,30 +43,30 @@ export interface ClientCredentials {
 
 /** RFC 6749 §2.3.1: HTTP Basic with form-encoded id and secret, or client_id/client_secret in the body. */
 export function clientCredentials(c: Context, params: Params): ClientCredentials {
-  const auth = c.req.header("authorization");
-  if (auth && /^Basic\s+/i.test(auth)) {
-    let decoded: string;
-    try {
-      decoded = atob(auth.replace(/^Basic\s+/i, "").trim());
-    } catch {
-      throw new OAuthError("invalid_client");
-    }
-    const i = decoded.indexOf(":");
-    if (i < 0) throw new OAuthError("invalid_client");
-    const dec = (s: string) => {
-      try {
-        return decodeURIComponent(s.replace(/\+/g, " "));
-      } catch {
-        throw new OAuthError("invalid_client");
-      }
-    };
-    const clientId = dec(decoded.slice(0, i));
+  const basic = clientBasicCredentials(c.req.raw);
+  if (basic === "malformed") throw new OAuthError("invalid_client");
+  if (basic) {
     const bodyId = params.get("client_id");
     // Two different client identities in one request: refuse rather than pick one.
-    if (bodyId !== undefined && bodyId !== clientId) throw new OAuthError("invalid_client");
-    return { clientId, clientSecret: dec(decoded.slice(i + 1)), viaBasic: true };
+    if (bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError("invalid_client");
+    return { ...basic, viaBasic: true };
   }
   return { clientId: params.get("client_id") ?? null, clientSecret: params.get("client_secret") ?? null, viaBasic: false };
+}
+
+/**
+ * A wrong client secret counts towards the address's failed-authentication throttle (failed_auth,
+ * docs/security.md, Throttle); once the address is banned the answer is 429 instead of 401. Every
+ * endpoint that authenticates a client runs it through here. Client secrets carry 256 bits, so
+ * there is no check before verifying: a valid secret is never slowed down.
+ */
+export async function countingSecretFailures<T>(c: Context<AppEnv>, creds: ClientCredentials, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "client_secret");
+    throw e;
+  }
 }
 
 export interface AuthenticatedClient {

@@ -16,7 +16,7 @@ export const POLICIES = {
 
 export type AttemptBucket = keyof typeof POLICIES;
 
-/** The keys of an attempt: the client address (CF-Connecting-IP, "unknown" without) and any others. */
+/** The keys of an attempt: the client address (src/http/client-address.ts; "unknown" without) and any others. */
 export function attemptKeys(ip: string | null, ...others: string[]): string[] {
   return [`ip:${throttleKey(ip)}`, ...others];
 }

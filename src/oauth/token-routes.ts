@@ -9,33 +9,18 @@ import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
-import { clientIp } from "../web/page";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { issuerOf } from "./issuer";
-import { countAddressFailure } from "../auth/lockout";
-import { authenticateClient, clientCredentials, readParams, requireParams, type ClientCredentials } from "./request";
+import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
+import { clientAddress } from "../http/client-address";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
 routes.onError(renderOAuthError);
 
 const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
-
-/**
- * A wrong client secret counts towards the address's failed-authentication throttle; once the
- * address is banned the answer is 429 instead of 401. Client secrets carry 256 bits, so there is
- * no check before verifying: a valid secret is never slowed down (docs/security.md, Throttle).
- */
-async function countingSecretFailures<T>(c: Context<AppEnv>, creds: ClientCredentials, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientIp(c) }, "client_secret");
-    throw e;
-  }
-}
 
 routes.post("/token", async (c) => {
   const params = await readParams(c);
@@ -45,7 +30,7 @@ routes.post("/token", async (c) => {
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c), issuer: issuerOf(c) }));
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer: issuerOf(c) }));
   return c.json(body, 200, noStore);
 });
 
@@ -55,7 +40,7 @@ routes.get("/token/info", async (c) => {
   if (!token) throw new OAuthError("invalid_token");
   const check = parsed ? await validateAccessToken(c.env, token, parsed) : null;
   if (!check?.ok) {
-    await countBearerFailure(c.env, clientIp(c));
+    await countBearerFailure(c.env, clientAddress(c.req.raw, c.env));
     throw new OAuthError("invalid_token");
   }
   const f = check.family;
@@ -94,7 +79,7 @@ routes.post("/revoke", async (c) => {
       entityType: "oauth_token_family",
       entityId: fid,
       details: { reason: "client_revoked", application_id: client.app.id },
-      ip: clientIp(c),
+      ip: clientAddress(c.req.raw, c.env),
     });
   }
   return c.json({}, 200, noStore);

@@ -1,8 +1,8 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import { AuthError, ScopeError } from "../credentials/errors";
-import { extractToken } from "../credentials/extract";
+import { API_TOKEN_SOURCES } from "../credentials/extract";
+import { admit, type Door } from "../credentials/front-door";
 import type { Principal } from "../credentials/principal";
-import { requireScopes, resolveToken } from "../credentials/resolve";
 import type { Bindings } from "../env";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 
@@ -32,6 +32,14 @@ const AUTH_MESSAGES: Record<string, string> = {
   blocked: "the token's user is blocked",
 };
 
+/** Plugin RPC's door (DESIGN.md, Plugin RPC protocol): an OAuth or personal access token with api. */
+const PLUGIN_DOOR = {
+  sources: API_TOKEN_SOURCES,
+  accepts: ["personal_access_token", "oauth"],
+  failures: { bucket: "failed_bearer" },
+  scopes: PLUGIN_SCOPES,
+} as const satisfies Door;
+
 /**
  * Resolves the Bearer token on every call (never cached), so a revoked token is refused at once.
  * Failures are Connect errors: unauthenticated, or permission_denied for too few scopes.
@@ -39,9 +47,9 @@ const AUTH_MESSAGES: Record<string, string> = {
 export async function authenticate(ctx: HandlerContext): Promise<{ principal: Principal; worker: WorkerContext }> {
   const worker = workerOf(ctx);
   try {
-    const principal = await resolveToken(worker.env, extractToken(worker.request), worker.waitUntil, { ip: worker.request.headers.get("cf-connecting-ip") });
-    requireScopes(principal, PLUGIN_SCOPES);
-    return { principal, worker };
+    const caller = await admit(PLUGIN_DOOR, { env: worker.env, req: worker.request, defer: worker.waitUntil });
+    if (caller.kind !== "user") throw new AuthError("missing");
+    return { principal: caller.principal, worker };
   } catch (err) {
     if (err instanceof ThrottledError) {
       // resource_exhausted is HTTP 429 in Connect; the metadata becomes the response headers.

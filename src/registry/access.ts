@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { getConfig } from "../config";
 import type { AppEnv } from "../env";
 import { RegistryError } from "./errors";
+import { bearerToken } from "../credentials/extract";
 import { grantedActions, verifyRegistryToken, type RegistryAction, type RegistryClaims } from "../credentials/registry-token";
 import { isValidRepositoryName } from "./names";
 
@@ -19,9 +20,9 @@ export interface RepositoryAccess {
 
 /** The verified claims of the request's bearer token, or null. */
 export async function bearerClaims(c: Context<AppEnv>): Promise<RegistryClaims | null> {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
-  if (!m) return null;
-  return verifyRegistryToken(getConfig(c.env).secretKeyBase, m[1]);
+  const token = bearerToken(c.req.raw);
+  if (!token) return null;
+  return verifyRegistryToken(getConfig(c.env).secretKeyBase, token);
 }
 
 /** The scope a client must ask the token service for, to do `action` (push needs pull too). */

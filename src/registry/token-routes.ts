@@ -1,14 +1,9 @@
 import { Hono, type Context } from "hono";
-import { isDeployTokenSecret, resolveDeployToken } from "../credentials/deploy-token";
-import { countAddressFailure } from "../auth/lockout";
 import { AuthError } from "../credentials/errors";
-import { resolveToken } from "../credentials/resolve";
+import { admitRequest, type Caller, type Door } from "../credentials/front-door";
 import { getConfig } from "../config";
-import { PAT_PREFIX } from "../db/personal-access-tokens";
 import type { AppEnv } from "../env";
-import { parseBasic } from "../git/credentials";
 import { issuerOf } from "../oauth/issuer";
-import { clientIp } from "../web/page";
 import { RegistryError, renderRegistryError } from "./errors";
 import { grantScope, parseScope, type RegistryCaller } from "./grants";
 import { REGISTRY_AUDIENCE, signRegistryToken, type AccessEntry } from "../credentials/registry-token";
@@ -25,27 +20,29 @@ const DENIED_MESSAGE =
   "HTTP Basic: Access denied. The container registry accepts a personal access token (scopes read_registry, write_registry or api) or a deploy token as the password; OAuth access tokens and passwords are not accepted.";
 const MAX_SCOPES = 16;
 
+/**
+ * The token service's door: HTTP Basic with a personal access token or a deploy token, or nothing
+ * (public pulls). A failed login, any other Authorization included, counts towards the per-address
+ * throttle in failed_auth (DESIGN, Hardening; a banned address gets 429 TOOMANYREQUESTS), as on git.
+ */
+const TOKEN_SERVICE_DOOR = {
+  sources: ["basic"],
+  accepts: ["personal_access_token", "deploy_token"],
+  anonymous: true,
+  authorizationIsAttempt: true,
+  failures: { bucket: "failed_auth", method: "registry_basic" },
+} as const satisfies Door;
+
 async function callerOf(c: Context<AppEnv>): Promise<RegistryCaller> {
-  const header = c.req.header("authorization");
-  if (!header) return { kind: "anonymous" };
-  const creds = parseBasic(header);
-  // Failed Basic authentication counts towards the per-address throttle (DESIGN, Hardening; a
-  // banned address gets 429 TOOMANYREQUESTS), as on git.
-  const refuse = async () => {
-    await countAddressFailure(c.env, { ip: clientIp(c) }, "registry_basic");
-    return new RegistryError("UNAUTHORIZED", DENIED_MESSAGE);
-  };
-  if (!creds || !creds.password) throw await refuse();
+  let caller: Caller;
   try {
-    if (isDeployTokenSecret(creds.password)) return { kind: "deploy_token", token: await resolveDeployToken(c.env, creds.username, creds.password) };
-    if (creds.password.startsWith(PAT_PREFIX)) {
-      const principal = await resolveToken(c.env, creds.password, (p) => c.executionCtx.waitUntil(p));
-      return { kind: "user", user: principal.user, scopes: principal.scopes };
-    }
+    caller = await admitRequest(c, TOKEN_SERVICE_DOOR);
   } catch (err) {
-    if (!(err instanceof AuthError)) throw err;
+    if (err instanceof AuthError) throw new RegistryError("UNAUTHORIZED", DENIED_MESSAGE);
+    throw err;
   }
-  throw await refuse();
+  if (caller.kind === "user") return { kind: "user", user: caller.principal.user, scopes: caller.principal.scopes };
+  return caller;
 }
 
 tokenRoutes.get("/auth", async (c) => {

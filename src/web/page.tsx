@@ -83,10 +83,6 @@ export function takeFlash(c: Ctx): string | null {
   }
 }
 
-export function clientIp(c: Ctx): string | null {
-  return c.req.header("cf-connecting-ip") ?? null;
-}
-
 export function formatDate(ms: number | null): string {
   if (ms === null) return "Never";
   return new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";

@@ -13,6 +13,7 @@ import {
 } from "../credentials/session";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
+import { clientAddress } from "../http/client-address";
 
 /**
  * Browser sessions on the pages: the cookie (its credential, stored hashed, is src/credentials/session.ts).
@@ -128,7 +129,7 @@ export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFac
     pendingTwoFactor: opts.pendingTwoFactor ?? false,
     ttlMs,
     userAgent: c.req.header("User-Agent")?.slice(0, 255) ?? null,
-    ipAddress: c.req.header("CF-Connecting-IP") ?? null,
+    ipAddress: clientAddress(c.req.raw, c.env),
   });
   await defer(c, sweep);
   setCookie(c, SESSION_COOKIE, raw, cookieOptions(c, Math.floor(ttlMs / 1000)));

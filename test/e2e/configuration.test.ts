@@ -50,6 +50,7 @@ const VARS = {
   REGISTRY_MAX_BLOB_BYTES: "1000",
   REGISTRY_MAX_MANIFEST_BYTES: "600",
   REGISTRY_UPLOAD_TTL_SECONDS: "2",
+  CLIENT_ADDRESS_HEADER: "X-Forwarded-For",
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -348,6 +349,18 @@ describe("every documented variable takes effect under npm start (issue 13, issu
       }
       expect(gone).toBe(404);
     });
+  });
+
+  it("CLIENT_ADDRESS_HEADER=X-Forwarded-For: the last entry of X-Forwarded-For is the client address of audit rows; a client-sent CF-Connecting-IP is not", async () => {
+    const user = await createUser(base, token, "addressed");
+    const wrong = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "X-Forwarded-For": "10.9.9.9, 203.0.113.77", "CF-Connecting-IP": "198.51.100.77" },
+      body: new URLSearchParams({ grant_type: "password", username: user.username, password: "not-the-password-1" }),
+    });
+    expect(wrong.status).toBe(400);
+    const events: { event_name: string; details: { ip_address: string | null } }[] = await apiCall(base, "GET", `/audit_events?entity_type=User&entity_id=${user.id}`, token);
+    expect(events.filter((e) => e.event_name === "failed_sign_in").map((e) => e.details.ip_address)).toEqual(["203.0.113.77"]);
   });
 
   it("LOCKOUT_WINDOW_SECONDS, LOCKOUT_MAX_FAILURES and LOCKOUT_SECONDS set the account lockout", async () => {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import app from "../../src/app";
+import { familyOf as serviceFamilyOf } from "../../src/http/families";
 
 /**
  * The model of the hostile-input sweep (issue 12): every route the app registers, sorted into its
@@ -14,20 +15,14 @@ export interface RouteTemplate {
   path: string;
 }
 
-/** The family of a route template or of a concrete path (as the URL parser normalised it). */
+/**
+ * The family of a route template or of a concrete path (as the URL parser normalised it): the
+ * service's one table (src/http/families.ts). The sweep checks the authorization endpoint's HTML
+ * among the OAuth family's answers (shapeDefect).
+ */
 export function familyOf(path: string): Family {
-  if (path.startsWith("/api/v4")) return "rest";
-  if (path.startsWith("/api/graphql")) return "graphql";
-  // The device flow's verification page is a page for people, under /oauth (RFC 8628 §3.3).
-  if (/^\/oauth\/device(\/|$)/.test(path)) return "pages";
-  if (path.startsWith("/oauth") || path.startsWith("/.well-known")) return "oauth";
-  if (path.startsWith("/proto.Plugin")) return "plugin";
-  if (/^\/(v2|jwt)(\/|$)/.test(path)) return "registry";
-  // The pages' own paths come before git's catch-all repository paths (and take their answers).
-  if (/^\/(users|profile|help|admin|-)(\/|$)/.test(path)) return "pages";
-  // Git answers only its three endpoints; any other path with ".git" in it belongs to the pages.
-  if (path.includes(":repo") || /\/info\/refs$|\/git-(upload|receive)-pack$/.test(path)) return "git";
-  return "pages";
+  const family = serviceFamilyOf(path);
+  return family === "authorize" ? "oauth" : family;
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];

@@ -12,6 +12,7 @@ import { WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * GitLab's applications API (administrators; instance-wide applications, i.e. those not owned by
@@ -98,7 +99,7 @@ function audit(c: Context<AppEnv>, action: "application_created" | "application_
     entityType: "oauth_application",
     entityId: app.id,
     details: { name: app.name, application_id: app.uid },
-    ip: c.req.header("cf-connecting-ip") ?? null,
+    ip: clientAddress(c.req.raw, c.env),
   });
 }
 

@@ -1,8 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import { extractToken } from "../../credentials/extract";
-import { requireScopes, resolveToken } from "../../credentials/resolve";
-import { applySudo, sudoIdentifier } from "../../credentials/sudo";
-import { getDb } from "../../db/client";
+import { API_TOKEN_SOURCES } from "../../credentials/extract";
+import { frontDoor, type Door } from "../../credentials/front-door";
 import type { AppEnv } from "../../env";
 import { forbidden } from "./errors";
 
@@ -13,20 +11,16 @@ import { forbidden } from "./errors";
 export const READ_API = ["api", "read_api"] as const;
 export const WRITE_API = ["api"] as const;
 
+/** REST's door (DESIGN.md, "One front door"): GitLab's places for a token, Sudo, the route's scopes. */
+export const REST_DOOR = {
+  sources: API_TOKEN_SOURCES,
+  accepts: ["personal_access_token", "oauth"],
+  failures: { bucket: "failed_bearer" },
+  sudo: true,
+} as const satisfies Door;
+
 export function requireAuth(accepted: readonly string[] = READ_API) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    const defer = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
-    const token = await resolveToken(c.env, extractToken(c.req.raw), defer, { ip: c.req.header("cf-connecting-ip") ?? null });
-    const principal = await applySudo(getDb(c.env.DB), token, sudoIdentifier(c.req.raw), {
-      ip: c.req.header("cf-connecting-ip") ?? null,
-      method: c.req.method,
-      path: c.req.path,
-      defer,
-    });
-    requireScopes(principal, accepted);
-    c.set("principal", principal);
-    await next();
-  });
+  return frontDoor({ ...REST_DOOR, scopes: accepted });
 }
 
 /** For routes that only administrators may use (after requireAuth). */

@@ -1,15 +1,13 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { deployTokenCovers, isDeployTokenSecret, resolveDeployToken, type DeployTokenPrincipal } from "../../credentials/deploy-token";
-import { AuthError } from "../../credentials/errors";
-import { requireScopes, resolveToken } from "../../credentials/resolve";
+import { deployTokenCovers } from "../../credentials/deploy-token";
+import { admitRequest, type Door } from "../../credentials/front-door";
+import { requireScopes } from "../../credentials/resolve";
 import { getDb } from "../../db/client";
-import { PAT_PREFIX } from "../../db/personal-access-tokens";
 import { findProject, type ProjectRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import { hasAnyScope } from "../../domain/scopes";
 import type { AppEnv } from "../../env";
-import { parseBasic } from "../../git/credentials";
 import { ApiError, forbidden, notFound } from "./errors";
 import { loadProject } from "./load";
 
@@ -25,46 +23,28 @@ const OAUTH_REFUSED =
 const PAT_SCOPES = { read: ["api", "read_api"], write: ["api"] } as const;
 const DEPLOY_SCOPES = { read: ["read_package_registry", "write_package_registry"], write: ["write_package_registry"] } as const;
 
-type PackageCaller = { kind: "user" } | { kind: "deploy_token"; token: DeployTokenPrincipal };
-const callers = new WeakMap<Request, PackageCaller>();
-
-function credentialOf(c: Context<AppEnv>): { username: string | null; secret: string } | null {
-  const deploy = c.req.header("deploy-token");
-  if (deploy) return { username: null, secret: deploy.trim() };
-  const priv = c.req.header("private-token");
-  if (priv) return { username: null, secret: priv.trim() };
-  const auth = c.req.header("authorization") ?? "";
-  const basic = parseBasic(auth);
-  if (basic) return { username: basic.username, secret: basic.password };
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  if (bearer) return { username: null, secret: bearer[1] };
-  const q = c.req.query("private_token") ?? c.req.query("access_token");
-  return q ? { username: null, secret: q } : null;
-}
+/**
+ * The package registry's door: GitLab's places (DEPLOY-TOKEN, PRIVATE-TOKEN, HTTP Basic with the
+ * token as password, Bearer, the query), personal access tokens and deploy tokens; a failed token
+ * counts in failed_bearer like every token sent as a token (docs/security.md, Throttle).
+ */
+const PACKAGE_DOOR = {
+  sources: ["deploy-token", "private-token", "basic", "bearer", "query"],
+  accepts: ["personal_access_token", "deploy_token"],
+  failures: { bucket: "failed_bearer" },
+  // Anything else that is a valid token is an OAuth access token: refused, with what to use.
+  notAccepted: () => new ApiError(401, { message: OAUTH_REFUSED }),
+} as const satisfies Door;
 
 export function requirePackageAuth(mode: "read" | "write") {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const cred = credentialOf(c);
-    if (!cred) throw new AuthError("missing");
-    if (isDeployTokenSecret(cred.secret)) {
-      const token = await resolveDeployToken(c.env, cred.username, cred.secret);
-      if (!hasAnyScope(token.scopes, DEPLOY_SCOPES[mode])) throw forbidden();
-      callers.set(c.req.raw, { kind: "deploy_token", token });
-      return next();
+    const caller = await admitRequest(c, PACKAGE_DOOR);
+    c.set("caller", caller);
+    if (caller.kind === "deploy_token" && !hasAnyScope(caller.token.scopes, DEPLOY_SCOPES[mode])) throw forbidden();
+    if (caller.kind === "user") {
+      requireScopes(caller.principal, PAT_SCOPES[mode]);
+      c.set("principal", caller.principal);
     }
-    if (!cred.secret.startsWith(PAT_PREFIX)) {
-      // Anything else that is a valid token is an OAuth access token: refused, with what to use.
-      const valid = await resolveToken(c.env, cred.secret).then(
-        () => true,
-        () => false,
-      );
-      if (valid) throw new ApiError(401, { message: OAUTH_REFUSED });
-      throw new AuthError("invalid");
-    }
-    const principal = await resolveToken(c.env, cred.secret, (p) => c.executionCtx.waitUntil(p), { ip: c.req.header("cf-connecting-ip") ?? null });
-    requireScopes(principal, PAT_SCOPES[mode]);
-    c.set("principal", principal);
-    callers.set(c.req.raw, { kind: "user" });
     await next();
   });
 }
@@ -75,8 +55,8 @@ export function requirePackageAuth(mode: "read" | "write") {
  * to cover the project.
  */
 export async function loadPackageProject(c: Context<AppEnv>, mode: "read" | "write"): Promise<ProjectRow> {
-  const caller = callers.get(c.req.raw);
-  if (caller?.kind === "deploy_token") {
+  const caller = c.get("caller");
+  if (caller.kind === "deploy_token") {
     const project = await findProject(getDb(c.env.DB), decodeURIComponent(c.req.param("id")!));
     if (!project || !(await deployTokenCovers(c.env, caller.token, project))) throw notFound("Project Not Found");
     return project;

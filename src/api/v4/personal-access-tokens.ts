@@ -20,6 +20,7 @@ import { iso } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam } from "./params";
 import { validateParams, validateQuery } from "./validate";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * GitLab's personal access token API: administrators create tokens for users; everyone lists,
@@ -128,7 +129,7 @@ function audit(c: Context<AppEnv>, action: "personal_access_token_created" | "pe
     entityType: "personal_access_token",
     entityId: pat.id,
     details: { name: pat.name, user_id: pat.userId, scopes: pat.scopes },
-    ip: c.req.header("cf-connecting-ip") ?? null,
+    ip: clientAddress(c.req.raw, c.env),
   });
 }
 

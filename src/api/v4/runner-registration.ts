@@ -19,6 +19,7 @@ import { loadGroup, loadProject } from "./load";
 import { optionalBool, parseParams, readParams } from "./validate";
 import { requestedPaused, RunnerSettings } from "./runner-view";
 import { idParam } from "./params";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * Runner creation and contact (GitLab): POST /user/runners (the current workflow, authenticated by
@@ -94,7 +95,7 @@ registration.post("/runners/verify", async (c) => {
   const db = getDb(c.env.DB);
   const runner = await findRunnerByToken(db, token);
   if (!runner) throw forbidden();
-  await recordContact(db, runner.id, Date.now(), c.req.header("cf-connecting-ip") ?? c.req.header("x-forwarded-for") ?? null);
+  await recordContact(db, runner.id, Date.now(), clientAddress(c.req.raw, c.env));
   return c.json(tokenResponse(runner.id, token));
 });
 

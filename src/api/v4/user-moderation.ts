@@ -6,6 +6,7 @@ import type { Bindings } from "../../env";
 import { WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { idParam } from "./params";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * GitLab's user moderation API (administrators): block, unblock, deactivate, activate, and unlock.
@@ -23,7 +24,7 @@ for (const [name, action] of Object.entries(ACTIONS)) {
     const id = idParam.safeParse(c.req.param("id"));
     if (!id.success) throw invalidParam("id");
     try {
-      const result = await action(c.env, { id: c.get("principal").user.id, ip: c.req.header("CF-Connecting-IP") ?? null }, id.data);
+      const result = await action(c.env, { id: c.get("principal").user.id, ip: clientAddress(c.req.raw, c.env) }, id.data);
       return c.json(result, 201);
     } catch (e) {
       if (!(e instanceof AccountStateError)) throw e;

@@ -6,7 +6,7 @@ import { toBase64Url, randomBytes } from "../../crypto/random";
 import type { AppEnv } from "../../env";
 import { OAuthError, renderOAuthError } from "../errors";
 import { issuerOf } from "../issuer";
-import { authenticateClient, clientCredentials, readParams, requireParams } from "../request";
+import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "../request";
 import { DEVICE_CODE_TTL_SECONDS, POLL_INTERVAL_SECONDS, insertDeviceGrant } from "./store";
 
 /** POST /oauth/authorize_device: the device authorization request (RFC 8628 §3.1, §3.2; GitLab's path). */
@@ -16,7 +16,8 @@ routes.onError(renderOAuthError);
 routes.post("/authorize_device", async (c) => {
   const params = await readParams(c);
   requireParams(params, ["client_id"]);
-  const client = await authenticateClient(getDb(c.env.DB), clientCredentials(c, params));
+  const creds = clientCredentials(c, params);
+  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
   const registered = parseScopes(client.app.scopes);
   const requested = parseScopes(params.get("scope"));
   const scopes = requested.length > 0 ? requested : registered;

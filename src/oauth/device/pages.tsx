@@ -1,13 +1,14 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { recordAudit } from "../../db/audit";
 import { findApplicationById } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { normalizeUserCode } from "../../domain/user-code";
-import { CsrfField, Flash, clientIp, renderPage, requireUser, type PageEnv } from "../../web/page";
+import { CsrfField, Flash, renderPage, requireUser, type PageEnv } from "../../web/page";
 import { csrfToken, sessionAuthTime } from "../../web/session";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { decide, findByUserCode, type DeviceGrantRow } from "./store";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * /oauth/device (RFC 8628 §3.3): the person signs in, types the code the device shows (a field
@@ -47,27 +48,45 @@ function usable(grant: DeviceGrantRow | null, now: number): string | null {
   return null;
 }
 
+const TOO_MANY = "Too many wrong codes. Wait a minute and try again.";
+
+type TypedCode = { kind: "refused" } | { kind: "unusable"; problem: string } | { kind: "usable"; grant: DeviceGrantRow; code: string };
+
+/**
+ * A user code typed by a person, under the device_code_entry limit per person and client address
+ * (docs/oidc.md, Throttling). Every door that takes a typed code (the code form and the decision)
+ * goes through here: the limit is checked before the lookup, and a wrong, expired or used code
+ * counts; a usable one does not.
+ */
+async function typedUserCode(c: Context<PageEnv>, typed: string, now: number): Promise<TypedCode> {
+  const keys = attemptKeys(clientAddress(c.req.raw, c.env), `user:${c.get("user").id}`);
+  const refused = await attemptRefused(c.env, "device_code_entry", keys);
+  if (refused) {
+    c.header("Retry-After", String(refused.retryAfterSeconds));
+    return { kind: "refused" };
+  }
+  const code = normalizeUserCode(typed);
+  const grant = code ? await findByUserCode(c.env, code) : null;
+  const problem = usable(grant, now);
+  if (problem) {
+    await countAttempt(c.env, "device_code_entry", keys);
+    return { kind: "unusable", problem };
+  }
+  return { kind: "usable", grant: grant!, code: code! };
+}
+
 pages.post("/device", async (c) => {
   const body = await c.req.parseBody();
   const typed = typeof body.user_code === "string" ? body.user_code.slice(0, 40) : "";
   const again = async (error: string, status: 422 | 429) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} code={typed} error={error} />, status);
   const user = c.get("user");
-  const keys = attemptKeys(clientIp(c), `user:${user.id}`);
-  const refused = await attemptRefused(c.env, "device_code_entry", keys);
-  if (refused) {
-    c.header("Retry-After", String(refused.retryAfterSeconds));
-    return again("Too many wrong codes. Wait a minute and try again.", 429);
-  }
-  const code = normalizeUserCode(typed);
-  const grant = code ? await findByUserCode(c.env, code) : null;
-  const problem = usable(grant, Date.now());
-  if (problem) {
-    await countAttempt(c.env, "device_code_entry", keys);
-    return again(problem, 422);
-  }
-  const app = await findApplicationById(getDb(c.env.DB), grant!.application_id);
+  const entry = await typedUserCode(c, typed, Date.now());
+  if (entry.kind === "refused") return again(TOO_MANY, 429);
+  if (entry.kind === "unusable") return again(entry.problem, 422);
+  const { grant, code } = entry;
+  const app = await findApplicationById(getDb(c.env.DB), grant.application_id);
   if (!app) return again("That code is not valid. Check the code on your device and try again.", 422);
-  const scopes = grant!.scopes.split(" ").filter(Boolean);
+  const scopes = grant.scopes.split(" ").filter(Boolean);
   return renderPage(
     c,
     "Authorize device",
@@ -87,21 +106,23 @@ pages.post("/device", async (c) => {
 
 pages.post("/device/decision", async (c) => {
   const body = await c.req.parseBody();
-  const code = normalizeUserCode(typeof body.user_code === "string" ? body.user_code : "");
   const approve = body.decision === "approve";
   const user = c.get("user");
   const now = Date.now();
-  const grant = code ? await findByUserCode(c.env, code) : null;
-  const problem = usable(grant, now);
-  const decided = !problem && (await decide(c.env, grant!.id, { approve, userId: user.id, authTime: (await sessionAuthTime(c)) ?? now, now }));
-  if (!decided) return renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} error={problem ?? "That code has already been used."} />, 422);
+  const again = async (error: string, status: 422 | 429) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} error={error} />, status);
+  const entry = await typedUserCode(c, typeof body.user_code === "string" ? body.user_code.slice(0, 40) : "", now);
+  if (entry.kind === "refused") return again(TOO_MANY, 429);
+  if (entry.kind === "unusable") return again(entry.problem, 422);
+  const grant = entry.grant;
+  const decided = await decide(c.env, grant.id, { approve, userId: user.id, authTime: (await sessionAuthTime(c)) ?? now, now });
+  if (!decided) return again("That code has already been used.", 422);
   await recordAudit(getDb(c.env.DB), {
     action: approve ? "device_authorization_approved" : "device_authorization_denied",
     authorId: user.id,
     entityType: "oauth_application",
-    entityId: grant!.application_id,
-    details: { scopes: grant!.scopes },
-    ip: clientIp(c),
+    entityId: grant.application_id,
+    details: { scopes: grant.scopes },
+    ip: clientAddress(c.req.raw, c.env),
   });
   return renderPage(
     c,

@@ -4,10 +4,10 @@ import { recordAudit } from "../../db/audit";
 import { createApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
-import { clientIp } from "../../web/page";
 import { OAuthError, renderOAuthError } from "../errors";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { checkRegistration } from "./metadata";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * POST /oauth/register (RFC 7591 §3; GitLab serves it for MCP clients). Open, JSON, throttled per
@@ -18,7 +18,7 @@ const routes = new Hono<AppEnv>();
 routes.onError(renderOAuthError);
 
 routes.post("/register", async (c) => {
-  const ip = clientIp(c);
+  const ip = clientAddress(c.req.raw, c.env);
   const keys = attemptKeys(ip);
   const refused = await attemptRefused(c.env, "dynamic_registration", keys);
   if (refused) {

@@ -4,8 +4,9 @@ import { getDb } from "../../db/client";
 import { deleteSessionOfUser, listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
-import { Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, currentSessionIdHash } from "../session";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
@@ -63,7 +64,7 @@ activeSessions.post("/profile/active_sessions/:id{[0-9a-f]{64}}/revoke", async (
   // The current session is ended by signing out, which also clears the cookie.
   const ended = id !== (await currentSessionIdHash(c)) && (await deleteSessionOfUser(c.env, user.id, id));
   if (ended) {
-    await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientIp(c) });
+    await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
   }
   setFlash(c, ended ? "The session was revoked." : "No such session.");
   return c.redirect("/profile/active_sessions", 303);

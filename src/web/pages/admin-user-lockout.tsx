@@ -3,8 +3,9 @@ import { HTTPException } from "hono/http-exception";
 import { accountLocks, unlockAccount } from "../../auth/lockout";
 import { getDb } from "../../db/client";
 import { findUserByLogin } from "../../db/users";
-import { CsrfField, Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * /admin/users/:username/lockout (administrators): which client addresses are locked out of the
@@ -68,7 +69,7 @@ adminLockout.get("/admin/users/:username/lockout", async (c) => {
 adminLockout.post("/admin/users/:username/unlock", async (c) => {
   const user = await target(c);
   const lifted = (await accountLocks(c.env, user.id)).length;
-  await unlockAccount(c.env, { id: c.var.user.id, ip: clientIp(c) }, user.id);
+  await unlockAccount(c.env, { id: c.var.user.id, ip: clientAddress(c.req.raw, c.env) }, user.id);
   setFlash(c, lifted === 0 ? `@${user.username} had no locked address; counters were reset.` : `Unlocked @${user.username} (${lifted} address${lifted === 1 ? "" : "es"}).`);
   return c.redirect(`/admin/users/${encodeURIComponent(user.username)}/lockout`, 303);
 });

@@ -13,7 +13,7 @@ import {
 import { getDb } from "../../db/client";
 import { validateApplicationInput, type ApplicationErrors } from "../../domain/application-input";
 import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../oauth/authorizations";
-import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import {
   ApplicationDetails,
@@ -24,6 +24,7 @@ import {
   formValuesOf,
   type AppFormValues,
 } from "./application-views";
+import { clientAddress } from "../../http/client-address";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
@@ -59,7 +60,7 @@ async function audit(c: Ctx, action: AuditAction, app: ApplicationRow) {
     entityType: "oauth_application",
     entityId: app.id,
     details: { name: app.name, application_id: app.uid },
-    ip: clientIp(c),
+    ip: clientAddress(c.req.raw, c.env),
   });
 }
 

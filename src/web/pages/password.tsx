@@ -2,8 +2,9 @@ import { Hono, type Context } from "hono";
 import { PasswordChangeError, changePassword } from "../../accounts/password-change";
 import { throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
-import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, endOtherSessions } from "../session";
+import { clientAddress } from "../../http/client-address";
 
 /** /profile/password/edit: change the password (GitLab's path); every other session ends. */
 const password = new Hono<PageEnv>();
@@ -49,7 +50,7 @@ password.post("/profile/password", async (c) => {
   const body = await c.req.parseBody();
   const field = (name: string) => (typeof body[name] === "string" ? (body[name] as string) : "");
   try {
-    await changePassword(c.env, c.var.user, { current: field("current_password"), password: field("password"), confirmation: field("password_confirmation") }, clientIp(c));
+    await changePassword(c.env, c.var.user, { current: field("current_password"), password: field("password"), confirmation: field("password_confirmation") }, clientAddress(c.req.raw, c.env));
   } catch (e) {
     if (e instanceof ThrottledError) return form(c, throttledPageError(c, e), 429);
     if (!(e instanceof PasswordChangeError)) throw e;

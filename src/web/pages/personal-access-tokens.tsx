@@ -5,8 +5,9 @@ import { revokePersonalAccessToken } from "../../credentials/personal-access-tok
 import { createPersonalAccessToken, listPersonalAccessTokens } from "../../db/personal-access-tokens";
 import { PAT_SCOPES, isoDay, maxPatExpiry, validatePatInput, type PatErrors } from "../../domain/pat-input";
 import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
-import { CsrfField, Flash, clientIp, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
+import { clientAddress } from "../../http/client-address";
 
 /** /profile/personal_access_tokens: create (expiry required, at most a year), shown once, list, revoke. */
 const pats = new Hono<PageEnv>();
@@ -109,7 +110,7 @@ pats.post("/profile/personal_access_tokens", async (c) => {
     entityType: "personal_access_token",
     entityId: row.id,
     details: { name: row.name, user_id: row.userId, scopes: row.scopes },
-    ip: clientIp(c),
+    ip: clientAddress(c.req.raw, c.env),
   });
   // Shown in this response only; storage has its hash.
   return page(c, { created: { token, name: row.name } });
@@ -120,7 +121,7 @@ pats.post("/profile/personal_access_tokens/:id{[0-9]+}/revoke", async (c) => {
   const db = getDb(c.env.DB);
   const ok = await revokePersonalAccessToken(c.env, id, c.var.user.id);
   if (ok) {
-    await recordAudit(db, { action: "personal_access_token_revoked", authorId: c.var.user.id, entityType: "personal_access_token", entityId: id, ip: clientIp(c) });
+    await recordAudit(db, { action: "personal_access_token_revoked", authorId: c.var.user.id, entityType: "personal_access_token", entityId: id, ip: clientAddress(c.req.raw, c.env) });
   }
   setFlash(c, ok ? "The personal access token was revoked." : "No such token.");
   return c.redirect("/profile/personal_access_tokens", 303);

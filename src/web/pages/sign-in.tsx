@@ -4,10 +4,11 @@ import { LoginError, recordSuccessfulSignIn, verifyPasswordLogin } from "../../a
 import { verifySecondFactor } from "../../auth/two-factor";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { CsrfField, Flash, clientIp, renderPage, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
 import { csrfToken, currentUser, endSession, pendingTwoFactorUser, startSession } from "../session";
+import { clientAddress } from "../../http/client-address";
 
 /** Sign-in (password, then two-factor when enabled) and sign-out. */
 const signIn = new Hono<PageEnv>();
@@ -78,7 +79,7 @@ signIn.post("/users/sign_in", async (c) => {
     renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} login={login} error={error} />, status);
   if (!login || !password) return again("Enter your username and password.", 422);
   try {
-    const user = await verifyPasswordLogin(c.env, login, password, clientIp(c), { reactivate: true });
+    const user = await verifyPasswordLogin(c.env, login, password, clientAddress(c.req.raw, c.env), { reactivate: true });
     if (user.otpRequired) {
       await startSession(c, user.id, { pendingTwoFactor: true });
       return c.redirect(`/users/sign_in/two_factor?redirect_to=${encodeURIComponent(redirectTo)}`, 303);
@@ -109,7 +110,7 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
   if (!user) {
     return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error="Your sign-in took too long. Sign in again." />, 401);
   }
-  const source = { ip: clientIp(c) };
+  const source = { ip: clientAddress(c.req.raw, c.env) };
   const backToSignIn = async (error: string, status: 401 | 429) => {
     await endSession(c);
     return renderPage(c, "Sign in", <SignInForm token={await csrfToken(c)} redirectTo={redirectTo} error={error} />, status);
@@ -138,7 +139,7 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
 signIn.post("/users/sign_out", async (c) => {
   const user = await currentUser(c);
   await endSession(c);
-  if (user) await recordAudit(getDb(c.env.DB), { action: "sign_out", authorId: user.id, entityType: "user", entityId: user.id, ip: clientIp(c) });
+  if (user) await recordAudit(getDb(c.env.DB), { action: "sign_out", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
   return c.redirect("/users/sign_in", 303);
 });
 

@@ -13,8 +13,9 @@ import {
 import type { UserRow } from "../../db/users";
 import { statusFor, throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
-import { CsrfField, Flash, clientIp, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, endOtherSessions } from "../session";
+import { clientAddress } from "../../http/client-address";
 
 /** /profile/two_factor_auth: enrol TOTP (secret, otpauth URI, QR code), recovery codes, disable. */
 const twoFactor = new Hono<PageEnv>();
@@ -171,7 +172,7 @@ twoFactor.post("/profile/two_factor_auth", async (c) => {
   const code = String(body.pin_code ?? "").replace(/\s/g, "");
   const password = String(body.current_password ?? "");
   try {
-    const codes = await enableTwoFactor(c.env, user, code, password, clientIp(c));
+    const codes = await enableTwoFactor(c.env, user, code, password, clientAddress(c.req.raw, c.env));
     // Changed two-factor settings end the user's other sessions (issue 12); this browser stays.
     await endOtherSessions(c, user.id);
     const fresh = { ...user, otpRequired: true, otpBackupCodeHashes: JSON.stringify(codes) };
@@ -187,7 +188,7 @@ twoFactor.post("/profile/two_factor_auth/codes", async (c) => {
   const user = c.var.user;
   const body = await c.req.parseBody();
   try {
-    const codes = await regenerateRecoveryCodes(c.env, user, String(body.current_password ?? ""), clientIp(c));
+    const codes = await regenerateRecoveryCodes(c.env, user, String(body.current_password ?? ""), clientAddress(c.req.raw, c.env));
     await endOtherSessions(c, user.id);
     const fresh = { ...user, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "New recovery codes were generated; the old ones no longer work.", codes });
@@ -203,7 +204,7 @@ twoFactor.post("/profile/two_factor_auth/disable", async (c) => {
   const body = await c.req.parseBody();
   if (!user.otpRequired) return c.redirect("/profile/two_factor_auth", 303);
   try {
-    await disableTwoFactor(c.env, user, String(body.current_password ?? ""), clientIp(c));
+    await disableTwoFactor(c.env, user, String(body.current_password ?? ""), clientAddress(c.req.raw, c.env));
     await endOtherSessions(c, user.id);
   } catch (e) {
     const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;

@@ -1,4 +1,4 @@
-/** HTTP Basic credentials (RFC 7617) as git sends them: user name and password, UTF-8. */
+/** HTTP Basic credentials (RFC 7617) as git, docker and package clients send them: user name and password, UTF-8. */
 export interface BasicCredentials {
   username: string;
   password: string;

@@ -1,0 +1,158 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { countAddressFailure } from "../auth/lockout";
+import { getDb } from "../db/client";
+import type { AppEnv, Bindings } from "../env";
+import { clientAddress } from "../http/client-address";
+import { ThrottledError } from "../throttle";
+import { countBearerFailure } from "./bearer-throttle";
+import { isDeployTokenSecret, resolveDeployToken, type DeployTokenPrincipal } from "./deploy-token";
+import { AuthError, ScopeError } from "./errors";
+import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
+import type { Defer } from "./kind";
+import { kindOf } from "./kinds";
+import type { Principal } from "./principal";
+import { requireScopes } from "./resolve";
+import { applySudo, sudoIdentifier, SudoError } from "./sudo";
+
+/**
+ * The front door (DESIGN.md, "One front door"): the one way a request's credential becomes a
+ * caller. A family describes its door (which places it reads, which kinds it accepts, which
+ * throttle bucket counts its failures, whether Sudo applies, which scopes it needs, how a refusal
+ * renders); `admit` does the rest the same way for every family: read, resolve through this layer,
+ * count a failure, apply Sudo, check scopes. Its cost is the credential's own storage hop and
+ * nothing more: failures alone touch the throttle.
+ */
+export type AcceptedKind = "personal_access_token" | "oauth" | "deploy_token";
+
+/** Who a request acts for, on c.var.caller. */
+export type Caller =
+  | { kind: "anonymous" }
+  | { kind: "user"; principal: Principal; /** The Basic login sent with the token (git checks it), else null. */ login: string | null }
+  | { kind: "deploy_token"; token: DeployTokenPrincipal };
+
+export interface Door {
+  /** Places the credential may come from, in order of precedence. */
+  sources: readonly CredentialSource[];
+  accepts: readonly AcceptedKind[];
+  /** Without a credential the caller is anonymous; otherwise AuthError("missing"). */
+  anonymous?: boolean;
+  /**
+   * An Authorization header that yields no credential of the accepted places is a failed attempt
+   * (the registry's token service), rather than no credential at all.
+   */
+  authorizationIsAttempt?: boolean;
+  /**
+   * Which throttle counts a failed credential (docs/security.md, Throttle): tokens sent as tokens
+   * count in failed_bearer; logins sent as HTTP Basic (git, /jwt/auth) in failed_auth, with the
+   * audit row of a ban naming `method`.
+   */
+  failures: { bucket: "failed_bearer" } | { bucket: "failed_auth"; method: string };
+  /**
+   * A valid token of a kind this door does not accept: when set, the token is resolved and this
+   * error explains what to use instead (not counted: the token is genuine); otherwise such a
+   * token is a failed credential like any other.
+   */
+  notAccepted?: (kind: string) => Error;
+  /** GitLab's Sudo header applies (REST, GraphQL). */
+  sudo?: boolean;
+  /** Scopes the principal must hold (any one suffices). */
+  scopes?: readonly string[];
+  /** How a refusal renders when the family's onError does not render credential errors itself. */
+  refuse?: (err: Error, c: Context<AppEnv>) => Response | Promise<Response>;
+}
+
+export interface Admission {
+  env: Bindings;
+  req: Request;
+  defer: Defer;
+  /** The form body, for doors that read `form`. */
+  form?: URLSearchParams | null;
+}
+
+/** A credential error the door raises: the family renders it (in `refuse` or its onError). */
+export function isRefusal(err: unknown): boolean {
+  return err instanceof AuthError || err instanceof ScopeError || err instanceof SudoError || err instanceof ThrottledError;
+}
+
+/** The caller of a request through `door`; throws AuthError, ScopeError, SudoError or ThrottledError. */
+export async function admit(door: Door, a: Admission): Promise<Caller> {
+  const presented = presentedCredential(a.req, door.sources, a.form);
+  if (!presented) {
+    if (door.authorizationIsAttempt && hasAuthorizationHeader(a.req)) return refuse(door, a, new AuthError("invalid"));
+    if (door.anonymous) return { kind: "anonymous" };
+    throw new AuthError("missing");
+  }
+  let caller: Caller;
+  try {
+    caller = await resolveCaller(door, a, presented.secret, presented.username);
+  } catch (err) {
+    if (err instanceof AuthError) return refuse(door, a, err);
+    throw err;
+  }
+  if (caller.kind !== "user") return caller;
+  let principal = caller.principal;
+  if (door.sudo) {
+    principal = await applySudo(getDb(a.env.DB), principal, sudoIdentifier(a.req), {
+      ip: clientAddress(a.req, a.env),
+      method: a.req.method,
+      path: new URL(a.req.url).pathname,
+      defer: a.defer,
+    });
+  }
+  if (door.scopes) requireScopes(principal, door.scopes);
+  return { ...caller, principal };
+}
+
+async function resolveCaller(door: Door, a: Admission, secret: string, login: string | null): Promise<Caller> {
+  if (isDeployTokenSecret(secret)) {
+    if (!door.accepts.includes("deploy_token")) throw new AuthError("invalid");
+    return { kind: "deploy_token", token: await resolveDeployToken(a.env, login, secret) };
+  }
+  const kind = kindOf(secret);
+  if (!kind) throw new AuthError("invalid");
+  if (!door.accepts.includes(kind.name as AcceptedKind)) {
+    if (!door.notAccepted) throw new AuthError("invalid");
+    await kind.resolve(a.env, secret);
+    throw door.notAccepted(kind.name);
+  }
+  return { kind: "user", principal: await kind.resolve(a.env, secret, a.defer), login };
+}
+
+/** Counts the failure in the door's bucket; throws ThrottledError once the address is banned, else `err`. */
+async function refuse(door: Door, a: Admission, err: AuthError): Promise<never> {
+  const ip = clientAddress(a.req, a.env);
+  if (door.failures.bucket === "failed_bearer") await countBearerFailure(a.env, ip);
+  else await countAddressFailure(a.env, { ip }, door.failures.method);
+  throw err;
+}
+
+/**
+ * The door as Hono middleware: sets c.var.caller (and c.var.principal for a user) or renders the
+ * refusal (door.refuse, else the family's onError).
+ */
+export function frontDoor(door: Door) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    try {
+      const caller = await admitRequest(c, door);
+      c.set("caller", caller);
+      if (caller.kind === "user") c.set("principal", caller.principal);
+    } catch (err) {
+      if (door.refuse && isRefusal(err)) return door.refuse(err as Error, c);
+      throw err;
+    }
+    await next();
+  });
+}
+
+/** The door for a handler that cannot be wrapped in middleware (git's per-path handlers). */
+export async function admitRequest(c: Context<AppEnv>, door: Door): Promise<Caller> {
+  const form = door.sources.includes("form") ? await formBody(c) : null;
+  return admit(door, { env: c.env, req: c.req.raw, defer: (p) => c.executionCtx.waitUntil(p), form });
+}
+
+/** RFC 6750 §2.2: a form-encoded POST body; Hono caches it, so the route may read it again. */
+async function formBody(c: Context<AppEnv>): Promise<URLSearchParams | null> {
+  if (c.req.method !== "POST" || !(c.req.header("content-type") ?? "").includes("application/x-www-form-urlencoded")) return null;
+  return new URLSearchParams(await c.req.text());
+}
