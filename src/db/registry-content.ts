@@ -205,14 +205,41 @@ export async function deleteManifest(db: Db, repositoryId: number, digest: strin
   return deleted.length > 0;
 }
 
-/** True when an index of the repository lists the manifest (it must then stay). */
+/**
+ * True when another manifest of the repository needs this one: an index lists it, or a manifest
+ * names it as its `subject` (OCI v1.1). It must then stay when its last tag goes.
+ */
 export async function isReferencedManifest(db: Db, repositoryId: number, digest: string): Promise<boolean> {
-  const [row] = await db
-    .select({ d: registryManifestRefs.refDigest })
-    .from(registryManifestRefs)
-    .where(and(eq(registryManifestRefs.repositoryId, repositoryId), eq(registryManifestRefs.refDigest, digest), eq(registryManifestRefs.kind, "manifest")))
-    .limit(1);
-  return !!row;
+  const [[listed], [subjectOf]] = await db.batch([
+    db
+      .select({ d: registryManifestRefs.refDigest })
+      .from(registryManifestRefs)
+      .where(and(eq(registryManifestRefs.repositoryId, repositoryId), eq(registryManifestRefs.refDigest, digest), eq(registryManifestRefs.kind, "manifest")))
+      .limit(1),
+    db
+      .select({ d: registryManifests.digest })
+      .from(registryManifests)
+      .where(and(eq(registryManifests.repositoryId, repositoryId), eq(registryManifests.subjectDigest, digest)))
+      .limit(1),
+  ]);
+  return !!listed || !!subjectOf;
+}
+
+/** The referrers API: manifests of the repository whose subject is `digest`, by digest after `after`. */
+export async function referrersOf(db: Db, repositoryId: number, digest: string, artifactType: string | null, after: string | null, limit: number): Promise<ManifestRow[]> {
+  return db
+    .select()
+    .from(registryManifests)
+    .where(
+      and(
+        eq(registryManifests.repositoryId, repositoryId),
+        eq(registryManifests.subjectDigest, digest),
+        artifactType === null ? undefined : eq(registryManifests.artifactType, artifactType),
+        after === null ? undefined : gt(registryManifests.digest, after),
+      ),
+    )
+    .orderBy(asc(registryManifests.digest))
+    .limit(limit);
 }
 
 export async function isTagged(db: Db, repositoryId: number, digest: string): Promise<boolean> {
