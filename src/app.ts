@@ -10,6 +10,7 @@ import protectedResource from "./oauth/protected-resource";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import registryTokenRoutes from "./registry/token-routes";
+import registryIssuerRoutes from "./registry/issuer";
 import registryV2 from "./registry/v2-routes";
 import webRoutes from "./web/routes";
 import { notFoundPage } from "./web/pages/not-found";
@@ -73,6 +74,7 @@ app.route("/api/graphql", graphqlRoutes);
 // The container registry (OCI distribution API) and GitLab's token service for it.
 app.route("/v2", registryV2);
 app.route("/jwt", registryTokenRoutes);
+app.route("/jwt", registryIssuerRoutes);
 app.route("/", pluginRoutes);
 app.route("/", webRoutes);
 app.route("/", gitRoutes);

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { getConfig } from "../config";
 import type { AppEnv } from "../env";
 import { RegistryError } from "./errors";
 import { grantedActions, verifyRegistryToken, type RegistryAction, type RegistryClaims } from "../credentials/registry-token";
@@ -21,7 +20,7 @@ export interface RepositoryAccess {
 export async function bearerClaims(c: Context<AppEnv>): Promise<RegistryClaims | null> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
   if (!m) return null;
-  return verifyRegistryToken(getConfig(c.env).secretKeyBase, m[1]);
+  return verifyRegistryToken(c.env, m[1]);
 }
 
 /** The scope a client must ask the token service for, to do `action` (push needs pull too). */
