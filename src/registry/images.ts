@@ -7,6 +7,8 @@ import {
   existingManifests,
   findManifestByReference,
   findRepositoryByName,
+  holdBlobs,
+  projectRegistrySize,
   isReferencedManifest,
   isTagged,
   linkedBlobDigests,
@@ -18,6 +20,7 @@ import {
 import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
 import { sha256Hex } from "../crypto/hash";
 import type { Bindings } from "../env";
+import { getConfig } from "../config";
 import { RegistryError } from "./errors";
 import { DIGEST, ManifestError, MEDIA_TYPES, parseManifest, TAG } from "./manifest";
 
@@ -69,9 +72,13 @@ export async function pushManifest(
     throw err;
   }
   const db = getDb(env.DB);
+  // Hold the blobs first, then check them: a collection running meanwhile either removed a blob
+  // before the hold (refused here, nothing stored) or skips it (docs/registries.md, "Sweeping").
+  const held = await holdBlobs(db, parsed.blobs.map((b) => b.digest));
   const linked = await linkedBlobDigests(db, target.path, parsed.blobs.map((b) => b.digest));
-  const missingBlob = parsed.blobs.find((b) => !linked.has(b.digest));
+  const missingBlob = parsed.blobs.find((b) => !linked.has(b.digest) || !held.has(b.digest));
   if (missingBlob) throw new RegistryError("MANIFEST_BLOB_UNKNOWN", "the manifest references a blob unknown to this repository", { detail: { digest: missingBlob.digest } });
+  await checkQuota(env, target.projectId, parsed.blobs.map((b) => b.digest), bytes.byteLength);
   const repo = await ensureRepository(db, target.projectId, target.image, target.path);
   const children = await existingManifests(db, repo.id, parsed.manifests.map((m) => m.digest));
   const missingChild = parsed.manifests.find((m) => !children.has(m.digest));
@@ -97,6 +104,22 @@ export async function pushManifest(
     isDigest(reference) ? null : reference,
   );
   return { digest, subject: parsed.subject };
+}
+
+/**
+ * REGISTRY_PROJECT_QUOTA_BYTES: a manifest whose blobs (those the project does not hold yet) and
+ * bytes would take the project's registry past its quota is refused, 403 DENIED naming the quota.
+ * Checked when the manifest arrives, the point where an image becomes part of the project.
+ */
+async function checkQuota(env: Bindings, projectId: number, blobs: string[], manifestBytes: number): Promise<void> {
+  const quota = getConfig(env).registry.projectQuotaBytes;
+  if (quota === null) return;
+  const after = (await projectRegistrySize(getDb(env.DB), projectId, blobs)) + manifestBytes;
+  if (after > quota) {
+    throw new RegistryError("DENIED", `the project's container registry quota of ${quota} bytes (REGISTRY_PROJECT_QUOTA_BYTES) would be exceeded: ${after} bytes after this push`, {
+      detail: { quota_bytes: quota, size_after_push: after },
+    });
+  }
 }
 
 /** Referrers per page; more follow through the `Link` header (distribution spec, "Listing Referrers"). */

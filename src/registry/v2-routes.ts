@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import type { AppEnv, Bindings } from "../env";
+import type { AppEnv } from "../env";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findLinkedBlob, linkBlob, unlinkBlob } from "../db/registry-content";
@@ -14,7 +14,6 @@ import {
   completeUpload,
   parseDigest,
   startUpload,
-  sweepAbandonedUploads,
   uploadMonolithic,
   uploadStatus,
   type BodyInput,
@@ -39,14 +38,6 @@ interface Route {
 }
 
 const DEFAULT_TAGS_PAGE = 1000;
-/**
- * The opportunistic sweep of abandoned uploads runs at most this often per isolate, or once per
- * REGISTRY_UPLOAD_TTL_SECONDS when that is shorter (an upload abandoned for its TTL is then gone
- * by the next push, not up to ten minutes later).
- */
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
-const sweepEveryMs = (env: Bindings) => Math.min(SWEEP_EVERY_MS, getConfig(env).registry.uploadTtlSeconds * 1000);
-let lastSweep = 0;
 
 function bodyOf(c: Context<AppEnv>): BodyInput {
   const header = c.req.header("content-length");
@@ -98,19 +89,13 @@ async function getBlob(c: Context<AppEnv>, name: string, rawDigest: string, head
 
 async function startBlobUpload(c: Context<AppEnv>, name: string): Promise<Response> {
   const access = await requireAccess(c, name, "push");
-  const now = Date.now();
-  if (now - lastSweep > sweepEveryMs(c.env)) {
-    lastSweep = now;
-    c.executionCtx.waitUntil(sweepAbandonedUploads(c.env, now).catch((e) => console.error("registry sweep failed", e instanceof Error ? e.message : e)));
-  }
   const mount = c.req.query("mount");
   const from = c.req.query("from");
   if (mount && from) {
     // Cross-repository mount: only from a repository the same token may pull (else a plain upload).
     const digest = parseDigest(mount);
     const db = getDb(c.env.DB);
-    if (grantedActions(access.claims, from).includes("pull") && (await findLinkedBlob(db, from, digest))) {
-      await linkBlob(db, access.path, digest);
+    if (grantedActions(access.claims, from).includes("pull") && (await findLinkedBlob(db, from, digest)) && (await linkBlob(db, access.path, digest))) {
       return blobCreated(c, name, digest);
     }
   }

@@ -39,6 +39,11 @@ export const registryBlobs = sqliteTable("registry_blobs", {
   size: integer("size").notNull(),
   r2Key: text("r2_key").notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * A push that relies on this blob (commit, mount, a manifest naming it) holds it until then;
+   * collection skips held blobs, so garbage collection never races a push (docs/registries.md).
+   */
+  heldUntil: integer("held_until").notNull().default(0),
 });
 
 /**

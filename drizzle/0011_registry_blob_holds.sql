@@ -1,0 +1,1 @@
+ALTER TABLE `registry_blobs` ADD `held_until` integer DEFAULT 0 NOT NULL;
