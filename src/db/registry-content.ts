@@ -305,7 +305,7 @@ export async function tagNamesAfter(db: Db, repositoryId: number, last: string |
  * committed before `before` and that no push holds; returns their R2 keys for the caller to
  * delete. One statement, so a blob referenced or held meanwhile is kept.
  */
-export async function collectUnreferencedBlobs(db: Db, digests: string[] | null, before: number, limit = 500): Promise<string[]> {
+export async function collectUnreferencedBlobs(db: Db, digests: string[] | null, before: number, limit = 500, now = Date.now()): Promise<string[]> {
   const candidates = digests === null ? sql`1` : digests.length ? inArray(registryBlobs.digest, digests) : sql`0`;
   const rows = await db
     .delete(registryBlobs)
@@ -313,7 +313,7 @@ export async function collectUnreferencedBlobs(db: Db, digests: string[] | null,
       and(
         candidates,
         lt(registryBlobs.createdAt, before),
-        lt(registryBlobs.heldUntil, Date.now()),
+        lt(registryBlobs.heldUntil, now),
         sql`NOT EXISTS (SELECT 1 FROM registry_manifest_refs r WHERE r.ref_digest = ${registryBlobs.digest})`,
         sql`${registryBlobs.digest} IN (SELECT digest FROM registry_blobs LIMIT ${limit})`,
       ),

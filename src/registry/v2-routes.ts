@@ -88,9 +88,9 @@ async function getBlob(c: Context<AppEnv>, name: string, rawDigest: string, head
 }
 
 async function startBlobUpload(c: Context<AppEnv>, name: string): Promise<Response> {
-  const access = await requireAccess(c, name, "push");
   const mount = c.req.query("mount");
   const from = c.req.query("from");
+  const access = await requireAccess(c, name, "push", mount && from ? from : null);
   if (mount && from) {
     // Cross-repository mount: only from a repository the same token may pull (else a plain upload).
     const digest = parseDigest(mount);
