@@ -95,6 +95,8 @@ const workerPort = await freePort();
 const devArgs = [
   "dev", "--ip", "127.0.0.1", "--port", String(workerPort), "--persist-to", persist, "--env-file", varsFile,
   "--show-interactive-dev-session=false", "--log-level", verbose ? "log" : "warn",
+  // GET /__scheduled runs the cron handler (src/scheduled.ts) on demand: local development only.
+  "--test-scheduled",
 ];
 const child = spawn(wrangler, devArgs, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
 const stop = () => child.kill("SIGTERM");

@@ -10,6 +10,7 @@ import protectedResource from "./oauth/protected-resource";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
 import registryTokenRoutes from "./registry/token-routes";
+import registryIssuerRoutes from "./registry/issuer";
 import registryV2 from "./registry/v2-routes";
 import webRoutes from "./web/routes";
 import { notFoundPage } from "./web/pages/not-found";
@@ -74,6 +75,7 @@ app.route(MOUNTS.graphql, graphqlRoutes);
 // The container registry (OCI distribution API) and GitLab's token service for it.
 app.route(MOUNTS.registry, registryV2);
 app.route(MOUNTS.registryTokens, registryTokenRoutes);
+app.route(MOUNTS.registryTokens, registryIssuerRoutes);
 app.route(MOUNTS.root, pluginRoutes);
 app.route(MOUNTS.root, webRoutes);
 app.route(MOUNTS.root, gitRoutes);

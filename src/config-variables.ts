@@ -68,6 +68,8 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "REGISTRY_MAX_BLOB_BYTES", kind: "positive-integer", default: String(10 * 1024 * 1024 * 1024) },
   { name: "REGISTRY_MAX_MANIFEST_BYTES", kind: "positive-integer", default: String(4 * 1024 * 1024) },
   { name: "REGISTRY_UPLOAD_TTL_SECONDS", kind: "positive-integer", default: "86400" },
+  // Per-project container registry quota in bytes; empty: no quota (docs/registries.md, "Accounting and quota").
+  { name: "REGISTRY_PROJECT_QUOTA_BYTES", kind: "positive-integer", default: "" },
 ];
 
 export const VARIABLE_NAMES: ReadonlySet<string> = new Set(VARIABLES.map((v) => v.name));

@@ -32,7 +32,7 @@ export interface Config {
   /** Only `npm start` and the test pool set LOCAL_DEV: development defaults are refused otherwise. */
   localDev: boolean;
   /** Container registry limits (docs/registries.md, "Limits"). */
-  registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number };
+  registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number; projectQuotaBytes: number | null };
 }
 
 /** The configuration cannot be used: the service refuses to serve and says why (src/setup/readiness.ts). */
@@ -94,6 +94,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
       maxBlobBytes: int("REGISTRY_MAX_BLOB_BYTES"),
       maxManifestBytes: int("REGISTRY_MAX_MANIFEST_BYTES"),
       uploadTtlSeconds: int("REGISTRY_UPLOAD_TTL_SECONDS"),
+      projectQuotaBytes: values.REGISTRY_PROJECT_QUOTA_BYTES ? int("REGISTRY_PROJECT_QUOTA_BYTES") : null,
     },
   };
 }

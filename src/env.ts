@@ -42,6 +42,7 @@ export interface Bindings {
   REGISTRY_MAX_BLOB_BYTES?: string;
   REGISTRY_MAX_MANIFEST_BYTES?: string;
   REGISTRY_UPLOAD_TTL_SECONDS?: string;
+  REGISTRY_PROJECT_QUOTA_BYTES?: string;
   /** "true" (npm start) seeds the demo data once. */
   SEED_DEMO_DATA?: string;
   /** Decrypts and verifies (never signs) during a SECRET_KEY_BASE rotation. */

@@ -1,9 +1,11 @@
-import { derivedKey } from "../crypto/encrypt";
 import { fromBase64Url, randomToken, toBase64Url } from "../crypto/random";
+import type { Bindings } from "../env";
+import { activeSigningKey, ringKeys, type RingKey } from "../oauth/oidc/keys";
 
 /**
- * Registry tokens of the Docker token protocol: compact JWS (RFC 7515) signed HS256 with a key
- * derived from SECRET_KEY_BASE for this purpose only (docs/registries.md, "Token format").
+ * Registry tokens of the Docker token protocol: compact JWS (RFC 7515) signed RS256 with the OpenID
+ * Connect key ring (src/oauth/oidc/keys.ts, rotation included), so a registry this service does
+ * not run can verify them too (docs/registries.md, "Token format", "An external registry").
  * The `access` claim names exactly the granted actions; /v2/ verifies the token on every request.
  */
 export const REGISTRY_AUDIENCE = "container_registry";
@@ -20,6 +22,7 @@ export interface AccessEntry {
 
 export interface RegistryClaims {
   iss: string;
+  /** A string, not an array: Docker distribution 2.8 decodes `aud` as one string. */
   aud: string;
   sub: string;
   iat: number;
@@ -30,25 +33,79 @@ export interface RegistryClaims {
 }
 
 const encoder = new TextEncoder();
-const PURPOSE = "container-registry-jwt-hs256";
-const hmacKey = (secretKeyBase: string) => derivedKey(secretKeyBase, PURPOSE, { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign", "verify"]);
-const HEADER = toBase64Url(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
+const ALGORITHM = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
-export async function signRegistryToken(secretKeyBase: string, claims: Omit<RegistryClaims, "jti">): Promise<string> {
-  const payload = toBase64Url(encoder.encode(JSON.stringify({ ...claims, jti: randomToken().slice(0, 32) })));
-  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secretKeyBase), encoder.encode(`${HEADER}.${payload}`));
-  return `${HEADER}.${payload}.${toBase64Url(new Uint8Array(signature))}`;
+/**
+ * The key id Docker distribution (libtrust) computes for a public key: SHA-256 of its DER
+ * SubjectPublicKeyInfo, the first 240 bits in base32 without padding, in groups of four joined by
+ * ":". distribution 2.8 looks a token's `kid` up among the keys of its rootcertbundle by this id.
+ */
+export async function libtrustKeyId(spki: ArrayBuffer): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", spki)).slice(0, 30);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const byte of hash) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out.match(/.{4}/g)!.join(":");
 }
 
-/** The claims of a valid, unexpired token for this audience; null for anything else. */
-export async function verifyRegistryToken(secretKeyBase: string, token: string, now = Date.now()): Promise<RegistryClaims | null> {
+export interface RegistryVerifyKey {
+  /** The registry's key id (libtrust format). */
+  kid: string;
+  ring: RingKey;
+  publicKey: CryptoKey;
+}
+
+/** Per isolate, by the ring's kid: the imported public key and its libtrust id (computed once). */
+const verifyKeys = new Map<string, Promise<RegistryVerifyKey>>();
+
+function verifyKeyOf(ring: RingKey): Promise<RegistryVerifyKey> {
+  let p = verifyKeys.get(ring.kid);
+  if (!p) {
+    p = (async () => {
+      const publicKey = await crypto.subtle.importKey("jwk", { ...ring.publicJwk, alg: "RS256", ext: true }, ALGORITHM, true, ["verify"]);
+      return { kid: await libtrustKeyId((await crypto.subtle.exportKey("spki", publicKey)) as ArrayBuffer), ring, publicKey };
+    })();
+    verifyKeys.set(ring.kid, p);
+    p.catch(() => verifyKeys.delete(ring.kid));
+  }
+  return p;
+}
+
+/** Every key that signs, will sign or signed a registry token still alive, with registry key ids. */
+export async function registryVerifyKeys(env: Bindings): Promise<RegistryVerifyKey[]> {
+  return Promise.all((await ringKeys(env)).map(verifyKeyOf));
+}
+
+export async function signRegistryToken(env: Bindings, claims: Omit<RegistryClaims, "jti">): Promise<string> {
+  const { kid: ringKid, key } = await activeSigningKey(env);
+  const ring = (await ringKeys(env)).find((k) => k.kid === ringKid)!;
+  const { kid } = await verifyKeyOf(ring);
+  const header = toBase64Url(encoder.encode(JSON.stringify({ typ: "JWT", alg: "RS256", kid })));
+  const payload = toBase64Url(encoder.encode(JSON.stringify({ ...claims, jti: randomToken().slice(0, 32) })));
+  const signature = await crypto.subtle.sign(ALGORITHM, key, encoder.encode(`${header}.${payload}`));
+  return `${header}.${payload}.${toBase64Url(new Uint8Array(signature))}`;
+}
+
+/** The claims of a valid, unexpired token for this audience signed by a ring key; null for anything else. */
+export async function verifyRegistryToken(env: Bindings, token: string, now = Date.now()): Promise<RegistryClaims | null> {
   const parts = token.split(".");
-  if (parts.length !== 3 || parts[0] !== HEADER) return null;
-  let signature: Uint8Array<ArrayBuffer>;
+  if (parts.length !== 3) return null;
   let claims: RegistryClaims;
   try {
-    signature = fromBase64Url(parts[2]);
-    const ok = await crypto.subtle.verify("HMAC", await hmacKey(secretKeyBase), signature, encoder.encode(`${parts[0]}.${parts[1]}`));
+    const header = JSON.parse(new TextDecoder().decode(fromBase64Url(parts[0]))) as { alg?: unknown; kid?: unknown };
+    if (header.alg !== "RS256" || typeof header.kid !== "string") return null;
+    const key = (await registryVerifyKeys(env)).find((k) => k.kid === header.kid);
+    if (!key) return null;
+    const ok = await crypto.subtle.verify(ALGORITHM, key.publicKey, fromBase64Url(parts[2]), encoder.encode(`${parts[0]}.${parts[1]}`));
     if (!ok) return null;
     claims = JSON.parse(new TextDecoder().decode(fromBase64Url(parts[1])));
   } catch {

@@ -8,6 +8,11 @@ import { registryBlobLinks, registryBlobs, registryManifestRefs, registryManifes
  * per-repository blob links, manifests with what they reference, tags, and upload sessions.
  */
 export type BlobRow = typeof registryBlobs.$inferSelect;
+/**
+ * How long a push holds a blob it relies on (committed or mounted before its manifest, or named by
+ * the manifest being stored): collection skips it meanwhile. The manifest's references then keep it.
+ */
+export const BLOB_HOLD_MS = 60 * 60 * 1000;
 export type ManifestRow = typeof registryManifests.$inferSelect;
 export type UploadRow = typeof registryUploads.$inferSelect;
 export interface UploadChunk {
@@ -27,8 +32,30 @@ export async function findLinkedBlob(db: Db, repositoryPath: string, digest: str
   return row?.blob ?? null;
 }
 
-export async function linkBlob(db: Db, repositoryPath: string, digest: string): Promise<void> {
-  await db.insert(registryBlobLinks).values({ repositoryPath, digest, createdAt: Date.now() }).onConflictDoNothing();
+/** Links a blob to a repository (a mount), holding it for the push; false when it is gone meanwhile. */
+export async function linkBlob(db: Db, repositoryPath: string, digest: string): Promise<boolean> {
+  const now = Date.now();
+  const [held] = await db.batch([
+    db.update(registryBlobs).set({ heldUntil: now + BLOB_HOLD_MS }).where(eq(registryBlobs.digest, digest)).returning({ d: registryBlobs.digest }),
+    db.insert(registryBlobLinks).values({ repositoryPath, digest, createdAt: now }).onConflictDoNothing(),
+  ]);
+  if (held.length) return true;
+  await unlinkBlob(db, repositoryPath, digest);
+  return false;
+}
+
+/**
+ * Holds the blobs a manifest names before it is stored; returns those still there. One statement:
+ * a collection either ran before (the blob is missing, the push is refused cleanly) or skips them.
+ */
+export async function holdBlobs(db: Db, digests: string[]): Promise<Set<string>> {
+  if (!digests.length) return new Set();
+  const rows = await db
+    .update(registryBlobs)
+    .set({ heldUntil: Date.now() + BLOB_HOLD_MS })
+    .where(inArray(registryBlobs.digest, digests))
+    .returning({ d: registryBlobs.digest });
+  return new Set(rows.map((r) => r.d));
 }
 
 export async function unlinkBlob(db: Db, repositoryPath: string, digest: string): Promise<boolean> {
@@ -52,7 +79,9 @@ export async function commitBlob(
 ): Promise<{ duplicateKey: string | null }> {
   const now = Date.now();
   const [inserted] = await db.batch([
-    db.insert(registryBlobs).values({ ...blob, createdAt: now }).onConflictDoNothing().returning({ digest: registryBlobs.digest }),
+    db.insert(registryBlobs).values({ ...blob, createdAt: now, heldUntil: now + BLOB_HOLD_MS }).onConflictDoNothing().returning({ digest: registryBlobs.digest }),
+    // The same layer pushed again: the existing blob is held for this push too.
+    db.update(registryBlobs).set({ heldUntil: now + BLOB_HOLD_MS }).where(eq(registryBlobs.digest, blob.digest)),
     db.insert(registryBlobLinks).values({ repositoryPath, digest: blob.digest, createdAt: now }).onConflictDoNothing(),
     db.delete(registryUploads).where(eq(registryUploads.id, uploadId ?? "")),
   ]);
@@ -192,6 +221,9 @@ export async function putManifest(
         }),
     );
   }
+  // Stored: the references keep the blobs from now on, so the push's hold ends with the batch.
+  const blobs = refs.filter((r) => r.kind === "blob").map((r) => r.digest);
+  if (blobs.length) statements.push(db.update(registryBlobs).set({ heldUntil: 0 }).where(inArray(registryBlobs.digest, blobs)));
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
 }
 
@@ -205,14 +237,41 @@ export async function deleteManifest(db: Db, repositoryId: number, digest: strin
   return deleted.length > 0;
 }
 
-/** True when an index of the repository lists the manifest (it must then stay). */
+/**
+ * True when another manifest of the repository needs this one: an index lists it, or a manifest
+ * names it as its `subject` (OCI v1.1). It must then stay when its last tag goes.
+ */
 export async function isReferencedManifest(db: Db, repositoryId: number, digest: string): Promise<boolean> {
-  const [row] = await db
-    .select({ d: registryManifestRefs.refDigest })
-    .from(registryManifestRefs)
-    .where(and(eq(registryManifestRefs.repositoryId, repositoryId), eq(registryManifestRefs.refDigest, digest), eq(registryManifestRefs.kind, "manifest")))
-    .limit(1);
-  return !!row;
+  const [[listed], [subjectOf]] = await db.batch([
+    db
+      .select({ d: registryManifestRefs.refDigest })
+      .from(registryManifestRefs)
+      .where(and(eq(registryManifestRefs.repositoryId, repositoryId), eq(registryManifestRefs.refDigest, digest), eq(registryManifestRefs.kind, "manifest")))
+      .limit(1),
+    db
+      .select({ d: registryManifests.digest })
+      .from(registryManifests)
+      .where(and(eq(registryManifests.repositoryId, repositoryId), eq(registryManifests.subjectDigest, digest)))
+      .limit(1),
+  ]);
+  return !!listed || !!subjectOf;
+}
+
+/** The referrers API: manifests of the repository whose subject is `digest`, by digest after `after`. */
+export async function referrersOf(db: Db, repositoryId: number, digest: string, artifactType: string | null, after: string | null, limit: number): Promise<ManifestRow[]> {
+  return db
+    .select()
+    .from(registryManifests)
+    .where(
+      and(
+        eq(registryManifests.repositoryId, repositoryId),
+        eq(registryManifests.subjectDigest, digest),
+        artifactType === null ? undefined : eq(registryManifests.artifactType, artifactType),
+        after === null ? undefined : gt(registryManifests.digest, after),
+      ),
+    )
+    .orderBy(asc(registryManifests.digest))
+    .limit(limit);
 }
 
 export async function isTagged(db: Db, repositoryId: number, digest: string): Promise<boolean> {
@@ -242,11 +301,11 @@ export async function tagNamesAfter(db: Db, repositoryId: number, last: string |
 }
 
 /**
- * Deletes the blobs among `digests` (all blobs when null) that no manifest references and that
- * were committed before `before`; returns their R2 keys for the caller to delete. One statement,
- * so a blob referenced meanwhile is kept.
+ * Deletes the blobs among `digests` (all blobs when null) that no manifest references, that were
+ * committed before `before` and that no push holds; returns their R2 keys for the caller to
+ * delete. One statement, so a blob referenced or held meanwhile is kept.
  */
-export async function collectUnreferencedBlobs(db: Db, digests: string[] | null, before: number, limit = 500): Promise<string[]> {
+export async function collectUnreferencedBlobs(db: Db, digests: string[] | null, before: number, limit = 500, now = Date.now()): Promise<string[]> {
   const candidates = digests === null ? sql`1` : digests.length ? inArray(registryBlobs.digest, digests) : sql`0`;
   const rows = await db
     .delete(registryBlobs)
@@ -254,6 +313,7 @@ export async function collectUnreferencedBlobs(db: Db, digests: string[] | null,
       and(
         candidates,
         lt(registryBlobs.createdAt, before),
+        lt(registryBlobs.heldUntil, now),
         sql`NOT EXISTS (SELECT 1 FROM registry_manifest_refs r WHERE r.ref_digest = ${registryBlobs.digest})`,
         sql`${registryBlobs.digest} IN (SELECT digest FROM registry_blobs LIMIT ${limit})`,
       ),
@@ -261,6 +321,22 @@ export async function collectUnreferencedBlobs(db: Db, digests: string[] | null,
     .returning({ key: registryBlobs.r2Key, digest: registryBlobs.digest });
   if (rows.length) await db.delete(registryBlobLinks).where(inArray(registryBlobLinks.digest, rows.map((r) => r.digest)));
   return rows.map((r) => r.key);
+}
+
+/**
+ * A project's container registry size (GitLab's `container_registry_size`): each distinct blob its
+ * manifests reference counted once (layers shared by its images are stored once), plus the
+ * manifests themselves. `extra` adds blobs a push is about to reference.
+ */
+export async function projectRegistrySize(db: Db, projectId: number, extra: string[] = []): Promise<number> {
+  const extraList = extra.length ? sql` UNION SELECT b.digest FROM registry_blobs b WHERE b.digest IN (${sql.join(extra.map((d) => sql`${d}`), sql`, `)})` : sql``;
+  const [row] = await db.all<{ blobs: number | null; manifests: number | null }>(sql`
+    SELECT
+      (SELECT SUM(b.size) FROM registry_blobs b WHERE b.digest IN (
+        SELECT r.ref_digest FROM registry_manifest_refs r JOIN registry_repositories p ON p.id = r.repository_id
+        WHERE p.project_id = ${projectId} AND r.kind = 'blob'${extraList})) AS blobs,
+      (SELECT SUM(m.size) FROM registry_manifests m JOIN registry_repositories p ON p.id = m.repository_id WHERE p.project_id = ${projectId}) AS manifests`);
+  return (row?.blobs ?? 0) + (row?.manifests ?? 0);
 }
 
 /** Which of these R2 keys hold committed blobs. */

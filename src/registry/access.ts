@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { getConfig } from "../config";
 import type { AppEnv } from "../env";
 import { RegistryError } from "./errors";
 import { bearerToken } from "../credentials/extract";
@@ -22,7 +21,7 @@ export interface RepositoryAccess {
 export async function bearerClaims(c: Context<AppEnv>): Promise<RegistryClaims | null> {
   const token = bearerToken(c.req.raw);
   if (!token) return null;
-  return verifyRegistryToken(getConfig(c.env).secretKeyBase, token);
+  return verifyRegistryToken(c.env, token);
 }
 
 /** The scope a client must ask the token service for, to do `action` (push needs pull too). */
@@ -30,15 +29,20 @@ const scopeFor = (name: string, action: RegistryAction) => `repository:${name}:$
 
 /**
  * Without a token, or with one that names nothing for this repository: 401 with the challenge, so
- * the client fetches a token for this scope. With a token that names the repository but not the
+ * the client fetches a token for this scope (and pull on `alsoPull`, a mount's source). With a token that names the repository but not the
  * action: 403 DENIED.
  */
-export async function requireAccess(c: Context<AppEnv>, name: string, action: RegistryAction): Promise<RepositoryAccess> {
+export async function requireAccess(c: Context<AppEnv>, name: string, action: RegistryAction, alsoPull: string | null = null): Promise<RepositoryAccess> {
   if (!isValidRepositoryName(name)) throw new RegistryError("NAME_INVALID", "invalid repository name", { detail: { name } });
   const claims = await bearerClaims(c);
   const entry = claims?.access.find((a) => a.type === "repository" && a.name === name);
   if (!claims || !entry || !entry.meta) {
-    throw new RegistryError("UNAUTHORIZED", "authentication required", { scope: scopeFor(name, action), detail: [{ Type: "repository", Name: name, Action: action }] });
+    // A cross-repository mount also needs pull on its source: the challenge names both scopes
+    // (space-separated, as distribution and GitLab do), so one token covers the mount.
+    const source = alsoPull !== null && alsoPull !== name && isValidRepositoryName(alsoPull) ? alsoPull : null;
+    const scope = source ? `${scopeFor(name, action)} ${scopeFor(source, "pull")}` : scopeFor(name, action);
+    const detail = [{ Type: "repository", Name: name, Action: action }, ...(source ? [{ Type: "repository", Name: source, Action: "pull" }] : [])];
+    throw new RegistryError("UNAUTHORIZED", "authentication required", { scope, detail });
   }
   if (!grantedActions(claims, name).includes(action)) {
     throw new RegistryError("DENIED", `requested access to the resource is denied: ${action} on ${name}`);

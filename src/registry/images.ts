@@ -7,18 +7,22 @@ import {
   existingManifests,
   findManifestByReference,
   findRepositoryByName,
+  holdBlobs,
+  projectRegistrySize,
   isReferencedManifest,
   isTagged,
   linkedBlobDigests,
   putManifest,
+  referrersOf,
   tagNamesAfter,
   type ManifestRow,
 } from "../db/registry-content";
 import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
 import { sha256Hex } from "../crypto/hash";
 import type { Bindings } from "../env";
+import { getConfig } from "../config";
 import { RegistryError } from "./errors";
-import { DIGEST, ManifestError, parseManifest, TAG } from "./manifest";
+import { DIGEST, ManifestError, MEDIA_TYPES, parseManifest, TAG } from "./manifest";
 
 /**
  * Images of a repository: manifests by tag or digest, tags, deletion and the collection of blobs
@@ -47,9 +51,16 @@ export async function getManifest(env: Bindings, target: ImageTarget, reference:
 /**
  * PUT of a manifest: valid JSON of a supported type, the digest (when the reference is one)
  * matching the bytes, every referenced blob linked to the repository and every child manifest of
- * an index present. Returns the manifest's digest.
+ * an index present. Returns the manifest's digest and its `subject` (OCI v1.1; the subject itself
+ * need not exist).
  */
-export async function pushManifest(env: Bindings, target: ImageTarget, reference: string, bytes: Uint8Array<ArrayBuffer>, contentType: string | null): Promise<string> {
+export async function pushManifest(
+  env: Bindings,
+  target: ImageTarget,
+  reference: string,
+  bytes: Uint8Array<ArrayBuffer>,
+  contentType: string | null,
+): Promise<{ digest: string; subject: string | null }> {
   checkReference(reference);
   const digest = `sha256:${await sha256Hex(bytes)}`;
   if (isDigest(reference) && reference !== digest) throw new RegistryError("DIGEST_INVALID", "the manifest does not match the digest it was pushed under", { detail: { reference, digest } });
@@ -61,9 +72,13 @@ export async function pushManifest(env: Bindings, target: ImageTarget, reference
     throw err;
   }
   const db = getDb(env.DB);
+  // Hold the blobs first, then check them: a collection running meanwhile either removed a blob
+  // before the hold (refused here, nothing stored) or skips it (docs/registries.md, "Sweeping").
+  const held = await holdBlobs(db, parsed.blobs.map((b) => b.digest));
   const linked = await linkedBlobDigests(db, target.path, parsed.blobs.map((b) => b.digest));
-  const missingBlob = parsed.blobs.find((b) => !linked.has(b.digest));
+  const missingBlob = parsed.blobs.find((b) => !linked.has(b.digest) || !held.has(b.digest));
   if (missingBlob) throw new RegistryError("MANIFEST_BLOB_UNKNOWN", "the manifest references a blob unknown to this repository", { detail: { digest: missingBlob.digest } });
+  await checkQuota(env, target.projectId, parsed.blobs.map((b) => b.digest), bytes.byteLength);
   const repo = await ensureRepository(db, target.projectId, target.image, target.path);
   const children = await existingManifests(db, repo.id, parsed.manifests.map((m) => m.digest));
   const missingChild = parsed.manifests.find((m) => !children.has(m.digest));
@@ -73,11 +88,69 @@ export async function pushManifest(env: Bindings, target: ImageTarget, reference
   const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
   await putManifest(
     db,
-    { repositoryId: repo.id, digest, mediaType: parsed.mediaType, content, size: bytes.byteLength, configDigest: parsed.configDigest, totalSize },
+    {
+      repositoryId: repo.id,
+      digest,
+      mediaType: parsed.mediaType,
+      content,
+      size: bytes.byteLength,
+      configDigest: parsed.configDigest,
+      totalSize,
+      subjectDigest: parsed.subject,
+      artifactType: parsed.artifactType,
+      annotations: parsed.annotations ? JSON.stringify(parsed.annotations) : null,
+    },
     [...parsed.blobs.map((b) => ({ digest: b.digest, kind: "blob" as const })), ...parsed.manifests.map((m) => ({ digest: m.digest, kind: "manifest" as const }))],
     isDigest(reference) ? null : reference,
   );
-  return digest;
+  return { digest, subject: parsed.subject };
+}
+
+/**
+ * REGISTRY_PROJECT_QUOTA_BYTES: a manifest whose blobs (those the project does not hold yet) and
+ * bytes would take the project's registry past its quota is refused, 403 DENIED naming the quota.
+ * Checked when the manifest arrives, the point where an image becomes part of the project.
+ */
+async function checkQuota(env: Bindings, projectId: number, blobs: string[], manifestBytes: number): Promise<void> {
+  const quota = getConfig(env).registry.projectQuotaBytes;
+  if (quota === null) return;
+  const after = (await projectRegistrySize(getDb(env.DB), projectId, blobs)) + manifestBytes;
+  if (after > quota) {
+    throw new RegistryError("DENIED", `the project's container registry quota of ${quota} bytes (REGISTRY_PROJECT_QUOTA_BYTES) would be exceeded: ${after} bytes after this push`, {
+      detail: { quota_bytes: quota, size_after_push: after },
+    });
+  }
+}
+
+/** Referrers per page; more follow through the `Link` header (distribution spec, "Listing Referrers"). */
+export const REFERRERS_PAGE = 1000;
+
+export interface ReferrersPage {
+  index: { schemaVersion: 2; mediaType: string; manifests: Record<string, unknown>[] };
+  /** The last digest of the page when another page follows. */
+  next: string | null;
+}
+
+/**
+ * GET /v2/<name>/referrers/<digest>: an image index of the manifests whose subject is `digest`,
+ * empty (never 404) when there are none or the repository has no manifests yet.
+ */
+export async function listReferrers(env: Bindings, target: ImageTarget, digest: string, artifactType: string | null, after: string | null): Promise<ReferrersPage> {
+  const db = getDb(env.DB);
+  const repo = await findRepositoryByName(db, target.projectId, target.image);
+  const rows = repo ? await referrersOf(db, repo.id, digest, artifactType, after, REFERRERS_PAGE + 1) : [];
+  const page = rows.slice(0, REFERRERS_PAGE);
+  const manifests = page.map((m) => ({
+    mediaType: m.mediaType,
+    digest: m.digest,
+    size: m.size,
+    ...(m.artifactType ? { artifactType: m.artifactType } : {}),
+    ...(m.annotations ? { annotations: JSON.parse(m.annotations) as Record<string, string> } : {}),
+  }));
+  return {
+    index: { schemaVersion: 2, mediaType: MEDIA_TYPES.ociIndex, manifests },
+    next: rows.length > REFERRERS_PAGE ? page[page.length - 1].digest : null,
+  };
 }
 
 /** Deletes the blobs among the candidates that no manifest references any more (R2 and rows). */
@@ -111,7 +184,10 @@ export async function deleteImage(env: Bindings, target: ImageTarget, reference:
   if (!(await removeTag(env, repo.id, reference))) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
 }
 
-/** Deletes a tag; its manifest follows when no other tag and no index names it. False when absent. */
+/**
+ * Deletes a tag; its manifest follows when no other tag, no index and no referrer (a manifest
+ * naming it as `subject`) needs it. False when absent.
+ */
 export async function removeTag(env: Bindings, repositoryId: number, tag: string): Promise<boolean> {
   const db = getDb(env.DB);
   const deleted = await deleteTag(db, repositoryId, tag);

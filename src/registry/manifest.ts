@@ -17,6 +17,8 @@ export const SUPPORTED_MANIFEST_TYPES = [...IMAGE_TYPES, ...INDEX_TYPES];
 const FOREIGN_LAYER = /\.foreign\./;
 
 export const DIGEST = /^sha256:[a-f0-9]{64}$/;
+/** RFC 6838 type/subtype (with optional +suffix and parameters-free), as OCI media types are. */
+export const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 export const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 
 export class ManifestError extends Error {
@@ -38,6 +40,12 @@ export interface ParsedManifest {
   blobs: { digest: string; size: number }[];
   /** Child manifests of an index. */
   manifests: { digest: string; size: number }[];
+  /** The manifest this one refers to (OCI v1.1 `subject`): the referrers API lists it there. */
+  subject: string | null;
+  /** OCI v1.1: the manifest's `artifactType`, else an image manifest's config mediaType. */
+  artifactType: string | null;
+  /** The manifest's `annotations` (string values only), null when absent. */
+  annotations: Record<string, string> | null;
 }
 
 interface Descriptor {
@@ -73,10 +81,11 @@ export function parseManifest(bytes: Uint8Array, contentType: string | null): Pa
   const mediaType = declared ?? header ?? "";
   if (!SUPPORTED_MANIFEST_TYPES.includes(mediaType)) throw new ManifestError("UNSUPPORTED", `manifest media type "${mediaType}" is not supported`);
   if (doc.schemaVersion !== 2) throw new ManifestError("MANIFEST_INVALID", "schemaVersion must be 2");
+  const refers = referrerFields(doc);
   if (INDEX_TYPES.includes(mediaType)) {
     if (!Array.isArray(doc.manifests)) throw new ManifestError("MANIFEST_INVALID", "an index needs a manifests array");
     const manifests = doc.manifests.map((m, i) => descriptor(m, `manifests[${i}]`));
-    return { mediaType, kind: "index", configDigest: "", blobs: [], manifests: manifests.map(({ digest, size }) => ({ digest, size })) };
+    return { mediaType, kind: "index", configDigest: "", blobs: [], manifests: manifests.map(({ digest, size }) => ({ digest, size })), ...refers };
   }
   const config = descriptor(doc.config, "config");
   if (!Array.isArray(doc.layers)) throw new ManifestError("MANIFEST_INVALID", "an image manifest needs a layers array");
@@ -87,5 +96,24 @@ export function parseManifest(bytes: Uint8Array, contentType: string | null): Pa
     configDigest: config.digest,
     blobs: [{ digest: config.digest, size: config.size }, ...layers.map(({ digest, size }) => ({ digest, size }))],
     manifests: [],
+    ...refers,
+    artifactType: refers.artifactType ?? (config.mediaType || null),
   };
+}
+
+/**
+ * OCI image spec v1.1: `subject` (a descriptor; the subject itself need not exist in the
+ * registry), `artifactType` and `annotations`, as the referrers API reports them.
+ */
+function referrerFields(doc: Record<string, unknown>): Pick<ParsedManifest, "subject" | "artifactType" | "annotations"> {
+  const subject = doc.subject === undefined ? null : descriptor(doc.subject, "subject").digest;
+  if (doc.artifactType !== undefined && (typeof doc.artifactType !== "string" || !MEDIA_TYPE.test(doc.artifactType))) {
+    throw new ManifestError("MANIFEST_INVALID", "artifactType must be a media type");
+  }
+  const raw = doc.annotations;
+  if (raw !== undefined && (!raw || typeof raw !== "object" || Array.isArray(raw) || Object.values(raw).some((v) => typeof v !== "string"))) {
+    throw new ManifestError("MANIFEST_INVALID", "annotations must map strings to strings");
+  }
+  const annotations = raw && Object.keys(raw).length ? (raw as Record<string, string>) : null;
+  return { subject, artifactType: (doc.artifactType as string | undefined) ?? null, annotations };
 }

@@ -46,8 +46,11 @@ async function callerOf(c: Context<AppEnv>): Promise<RegistryCaller> {
 }
 
 tokenRoutes.get("/auth", async (c) => {
+  // GitLab answers 404 unless `service` names a service it issues tokens for (JwtController).
   const service = c.req.query("service");
-  if (service !== undefined && service !== REGISTRY_AUDIENCE) throw new RegistryError("UNSUPPORTED", `unknown service "${service}"`, { status: 404 });
+  if (service !== REGISTRY_AUDIENCE) {
+    throw new RegistryError("NAME_UNKNOWN", service === undefined ? `the service parameter is required ("${REGISTRY_AUDIENCE}")` : `unknown service "${service}"`, { status: 404 });
+  }
   const caller = await callerOf(c);
   const requested = (c.req.queries("scope") ?? []).flatMap((s) => s.split(" ")).filter(Boolean);
   if (requested.length > MAX_SCOPES) throw new RegistryError("DENIED", `at most ${MAX_SCOPES} scopes per request`, { status: 400 });
@@ -61,8 +64,10 @@ tokenRoutes.get("/auth", async (c) => {
   const now = Math.floor(Date.now() / 1000);
   const ttl = config.registry.tokenTtlSeconds;
   const subject = caller.kind === "user" ? caller.user.username : caller.kind === "deploy_token" ? caller.token.username : "";
-  const token = await signRegistryToken(config.secretKeyBase, { iss: issuerOf(c), aud: REGISTRY_AUDIENCE, sub: subject, iat: now, nbf: now, exp: now + ttl, access });
+  const token = await signRegistryToken(c.env, { iss: issuerOf(c), aud: REGISTRY_AUDIENCE, sub: subject, iat: now, nbf: now, exp: now + ttl, access });
   c.header("Cache-Control", "no-store");
+  // offline_token=true asks for a refresh_token (Docker token protocol), which a server may only
+  // return when asked and never has to: we issue none (docs/registries.md, "offline_token").
   return c.json({ token, access_token: token, expires_in: ttl, issued_at: new Date(now * 1000).toISOString() });
 });
 

@@ -219,7 +219,7 @@ export async function sweepAbandonedUploads(env: Bindings, now = Date.now()): Pr
   const orphans = old.filter((k) => !kept.has(k) && !live.has(sessionOf(k)));
   if (orphans.length) await env.FILES.delete(orphans);
   // Blobs pushed that long ago which no manifest ever came to reference.
-  const unreferenced = await collectUnreferencedBlobs(db, null, before, 200);
+  const unreferenced = await collectUnreferencedBlobs(db, null, before, 200, now);
   if (unreferenced.length) await env.FILES.delete(unreferenced);
   return { sessions: stale.length, orphans: orphans.length, unreferenced: unreferenced.length };
 }

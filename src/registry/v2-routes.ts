@@ -1,11 +1,12 @@
 import { Hono, type Context } from "hono";
-import type { AppEnv, Bindings } from "../env";
+import type { AppEnv } from "../env";
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findLinkedBlob, linkBlob, unlinkBlob } from "../db/registry-content";
 import { bearerClaims, requireAccess, type RepositoryAccess } from "./access";
 import { RegistryError, renderRegistryError } from "./errors";
-import { deleteImage, getManifest, listTagNames, pushManifest } from "./images";
+import { deleteImage, getManifest, listReferrers, listTagNames, pushManifest } from "./images";
+import { MEDIA_TYPE, MEDIA_TYPES } from "./manifest";
 import { grantedActions } from "../credentials/registry-token";
 import {
   appendChunk,
@@ -13,7 +14,6 @@ import {
   completeUpload,
   parseDigest,
   startUpload,
-  sweepAbandonedUploads,
   uploadMonolithic,
   uploadStatus,
   type BodyInput,
@@ -38,14 +38,6 @@ interface Route {
 }
 
 const DEFAULT_TAGS_PAGE = 1000;
-/**
- * The opportunistic sweep of abandoned uploads runs at most this often per isolate, or once per
- * REGISTRY_UPLOAD_TTL_SECONDS when that is shorter (an upload abandoned for its TTL is then gone
- * by the next push, not up to ten minutes later).
- */
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
-const sweepEveryMs = (env: Bindings) => Math.min(SWEEP_EVERY_MS, getConfig(env).registry.uploadTtlSeconds * 1000);
-let lastSweep = 0;
 
 function bodyOf(c: Context<AppEnv>): BodyInput {
   const header = c.req.header("content-length");
@@ -96,20 +88,14 @@ async function getBlob(c: Context<AppEnv>, name: string, rawDigest: string, head
 }
 
 async function startBlobUpload(c: Context<AppEnv>, name: string): Promise<Response> {
-  const access = await requireAccess(c, name, "push");
-  const now = Date.now();
-  if (now - lastSweep > sweepEveryMs(c.env)) {
-    lastSweep = now;
-    c.executionCtx.waitUntil(sweepAbandonedUploads(c.env, now).catch((e) => console.error("registry sweep failed", e instanceof Error ? e.message : e)));
-  }
   const mount = c.req.query("mount");
   const from = c.req.query("from");
+  const access = await requireAccess(c, name, "push", mount && from ? from : null);
   if (mount && from) {
     // Cross-repository mount: only from a repository the same token may pull (else a plain upload).
     const digest = parseDigest(mount);
     const db = getDb(c.env.DB);
-    if (grantedActions(access.claims, from).includes("pull") && (await findLinkedBlob(db, from, digest))) {
-      await linkBlob(db, access.path, digest);
+    if (grantedActions(access.claims, from).includes("pull") && (await findLinkedBlob(db, from, digest)) && (await linkBlob(db, access.path, digest))) {
       return blobCreated(c, name, digest);
     }
   }
@@ -184,9 +170,11 @@ const routes: Route[] = [
         if (body.length !== null && body.length > max) throw new RegistryError("SIZE_INVALID", `a manifest may be at most ${max} bytes`, { status: 413 });
         const bytes = new Uint8Array(await c.req.arrayBuffer());
         if (bytes.byteLength > max) throw new RegistryError("SIZE_INVALID", `a manifest may be at most ${max} bytes`, { status: 413 });
-        const digest = await pushManifest(c.env, image(access), ref, bytes, c.req.header("content-type") ?? null);
+        const { digest, subject } = await pushManifest(c.env, image(access), ref, bytes, c.req.header("content-type") ?? null);
         c.header("Location", `/v2/${name}/manifests/${digest}`);
         c.header("Docker-Content-Digest", digest);
+        // OCI v1.1: the registry processed `subject` (the referrers API lists it).
+        if (subject) c.header("OCI-Subject", subject);
         c.header("Content-Length", "0");
         return c.body(null, 201);
       },
@@ -196,6 +184,10 @@ const routes: Route[] = [
         return c.body(null, 202);
       },
     },
+  },
+  {
+    pattern: /^\/v2\/(.+)\/referrers\/([^/]+)$/,
+    methods: { GET: (c, name, digest) => serveReferrers(c, name, digest) },
   },
   {
     pattern: /^\/v2\/(.+)\/tags\/list()$/,
@@ -215,6 +207,24 @@ const routes: Route[] = [
     },
   },
 ];
+
+/** GET /v2/<name>/referrers/<digest> (distribution spec v1.1, end-12a/12b). */
+async function serveReferrers(c: Context<AppEnv>, name: string, raw: string): Promise<Response> {
+  const access = await requireAccess(c, name, "pull");
+  const digest = parseDigest(raw);
+  const artifactType = c.req.query("artifactType") ?? null;
+  if (artifactType !== null && !MEDIA_TYPE.test(artifactType)) throw new RegistryError("UNSUPPORTED", "artifactType must be a media type", { status: 400 });
+  const last = c.req.query("last") ?? null;
+  if (last !== null) parseDigest(last);
+  const page = await listReferrers(c.env, image(access), digest, artifactType, last);
+  if (artifactType !== null) c.header("OCI-Filters-Applied", "artifactType");
+  if (page.next) {
+    const q = new URLSearchParams({ ...(artifactType !== null ? { artifactType } : {}), last: page.next });
+    c.header("Link", `</v2/${name}/referrers/${digest}?${q}>; rel="next"`);
+  }
+  c.header("Content-Type", MEDIA_TYPES.ociIndex);
+  return c.body(JSON.stringify(page.index), 200);
+}
 
 async function serveManifest(c: Context<AppEnv>, name: string, ref: string, head: boolean): Promise<Response> {
   const access = await requireAccess(c, name, "pull");

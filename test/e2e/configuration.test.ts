@@ -51,6 +51,7 @@ const VARS = {
   REGISTRY_MAX_MANIFEST_BYTES: "600",
   REGISTRY_UPLOAD_TTL_SECONDS: "2",
   CLIENT_ADDRESS_HEADER: "X-Forwarded-For",
+  REGISTRY_PROJECT_QUOTA_BYTES: "1500",
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -335,13 +336,30 @@ describe("every documented variable takes effect under npm start (issue 13, issu
       expect((await put(small)).status).toBe(201);
     });
 
-    it("REGISTRY_UPLOAD_TTL_SECONDS: an upload session untouched that long is swept by the next push", async () => {
+    it("REGISTRY_PROJECT_QUOTA_BYTES refuses a push past the project's quota (403 DENIED naming it)", async () => {
+      const config = Buffer.from('{"os":"linux","quota":true}');
+      const layer = Buffer.alloc(1000, 9);
+      expect((await pushBlob(config)).status).toBe(201);
+      expect((await pushBlob(layer)).status).toBe(201);
+      const body = JSON.stringify({
+        schemaVersion: 2,
+        mediaType: "application/vnd.oci.image.manifest.v1+json",
+        config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: sha(config), size: config.length },
+        layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar", digest: sha(layer), size: layer.length }],
+      });
+      const res = await fetch(`${base}/v2/${name}/manifests/quota`, { method: "PUT", headers: { ...bearer, "Content-Type": "application/vnd.oci.image.manifest.v1+json" }, body });
+      expect(res.status).toBe(403);
+      const err = ((await res.json()) as { errors: { code: string; message: string }[] }).errors[0];
+      expect(err.code).toBe("DENIED");
+      expect(err.message).toContain("quota of 1500 bytes");
+    });
+
+    it("REGISTRY_UPLOAD_TTL_SECONDS: an upload session untouched that long is swept by the scheduled sweep", async () => {
       const status = (loc: string) => fetch(new URL(loc, base), { headers: bearer });
       expect((await status(abandoned)).status).toBe(204);
       await sleep(Math.max(0, abandonedAt + 3000 - Date.now()));
-      // Starting an upload runs the sweep (at most once per TTL); the sweep runs after the response.
-      const next = await fetch(`${base}/v2/${name}/blobs/uploads/`, { method: "POST", headers: bearer });
-      expect(next.status).toBe(202);
+      // The cron trigger's handler (wrangler dev --test-scheduled runs it on demand); it sweeps in waitUntil.
+      expect((await fetch(`${base}/__scheduled?cron=${encodeURIComponent("*/10 * * * *")}`)).status).toBe(200);
       let gone = 0;
       for (let i = 0; i < 20 && gone !== 404; i++) {
         await sleep(250);

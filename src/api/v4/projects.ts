@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getDb } from "../../db/client";
 import { createProject, listProjects, projectVisibleTo, type ProjectOrder } from "../../db/namespaces";
 import type { ProjectRow } from "../../db/projects";
+import { projectRegistrySize } from "../../db/registry-content";
 import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
@@ -115,7 +116,12 @@ projects.get("/groups/:id/projects", requireAuth(READ_API), async (c) => {
 });
 
 projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"));
+  const { project, level } = await loadProject(c, c.req.param("id"));
+  // GitLab: ?statistics=true adds the project's storage statistics for reporters and above.
+  if (c.req.query("statistics") === "true" && level >= AccessLevel.REPORTER) {
+    const containerRegistrySize = await projectRegistrySize(getDb(c.env.DB), project.id);
+    return c.json({ ...renderProject(c, project), statistics: { container_registry_size: containerRegistrySize } });
+  }
   return c.json(renderProject(c, project));
 });
 

@@ -39,6 +39,11 @@ export const registryBlobs = sqliteTable("registry_blobs", {
   size: integer("size").notNull(),
   r2Key: text("r2_key").notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * A push that relies on this blob (commit, mount, a manifest naming it) holds it until then;
+   * collection skips held blobs, so garbage collection never races a push (docs/registries.md).
+   */
+  heldUntil: integer("held_until").notNull().default(0),
 });
 
 /**
@@ -69,9 +74,15 @@ export const registryManifests = sqliteTable(
     configDigest: text("config_digest").notNull(),
     /** Bytes of the config, layers and (for an index) the children's totals. */
     totalSize: integer("total_size").notNull(),
+    /** OCI v1.1 `subject`: the manifest this one refers to (the referrers API lists it there). */
+    subjectDigest: text("subject_digest"),
+    /** The manifest's artifactType, else its config mediaType (as the referrers API reports it). */
+    artifactType: text("artifact_type"),
+    /** The manifest's annotations as JSON, null when it has none. */
+    annotations: text("annotations"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.repositoryId, t.digest] })],
+  (t) => [primaryKey({ columns: [t.repositoryId, t.digest] }), index("registry_manifests_subject_idx").on(t.repositoryId, t.subjectDigest, t.digest)],
 );
 
 /** What a manifest references: blobs (config, layers) and, for an index, child manifests. */

@@ -143,20 +143,50 @@ export async function publishedKeys(env: Bindings): Promise<PublicJwk[]> {
   return (await ring(env)).filter((r) => published(r, now)).map((r) => ({ ...JSON.parse(r.publicJwk), alg: "RS256", use: "sig", kid: r.kid }));
 }
 
-/** The key that signs now, imported once per isolate (decrypting it is the only costly step). */
+/** A ring key's private part, imported once per isolate (decrypting it is the only costly step). */
+function privateKeyOf(env: Bindings, row: KeyRow): Promise<CryptoKey> {
+  let key = signingKeys.get(row.kid);
+  if (!key) {
+    key = (async () => {
+      const jwk = JSON.parse(await decryptString(getConfig(env).secretKeyBase, PURPOSE, row.privateKeyEnc)) as JsonWebKey;
+      return crypto.subtle.importKey("jwk", jwk, ALGORITHM, false, ["sign"]);
+    })();
+    signingKeys.set(row.kid, key);
+    key.catch(() => signingKeys.delete(row.kid));
+  }
+  return key;
+}
+
+/** The key that signs now. */
 export async function activeSigningKey(env: Bindings): Promise<{ kid: string; key: CryptoKey }> {
   const active = (await ring(env)).find((r) => r.state === "active");
   if (!active) throw new Error("no active OIDC signing key");
-  let key = signingKeys.get(active.kid);
-  if (!key) {
-    key = (async () => {
-      const jwk = JSON.parse(await decryptString(getConfig(env).secretKeyBase, PURPOSE, active.privateKeyEnc)) as JsonWebKey;
-      return crypto.subtle.importKey("jwk", jwk, ALGORITHM, false, ["sign"]);
-    })();
-    signingKeys.set(active.kid, key);
-    key.catch(() => signingKeys.delete(active.kid));
-  }
-  return { kid: active.kid, key: await key };
+  return { kid: active.kid, key: await privateKeyOf(env, active) };
+}
+
+export interface RingKey {
+  kid: string;
+  state: KeyState;
+  createdAt: number;
+  /** The public JWK ({kty, n, e}). */
+  publicJwk: JsonWebKey;
+  /** The private key, for a key's self-signed certificate (registry token issuer). */
+  privateKey: () => Promise<CryptoKey>;
+}
+
+/**
+ * Every key of the ring, retiring ones included until the next rotation removes them (at least
+ * MIN_PUBLISHED_MS after they stopped signing): verifiers of tokens that live longer than an
+ * id_token (registry tokens, docs/registries.md) use these.
+ */
+export async function ringKeys(env: Bindings): Promise<RingKey[]> {
+  return (await ring(env)).map((r) => ({
+    kid: r.kid,
+    state: r.state as KeyState,
+    createdAt: r.createdAt,
+    publicJwk: JSON.parse(r.publicJwk) as JsonWebKey,
+    privateKey: () => privateKeyOf(env, r),
+  }));
 }
 
 export async function listKeys(env: Bindings): Promise<KeyInfo[]> {

@@ -1,6 +1,8 @@
 import { Hono, type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findRepository, listRepositories, tagsOf } from "../../db/registry";
+import { projectRegistrySize } from "../../db/registry-content";
+import { getConfig } from "../../config";
 import { AccessLevel } from "../../domain/access";
 import { removeRepository, removeTag } from "../../registry/images";
 import { RevokeForm, TableHead } from "../components";
@@ -24,6 +26,7 @@ async function page(c: Ctx) {
   const db = getDb(c.env.DB);
   const { rows: repos } = await listRepositories(db, [project.id], { limit: MAX_REPOSITORIES, offset: 0 });
   const tags = await tagsOf(db, repos.map((r) => r.id));
+  const [used, quota] = [await projectRegistrySize(db, project.id), getConfig(c.env).registry.projectQuotaBytes];
   const host = new URL(c.req.url).host;
   const canDelete = level >= AccessLevel.DEVELOPER;
   const token = await csrfToken(c);
@@ -44,6 +47,10 @@ async function page(c: Ctx) {
           <code>{`docker login ${host}\ndocker push ${host}/${project.pathWithNamespace.toLowerCase()}:latest`}</code>
         </pre>
       </section>
+      <p id="registry-size">
+        Storage used: {formatBytes(used)}
+        {quota !== null ? ` of ${formatBytes(quota)} (quota)` : ""}
+      </p>
       <h2>Image repositories ({repos.length})</h2>
       {repos.length === 0 ? <p class="muted">No images have been pushed to this project yet.</p> : null}
       {repos.map((repo) => {
