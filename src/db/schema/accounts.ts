@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** Times are integer milliseconds since the epoch throughout the schema. */
-export const users = sqliteTable("users", {
+export const users = sqliteTable(
+  "users",
+  {
   id: integer("id").primaryKey({ autoIncrement: true }),
   username: text("username").notNull().unique(),
   name: text("name").notNull(),
@@ -21,7 +23,10 @@ export const users = sqliteTable("users", {
   lockedUntil: integer("locked_until"),
   lastSignInAt: integer("last_sign_in_at"),
   createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
-});
+  },
+  // The listing orders of GET /users besides id (username: its unique index).
+  (t) => [index("users_name_idx").on(t.name, t.id), index("users_created_idx").on(t.createdAt, t.id)],
+);
 
 /** Browser sessions; the cookie holds the raw id, the table its SHA-256. */
 export const sessions = sqliteTable(
@@ -74,5 +79,5 @@ export const auditEvents = sqliteTable(
     ipAddress: text("ip_address"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("audit_action_idx").on(t.action, t.createdAt)],
+  (t) => [index("audit_action_idx").on(t.action, t.createdAt), index("audit_created_idx").on(t.createdAt, t.id)],
 );

@@ -2,7 +2,9 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { users } from "./accounts";
 
 /** Groups (GitLab namespaces of kind group). full_path is unique and used for lookups by path. */
-export const groups = sqliteTable("groups", {
+export const groups = sqliteTable(
+  "groups",
+  {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull(),
   path: text("path").notNull(),
@@ -12,7 +14,18 @@ export const groups = sqliteTable("groups", {
   /** private, internal, public */
   visibility: text("visibility").notNull().default("private"),
   createdAt: integer("created_at").notNull(),
-});
+  },
+  // The tree walk (parent_id) and each listing order, alone (administrators) and under one
+  // visibility (the public and internal branches of an ordinary user's listing: src/db/listing.ts).
+  (t) => [
+    index("groups_parent_idx").on(t.parentId),
+    index("groups_name_idx").on(t.name, t.id),
+    index("groups_path_idx").on(t.path, t.id),
+    index("groups_visibility_idx").on(t.visibility),
+    index("groups_visibility_name_idx").on(t.visibility, t.name, t.id),
+    index("groups_visibility_path_idx").on(t.visibility, t.path, t.id),
+  ],
+);
 
 /**
  * Projects live in a group or in a user's personal namespace (namespace_kind 'group' or 'user').
@@ -34,7 +47,20 @@ export const projects = sqliteTable(
     createdAt: integer("created_at").notNull(),
     lastActivityAt: integer("last_activity_at").notNull(),
   },
-  (t) => [index("projects_namespace_idx").on(t.namespaceKind, t.namespaceId)],
+  // Each listing order alone (administrators) and under one visibility (the public and internal
+  // branches of an ordinary user's listing, src/db/listing.ts); id order is the rowid's.
+  (t) => [
+    index("projects_namespace_idx").on(t.namespaceKind, t.namespaceId),
+    index("projects_created_idx").on(t.createdAt, t.id),
+    index("projects_last_activity_idx").on(t.lastActivityAt, t.id),
+    index("projects_name_idx").on(t.name, t.id),
+    index("projects_path_idx").on(t.path, t.id),
+    index("projects_visibility_idx").on(t.visibility),
+    index("projects_visibility_created_idx").on(t.visibility, t.createdAt, t.id),
+    index("projects_visibility_last_activity_idx").on(t.visibility, t.lastActivityAt, t.id),
+    index("projects_visibility_name_idx").on(t.visibility, t.name, t.id),
+    index("projects_visibility_path_idx").on(t.visibility, t.path, t.id),
+  ],
 );
 
 /** Memberships of users in groups and projects with GitLab access levels (10..50). */
