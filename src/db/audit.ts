@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { cappedCount, totalOrNull } from "./listing";
 import { auditEvents, users } from "./schema/accounts";
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;
@@ -79,7 +80,7 @@ export interface AuditQuery {
 export async function listAuditEvents(
   db: Db,
   q: AuditQuery,
-): Promise<{ rows: { event: AuditEventRow; author: { username: string; name: string } | null }[]; total: number }> {
+): Promise<{ rows: { event: AuditEventRow; author: { username: string; name: string } | null }[]; total: number | null; hasNext: boolean }> {
   const conds: SQL[] = [];
   if (q.createdAfter !== undefined) conds.push(gte(auditEvents.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) conds.push(lte(auditEvents.createdAt, q.createdBefore));
@@ -95,9 +96,14 @@ export async function listAuditEvents(
       .leftJoin(users, eq(users.id, auditEvents.authorId))
       .where(where)
       .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
-      .limit(q.limit)
+      .limit(q.limit + 1)
       .offset(q.offset),
-    db.select({ n: sql<number>`count(*)` }).from(auditEvents).where(where),
+    // Counted no further than GitLab's 10,000 (above it the headers carry no total).
+    db.select({ n: cappedCount(sql`${auditEvents}`, where) }).from(sql`(SELECT 1)`),
   ]);
-  return { rows: rows.map((r) => ({ event: r.event, author: r.author?.username ? (r.author as { username: string; name: string }) : null })), total: n };
+  return {
+    rows: rows.slice(0, q.limit).map((r) => ({ event: r.event, author: r.author?.username ? (r.author as { username: string; name: string }) : null })),
+    total: totalOrNull(n),
+    hasNext: rows.length > q.limit,
+  };
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { claimNamespacePath } from "./namespace-paths";
 import { users } from "./schema/accounts";
@@ -82,74 +82,6 @@ export function groupsAndDescendants(roots: number | SQL): SQL {
 /** SQL subquery: ids of the projects in a group and its subgroups. */
 export function groupTreeProjectIds(groupId: number): SQL {
   return sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN ${groupsAndDescendants(groupId)})`;
-}
-
-/** SQL: ids of the groups a user is a member of, and all their descendants. */
-const memberGroupIds = (userId: number) =>
-  groupsAndDescendants(sql`SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId}`);
-
-/** Projects the user may see (GitLab: public, internal, and those of their memberships). */
-export function projectVisibleTo(userId: number, isAdmin: boolean, membershipOnly = false): SQL {
-  const mine = sql`(${projects.namespaceKind} = 'user' AND ${projects.namespaceId} = ${userId})
-    OR ${projects.id} IN (SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId})
-    OR (${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN ${memberGroupIds(userId)})`;
-  if (membershipOnly) return sql`(${mine})`;
-  if (isAdmin) return sql`1 = 1`;
-  return sql`(${projects.visibility} IN ('public', 'internal') OR ${mine})`;
-}
-
-export function groupVisibleTo(userId: number, isAdmin: boolean, membershipOnly = false): SQL {
-  const mine = sql`${groups.id} IN ${memberGroupIds(userId)}`;
-  if (membershipOnly) return mine;
-  if (isAdmin) return sql`1 = 1`;
-  return sql`(${groups.visibility} IN ('public', 'internal') OR ${mine})`;
-}
-
-const PROJECT_ORDER = {
-  id: projects.id,
-  name: projects.name,
-  path: projects.path,
-  created_at: projects.createdAt,
-  last_activity_at: projects.lastActivityAt,
-} as const;
-export type ProjectOrder = keyof typeof PROJECT_ORDER;
-
-export async function listProjects(
-  db: Db,
-  where: SQL,
-  opts: { orderBy: ProjectOrder; sort: "asc" | "desc"; limit: number; offset: number },
-): Promise<{ rows: ProjectRow[]; total: number }> {
-  const col = PROJECT_ORDER[opts.orderBy];
-  const [rows, [{ n }]] = await db.batch([
-    db
-      .select()
-      .from(projects)
-      .where(where)
-      .orderBy(opts.sort === "asc" ? asc(col) : desc(col), opts.sort === "asc" ? asc(projects.id) : desc(projects.id))
-      .limit(opts.limit)
-      .offset(opts.offset),
-    db.select({ n: sql<number>`count(*)` }).from(projects).where(where),
-  ]);
-  return { rows, total: n };
-}
-
-export async function listGroups(
-  db: Db,
-  where: SQL,
-  opts: { orderBy: "name" | "path" | "id"; sort: "asc" | "desc"; limit: number; offset: number },
-): Promise<{ rows: GroupRow[]; total: number }> {
-  const col = opts.orderBy === "id" ? groups.id : opts.orderBy === "path" ? groups.path : groups.name;
-  const [rows, [{ n }]] = await db.batch([
-    db
-      .select()
-      .from(groups)
-      .where(where)
-      .orderBy(opts.sort === "asc" ? asc(col) : desc(col), asc(groups.id))
-      .limit(opts.limit)
-      .offset(opts.offset),
-    db.select({ n: sql<number>`count(*)` }).from(groups).where(where),
-  ]);
-  return { rows, total: n };
 }
 
 export interface MemberView {

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { ciPipelines, packageFiles, packagePipelines, packages } from "./schema/packages";
 
 export type PackageRow = typeof packages.$inferSelect;
@@ -85,7 +86,7 @@ export async function pipelinesOfPackages(db: Db, packageIds: number[]): Promise
     .select({ packageId: packagePipelines.packageId, pipeline: ciPipelines })
     .from(packagePipelines)
     .innerJoin(ciPipelines, eq(ciPipelines.id, packagePipelines.pipelineId))
-    .where(inArray(packagePipelines.packageId, packageIds))
+    .where(inIdList(packagePipelines.packageId, packageIds))
     .orderBy(desc(ciPipelines.id));
   for (const r of rows) out.set(r.packageId, [...(out.get(r.packageId) ?? []), r.pipeline]);
   return out;

@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { cappedCount, inIdList, totalOrNull } from "./listing";
 import type { Db } from "./client";
 import { registryBlobLinks, registryManifestRefs, registryManifests, registryRepositories, registryTags } from "./schema/registry";
 
@@ -23,20 +24,25 @@ export async function findRepository(db: Db, id: number): Promise<RegistryReposi
   return row ?? null;
 }
 
-export async function listRepositories(db: Db, projectIds: number[], page: { limit: number; offset: number }) {
-  const cond = inArray(registryRepositories.projectId, projectIds.length ? projectIds : [0]);
+/**
+ * A page of the repositories of some projects (one project's id, or a subquery of ids such as a
+ * group tree's: never one bound parameter per project), one row beyond it to tell whether a next
+ * page exists, and the total up to COUNT_CAP.
+ */
+export async function listRepositories(db: Db, projectIds: number | SQL, page: { limit: number; offset: number }) {
+  const cond = typeof projectIds === "number" ? eq(registryRepositories.projectId, projectIds) : inArray(registryRepositories.projectId, projectIds);
   const [rows, [{ n }]] = await db.batch([
-    db.select().from(registryRepositories).where(cond).orderBy(asc(registryRepositories.id)).limit(page.limit).offset(page.offset),
-    db.select({ n: sql<number>`count(*)` }).from(registryRepositories).where(cond),
+    db.select().from(registryRepositories).where(cond).orderBy(asc(registryRepositories.id)).limit(page.limit + 1).offset(page.offset),
+    db.select({ n: cappedCount(sql`${registryRepositories}`, cond) }).from(sql`(SELECT 1)`),
   ]);
-  return { rows, total: n };
+  return { rows: rows.slice(0, page.limit), total: totalOrNull(n), hasNext: rows.length > page.limit };
 }
 
 /** Tags of many repositories at once, by name. */
 export async function tagsOf(db: Db, repositoryIds: number[]): Promise<Map<number, RegistryTagRow[]>> {
   const out = new Map<number, RegistryTagRow[]>();
   if (!repositoryIds.length) return out;
-  const rows = await db.select().from(registryTags).where(inArray(registryTags.repositoryId, repositoryIds)).orderBy(asc(registryTags.name));
+  const rows = await db.select().from(registryTags).where(inIdList(registryTags.repositoryId, repositoryIds)).orderBy(asc(registryTags.name));
   for (const r of rows) out.set(r.repositoryId, [...(out.get(r.repositoryId) ?? []), r]);
   return out;
 }

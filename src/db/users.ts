@@ -1,4 +1,5 @@
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
 import { hashPassword } from "../crypto/password";
 import type { Db } from "./client";
 import { claimNamespacePath, sameWithoutCase } from "./namespace-paths";
@@ -62,9 +63,16 @@ export async function findUserByLogin(db: Db, login: string): Promise<UserRow | 
   return byUsername ?? byEmail ?? null;
 }
 
+const USER_ORDER = { id: users.id, name: users.name, username: users.username, created_at: users.createdAt } as const;
+export type UserOrder = keyof typeof USER_ORDER;
+
 export interface UserListQuery {
   offset: number;
   limit: number;
+  orderBy: UserOrder;
+  sort: Direction;
+  /** Keyset: the rows after this (order value, id). */
+  after?: { value: unknown; id: number };
   /** Exact username, case-insensitive (GitLab's ?username=). */
   username?: string;
   /** Substring of username, name or email (GitLab's ?search=). */
@@ -73,8 +81,11 @@ export interface UserListQuery {
   state?: "active" | "blocked";
 }
 
-/** A page of users in id order, and the total for the pagination headers. */
-export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserRow[]; total: number }> {
+/**
+ * A page of users in the asked order (each served by an index, docs/scaling.md), one row beyond it
+ * to tell whether a next page exists, and the total up to COUNT_CAP for the pagination headers.
+ */
+export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserRow[]; total: number | null; hasNext: boolean }> {
   const conds: SQL[] = [];
   if (q.username) conds.push(sql`lower(${users.username}) = ${q.username.toLowerCase()}`);
   if (q.search) {
@@ -84,12 +95,15 @@ export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserR
     );
   }
   if (q.state) conds.push(eq(users.state, q.state));
-  const where = conds.length ? and(...conds) : undefined;
-  const [rows, [{ n }]] = await db.batch([
-    db.select().from(users).where(where).orderBy(asc(users.id)).limit(q.limit).offset(q.offset),
-    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
-  ]);
-  return { rows, total: n };
+  const col = USER_ORDER[q.orderBy];
+  const filter = conds.length ? and(...conds) : undefined;
+  const where = q.after ? and(filter, keysetAfter(col, users.id, q.sort, q.after.value, q.after.id)) : filter;
+  const dir = q.sort === "asc" ? asc : desc;
+  const page = db.select().from(users).where(where).orderBy(dir(col), dir(users.id)).limit(q.limit + 1).offset(q.offset);
+  const [rows, [{ n }]] = q.after
+    ? [await page, [{ n: -1 }]]
+    : await db.batch([page, db.select({ n: cappedCount(sql`${users}`, filter) }).from(sql`(SELECT 1)`)]);
+  return { rows: rows.slice(0, q.limit), total: q.after ? null : totalOrNull(n), hasNext: rows.length > q.limit };
 }
 
 /**

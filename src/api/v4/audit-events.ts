@@ -81,7 +81,7 @@ auditEventsApi.get("/audit_events", requireAuth(READ_API), requireAdmin, validat
     if (!entityType) throw invalidParam("entity_type", "does not have a valid value");
   }
   const page = parsePage(c);
-  const { rows, total } = await listAuditEvents(getDb(c.env.DB), {
+  const { rows, total, hasNext } = await listAuditEvents(getDb(c.env.DB), {
     offset: page.offset,
     limit: page.perPage,
     createdAfter: q.created_after,
@@ -89,7 +89,7 @@ auditEventsApi.get("/audit_events", requireAuth(READ_API), requireAdmin, validat
     entityType,
     entityId: q.entity_id,
   });
-  setPaginationHeaders(c, page, total);
+  setPaginationHeaders(c, page, total, hasNext);
   return c.json(rows.map((r) => entity(r.event, r.author)));
 });
 

@@ -1,15 +1,17 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createGroup, groupVisibleTo, listGroups } from "../../db/namespaces";
+import { createGroup } from "../../db/namespaces";
+import { listGroups } from "../../db/namespace-listing";
+import { encodeCursor } from "../../db/listing";
 import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { iso, loadGroup, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
-import { parsePage, setPaginationHeaders } from "./pagination";
-import { and, sql } from "drizzle-orm";
+import { cursorAfter, keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
+import { sql } from "drizzle-orm";
 import { groups as groupsTable } from "../../db/schema/projects";
 import { coerceBool, idParam } from "./params";
 
@@ -65,21 +67,34 @@ const ListGroups = z.object({
   all_available: z.string().optional(),
   order_by: z.enum(["name", "path", "id"]).default("name"),
   sort: z.enum(["asc", "desc"]).default("asc"),
+  pagination: z.enum(["offset", "keyset"]).optional(),
+  cursor: z.string().max(2000).optional(),
 });
 
 groups.get("/groups", requireAuth(READ_API), async (c) => {
   const q = parseParams(ListGroups, queryParams(c));
   const page = parsePage(c);
+  const keyset = q.pagination === "keyset";
+  // GitLab offers keyset pagination of groups ordered by name, ascending only.
+  if (keyset && (q.order_by !== "name" || q.sort !== "asc")) throw keysetUnavailable();
+  const after = keyset && q.cursor !== undefined ? cursorAfter(q.cursor, "name") : undefined;
   const { user } = c.var.principal;
-  const conds = [groupVisibleTo(user.id, user.isAdmin, coerceBool(q.owned) === true)];
+  const conds = [];
   if (q.search) conds.push(sql`(lower(${groupsTable.name}) LIKE ${`%${q.search.toLowerCase()}%`} OR lower(${groupsTable.path}) LIKE ${`%${q.search.toLowerCase()}%`})`);
-  const { rows, total } = await listGroups(getDb(c.env.DB), and(...conds)!, {
+  const viewer = { userId: user.id, isAdmin: user.isAdmin, membershipOnly: coerceBool(q.owned) === true };
+  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, conds, {
     orderBy: q.order_by,
     sort: q.sort,
     limit: page.perPage,
-    offset: page.offset,
+    offset: keyset ? 0 : page.offset,
+    after,
   });
-  setPaginationHeaders(c, page, total);
+  if (keyset) {
+    const last = rows[rows.length - 1];
+    setKeysetNext(c, page.perPage, hasNext && last ? { cursor: encodeCursor({ name: last.name, id: String(last.id) }) } : null);
+  } else {
+    setPaginationHeaders(c, page, total, hasNext);
+  }
   return c.json(rows.map((g) => renderGroup(c, g)));
 });
 

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
-import { invalidParam } from "./errors";
+import { ApiError, invalidParam } from "./errors";
 import { idParam } from "./params";
+import { decodeCursor } from "../../db/listing";
 
 /** GitLab offset pagination: page (from 1), per_page (default 20, at most 100). */
 export interface PageRequest {
@@ -34,37 +35,65 @@ function linkFor(c: Context, page: number, perPage: number): string {
   return url.toString();
 }
 
-/** Sets X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Total, X-Total-Pages and Link. */
-export function setPaginationHeaders(c: Context, req: PageRequest, total: number): void {
-  const totalPages = Math.max(1, Math.ceil(total / req.perPage));
-  const next = req.page < totalPages ? req.page + 1 : null;
-  const prev = req.page > 1 ? Math.min(req.page - 1, totalPages) : null;
+/**
+ * Sets X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Total, X-Total-Pages and Link. A null total
+ * is GitLab's behaviour above 10,000 rows (src/db/listing.ts, COUNT_CAP): no X-Total, no
+ * X-Total-Pages and no rel="last"; whether a next page exists then comes from hasNext (the
+ * listing read one row beyond the page).
+ */
+export function setPaginationHeaders(c: Context, req: PageRequest, total: number | null, hasNext?: boolean): void {
+  const totalPages = total === null ? null : Math.max(1, Math.ceil(total / req.perPage));
+  const next = (totalPages === null ? hasNext === true : req.page < totalPages) ? req.page + 1 : null;
+  const prev = req.page > 1 ? (totalPages === null ? req.page - 1 : Math.min(req.page - 1, totalPages)) : null;
   c.header("X-Page", String(req.page));
   c.header("X-Per-Page", String(req.perPage));
   c.header("X-Next-Page", next ? String(next) : "");
   c.header("X-Prev-Page", prev ? String(prev) : "");
-  c.header("X-Total", String(total));
-  c.header("X-Total-Pages", String(totalPages));
+  if (total !== null && totalPages !== null) {
+    c.header("X-Total", String(total));
+    c.header("X-Total-Pages", String(totalPages));
+  }
   const links: string[] = [];
   if (prev) links.push(`<${linkFor(c, prev, req.perPage)}>; rel="prev"`);
   if (next) links.push(`<${linkFor(c, next, req.perPage)}>; rel="next"`);
   links.push(`<${linkFor(c, 1, req.perPage)}>; rel="first"`);
-  links.push(`<${linkFor(c, totalPages, req.perPage)}>; rel="last"`);
+  if (totalPages !== null) links.push(`<${linkFor(c, totalPages, req.perPage)}>; rel="last"`);
   // Appended: a deprecation Link (src/versioning/gate.ts) may already be on the response.
   c.header("Link", links.join(", "), { append: true });
 }
 
 /**
- * Keyset pagination (GitLab: pagination=keyset, id_after, order_by=id): the Link to the next page
- * carries the last id seen; no X-Total (that is the point of keyset).
+ * Keyset pagination: the Link to the next page is this request's URL with `next` set (GitLab:
+ * id_after or id_before for projects and runners, cursor for groups and users) and page dropped;
+ * no X-Total (that is the point of keyset). null: this is the last page.
  */
-export function setKeysetLink(c: Context, perPage: number, lastId: number | null): void {
+export function setKeysetNext(c: Context, perPage: number, next: Record<string, string> | null): void {
   c.header("X-Per-Page", String(perPage));
-  if (lastId === null) return;
+  if (next === null) return;
   const url = new URL(c.req.url);
-  url.searchParams.set("id_after", String(lastId));
+  for (const [k, v] of Object.entries(next)) url.searchParams.set(k, v);
   url.searchParams.set("per_page", String(perPage));
+  url.searchParams.delete("page");
   url.searchParams.delete("access_token");
   url.searchParams.delete("private_token");
   c.header("Link", `<${url.toString()}>; rel="next"`, { append: true });
+}
+
+/** Keyset by ascending id (runners, package pipelines): the next page starts after lastId. */
+export function setKeysetLink(c: Context, perPage: number, lastId: number | null): void {
+  setKeysetNext(c, perPage, lastId === null ? null : { id_after: String(lastId) });
+}
+
+/** GitLab's answer to keyset pagination with an order it does not offer keyset for. */
+export const keysetUnavailable = () => new ApiError(405, { error: "Keyset pagination is not yet available for this type of request" });
+
+/**
+ * The (order value, id) a keyset cursor names, for the listing's order column; a cursor this
+ * service did not write, or for another order, is a 400 (GitLab: "cursor is invalid").
+ */
+export function cursorAfter(cursor: string, column: string): { value: string; id: number } {
+  const values = decodeCursor(cursor);
+  const id = values?.id;
+  if (!values || values[column] === undefined || id === undefined || !/^[1-9][0-9]{0,15}$/.test(id)) throw invalidParam("cursor");
+  return { value: values[column], id: Number(id) };
 }

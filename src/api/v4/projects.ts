@@ -1,8 +1,9 @@
-import { and, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createProject, listProjects, projectVisibleTo, type ProjectOrder } from "../../db/namespaces";
+import { createProject } from "../../db/namespaces";
+import { listProjects, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { projects as projectsTable } from "../../db/schema/projects";
@@ -13,7 +14,7 @@ import { invalidParam } from "./errors";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
-import { parsePage, setPaginationHeaders } from "./pagination";
+import { keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
 import { coerceBool, idParam } from "./params";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
@@ -88,23 +89,36 @@ const ListProjects = z.object({
   visibility: visibilitySchema.optional(),
   order_by: z.enum(["id", "name", "path", "created_at", "last_activity_at"]).default("created_at"),
   sort: z.enum(["asc", "desc"]).default("desc"),
+  pagination: z.enum(["offset", "keyset"]).optional(),
+  id_after: idParam.optional(),
+  id_before: idParam.optional(),
 });
 
 async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   const q = parseParams(ListProjects, queryParams(c));
   const page = parsePage(c);
+  const keyset = q.pagination === "keyset";
+  // GitLab offers keyset pagination of projects by id only (id_after / id_before in the next link).
+  if (keyset && q.order_by !== "id") throw keysetUnavailable();
   const { user } = c.var.principal;
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
-  const conds = [projectVisibleTo(user.id, user.isAdmin, membershipOnly), ...extra];
+  const conds = [...extra];
   if (q.visibility) conds.push(sql`${projectsTable.visibility} = ${q.visibility}`);
   if (q.search) conds.push(sql`lower(${projectsTable.pathWithNamespace}) LIKE ${`%${q.search.toLowerCase()}%`}`);
-  const { rows, total } = await listProjects(getDb(c.env.DB), and(...conds)!, {
+  if (q.id_after) conds.push(sql`${projectsTable.id} > ${q.id_after}`);
+  if (q.id_before) conds.push(sql`${projectsTable.id} < ${q.id_before}`);
+  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly }, conds, {
     orderBy: q.order_by as ProjectOrder,
     sort: q.sort,
     limit: page.perPage,
-    offset: page.offset,
+    offset: keyset ? 0 : page.offset,
   });
-  setPaginationHeaders(c, page, total);
+  if (keyset) {
+    const last = rows[rows.length - 1];
+    setKeysetNext(c, page.perPage, hasNext && last ? { [q.sort === "asc" ? "id_after" : "id_before"]: String(last.id) } : null);
+  } else {
+    setPaginationHeaders(c, page, total, hasNext);
+  }
   return c.json(rows.map((p) => renderProject(c, p)));
 }
 

@@ -1,11 +1,10 @@
-import { sql } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { groupsAndDescendants } from "../../db/namespaces";
+import { groupTreeProjectIds } from "../../db/namespaces";
 import { findProject, type ProjectRow } from "../../db/projects";
 import { findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
-import { projects } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { removeRepository, removeTag } from "../../registry/images";
@@ -50,16 +49,16 @@ function renderRepository(c: Context, repo: RegistryRepositoryRow, extra: { tags
 const ListQuery = z.object({ tags: z.string().optional(), tags_count: z.string().optional() });
 const bool = (name: string, v: string | undefined) => optionalBool(name, v) ?? false;
 
-async function respondRepositories(c: Context<AppEnv>, projectIds: number[], honourTags: boolean) {
+async function respondRepositories(c: Context<AppEnv>, projectIds: number | SQL, honourTags: boolean) {
   const q = parseParams(ListQuery, queryParams(c));
   // Ignored parameters are not even validated (GitLab drops them from the declared params).
   const tags = honourTags && bool("tags", q.tags);
   const tagsCount = honourTags && bool("tags_count", q.tags_count);
   const db = getDb(c.env.DB);
   const page = parsePage(c);
-  const { rows, total } = await listRepositories(db, projectIds, { limit: page.perPage, offset: page.offset });
+  const { rows, total, hasNext } = await listRepositories(db, projectIds, { limit: page.perPage, offset: page.offset });
   const tagMap = tags || tagsCount ? await tagsOf(db, rows.map((r) => r.id)) : new Map<number, RegistryTagRow[]>();
-  setPaginationHeaders(c, page, total);
+  setPaginationHeaders(c, page, total, hasNext);
   return c.json(
     rows.map((r) =>
       renderRepository(c, r, {
@@ -76,7 +75,7 @@ const readLevel = (project: ProjectRow) => (project.visibility === "private" ? A
 registry.get("/projects/:id/registry/repositories", requireAuth(READ_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"));
   if (level < readLevel(project)) throw notFound();
-  return respondRepositories(c, [project.id], true);
+  return respondRepositories(c, project.id, true);
 });
 
 registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (c) => {
@@ -86,14 +85,7 @@ registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (
   const usesTags = c.req.query("tags") !== undefined || c.req.query("tags_count") !== undefined;
   const removed = g.isRemoved("group-registry-repositories-tags");
   if (usesTags && !removed) g.markDeprecated("group-registry-repositories-tags");
-  const db = getDb(c.env.DB);
-  const rows = await db
-    .select({ id: projects.id })
-    .from(projects)
-    .where(
-      sql`${projects.namespaceKind} = 'group' AND ${projects.namespaceId} IN ${groupsAndDescendants(group.id)}`,
-    );
-  return respondRepositories(c, rows.map((r) => r.id), !removed);
+  return respondRepositories(c, groupTreeProjectIds(group.id), !removed);
 });
 
 /** GET /registry/repositories/:id: remains, with tags and tag_count (the replacement of the group parameters). */

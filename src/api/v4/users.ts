@@ -2,11 +2,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { passwordWeakness } from "../../crypto/password";
 import { getDb } from "../../db/client";
-import { createUser, findUserById, listUsers, takenFields } from "../../db/users";
+import { createUser, findUserById, listUsers, takenFields, type UserOrder, type UserRow } from "../../db/users";
+import { encodeCursor } from "../../db/listing";
 import type { AppEnv } from "../../env";
 import { WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, conflict, invalidParam, notFound } from "./errors";
-import { parsePage, setPaginationHeaders } from "./pagination";
+import { cursorAfter, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam, text } from "./params";
 import { READ_USER } from "./user";
 import { userBasic, userPrivate, userProfile } from "./user-entities";
@@ -54,21 +55,47 @@ const ListQuery = z.object({
   blocked: boolParam.optional(),
   page: z.string().optional(),
   per_page: z.string().optional(),
+  // GitLab's orders of GET /users (updated_at is not kept here, so it is not offered).
+  order_by: z.enum(["id", "name", "username", "created_at"]).default("id"),
+  sort: z.enum(["asc", "desc"]).default("desc"),
+  pagination: z.enum(["offset", "keyset"]).optional(),
+  cursor: z.string().max(2000).optional(),
 });
+
+/** A row's value of the order column as a keyset cursor carries it (times as ISO 8601, as GitLab). */
+const cursorValue = (u: UserRow, orderBy: UserOrder): string =>
+  orderBy === "created_at" ? new Date(u.createdAt).toISOString() : orderBy === "id" ? String(u.id) : u[orderBy];
 
 users.get("/users", requireAuth(READ_USER), validateQuery(ListQuery), async (c) => {
   const q = c.req.valid("query");
   const page = parsePage(c);
+  const keyset = q.pagination === "keyset";
+  let after: { value: unknown; id: number } | undefined;
+  if (keyset && q.cursor !== undefined) {
+    const at = cursorAfter(q.cursor, q.order_by);
+    const value = q.order_by === "created_at" ? Date.parse(at.value) : at.value;
+    if (typeof value === "number" && Number.isNaN(value)) throw invalidParam("cursor");
+    after = { value, id: at.id };
+  }
   const viewer = c.get("principal").user;
   const state = q.blocked ? "blocked" : q.active ? "active" : undefined;
-  const { rows, total } = await listUsers(getDb(c.env.DB), {
-    offset: page.offset,
+  const { rows, total, hasNext } = await listUsers(getDb(c.env.DB), {
+    offset: keyset ? 0 : page.offset,
     limit: page.perPage,
+    orderBy: q.order_by,
+    sort: q.sort,
+    after,
     username: q.username,
     search: q.search,
     state,
   });
-  setPaginationHeaders(c, page, total);
+  if (keyset) {
+    const last = rows[rows.length - 1];
+    const next = hasNext && last ? { cursor: encodeCursor({ [q.order_by]: cursorValue(last, q.order_by), id: String(last.id) }) } : null;
+    setKeysetNext(c, page.perPage, next);
+  } else {
+    setPaginationHeaders(c, page, total, hasNext);
+  }
   const origin = new URL(c.req.url).origin;
   return c.json(await Promise.all(rows.map((u) => (viewer.isAdmin ? userPrivate(u, origin, true) : userBasic(u, origin)))));
 });

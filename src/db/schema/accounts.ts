@@ -6,7 +6,9 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
  * Usernames and emails are unique without regard to case (GitLab); the unique indexes are on
  * lower(...) so the case-insensitive lookups (sign-in, Sudo, ?username=) use them too.
  */
-export const users = sqliteTable("users", {
+export const users = sqliteTable(
+  "users",
+  {
   id: integer("id").primaryKey({ autoIncrement: true }),
   username: text("username").notNull(),
   name: text("name").notNull(),
@@ -25,7 +27,13 @@ export const users = sqliteTable("users", {
   lockedUntil: integer("locked_until"),
   lastSignInAt: integer("last_sign_in_at"),
   createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
-}, (t) => [uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`), uniqueIndex("users_email_lower_idx").on(sql`lower(${t.email})`)]);
+  },
+  // The listing orders of GET /users besides id (username: its unique index).
+  (t) => [
+    uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`),
+    uniqueIndex("users_email_lower_idx").on(sql`lower(${t.email})`),
+    index("users_name_idx").on(t.name, t.id), index("users_created_idx").on(t.createdAt, t.id)],
+);
 
 /** Browser sessions; the cookie holds the raw id, the table its SHA-256. */
 export const sessions = sqliteTable(
@@ -78,5 +86,5 @@ export const auditEvents = sqliteTable(
     ipAddress: text("ip_address"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("audit_action_idx").on(t.action, t.createdAt)],
+  (t) => [index("audit_action_idx").on(t.action, t.createdAt), index("audit_created_idx").on(t.createdAt, t.id)],
 );

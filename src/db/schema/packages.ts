@@ -30,7 +30,10 @@ export const packages = sqliteTable(
     status: text("status").notNull().default("default"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [uniqueIndex("packages_project_name_version_type_idx").on(t.projectId, t.name, t.version, t.packageType)],
+  (t) => [
+    uniqueIndex("packages_project_name_version_type_idx").on(t.projectId, t.name, t.version, t.packageType),
+    index("packages_project_created_idx").on(t.projectId, t.createdAt, t.id),
+  ],
 );
 
 /** A package's files; the bytes are in R2 (FILES) under r2_key. */

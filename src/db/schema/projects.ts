@@ -7,7 +7,9 @@ import { users } from "./accounts";
  * lower(full_path), which the lookups by path use); a top-level group never takes a username and
  * no group takes a project's full path (triggers of the namespace migration; docs/security.md).
  */
-export const groups = sqliteTable("groups", {
+export const groups = sqliteTable(
+  "groups",
+  {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull(),
   path: text("path").notNull(),
@@ -17,7 +19,19 @@ export const groups = sqliteTable("groups", {
   /** private, internal, public */
   visibility: text("visibility").notNull().default("private"),
   createdAt: integer("created_at").notNull(),
-}, (t) => [uniqueIndex("groups_full_path_lower_idx").on(sql`lower(${t.fullPath})`)]);
+  },
+  // The tree walk (parent_id) and each listing order, alone (administrators) and under one
+  // visibility (the public and internal branches of an ordinary user's listing: src/db/listing.ts).
+  (t) => [
+    uniqueIndex("groups_full_path_lower_idx").on(sql`lower(${t.fullPath})`),
+    index("groups_parent_idx").on(t.parentId),
+    index("groups_name_idx").on(t.name, t.id),
+    index("groups_path_idx").on(t.path, t.id),
+    index("groups_visibility_idx").on(t.visibility),
+    index("groups_visibility_name_idx").on(t.visibility, t.name, t.id),
+    index("groups_visibility_path_idx").on(t.visibility, t.path, t.id),
+  ],
+);
 
 /**
  * Projects live in a group or in a user's personal namespace (namespace_kind 'group' or 'user').
@@ -40,9 +54,20 @@ export const projects = sqliteTable(
     createdAt: integer("created_at").notNull(),
     lastActivityAt: integer("last_activity_at").notNull(),
   },
+  // Each listing order alone (administrators) and under one visibility (the public and internal
+  // branches of an ordinary user's listing, src/db/listing.ts); id order is the rowid's.
   (t) => [
     index("projects_namespace_idx").on(t.namespaceKind, t.namespaceId),
     uniqueIndex("projects_path_with_namespace_lower_idx").on(sql`lower(${t.pathWithNamespace})`),
+    index("projects_created_idx").on(t.createdAt, t.id),
+    index("projects_last_activity_idx").on(t.lastActivityAt, t.id),
+    index("projects_name_idx").on(t.name, t.id),
+    index("projects_path_idx").on(t.path, t.id),
+    index("projects_visibility_idx").on(t.visibility),
+    index("projects_visibility_created_idx").on(t.visibility, t.createdAt, t.id),
+    index("projects_visibility_last_activity_idx").on(t.visibility, t.lastActivityAt, t.id),
+    index("projects_visibility_name_idx").on(t.visibility, t.name, t.id),
+    index("projects_visibility_path_idx").on(t.visibility, t.path, t.id),
   ],
 );
 

@@ -25,7 +25,12 @@ export const runners = sqliteTable(
     contactedAt: integer("contacted_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("runners_type_idx").on(t.runnerType, t.id), index("runners_group_idx").on(t.groupId)],
+  (t) => [
+    index("runners_type_idx").on(t.runnerType, t.id),
+    index("runners_group_idx").on(t.groupId),
+    index("runners_created_idx").on(t.createdAt, t.id),
+    index("runners_contacted_idx").on(t.contactedAt, t.id),
+  ],
 );
 
 /** Projects a project_type runner is enabled on (the first is its owner). */

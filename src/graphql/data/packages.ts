@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { inIdList } from "../../db/listing";
 import { ciPipelines, packageFiles, packagePipelines, packages } from "../../db/schema/packages";
 import type { Page, Window } from "../connection";
 
@@ -42,7 +43,7 @@ export function packageConditions(f: { packageName?: string; packageType?: strin
 export function listPackages(db: Db, f: PackageFilter, sort: PackageSort, w: Window): Promise<Page<PackageRow>> {
   const conds: SQL[] = [
     ...packageConditions(f),
-    Array.isArray(f.projectIds) ? inArray(packages.projectId, f.projectIds.length ? f.projectIds : [0]) : inArray(packages.projectId, f.projectIds),
+    Array.isArray(f.projectIds) ? inIdList(packages.projectId, f.projectIds) : inArray(packages.projectId, f.projectIds),
   ];
   const [col, dir] = sort.split("_") as [keyof typeof SORT_COLUMNS, "ASC" | "DESC"];
   const order = dir === "ASC" ? asc : desc;

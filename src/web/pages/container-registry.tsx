@@ -24,7 +24,7 @@ const MAX_REPOSITORIES = 100;
 async function page(c: Ctx) {
   const { project, level } = await projectForPage(c, AccessLevel.REPORTER);
   const db = getDb(c.env.DB);
-  const { rows: repos } = await listRepositories(db, [project.id], { limit: MAX_REPOSITORIES, offset: 0 });
+  const { rows: repos } = await listRepositories(db, project.id, { limit: MAX_REPOSITORIES, offset: 0 });
   const tags = await tagsOf(db, repos.map((r) => r.id));
   const [used, quota] = [await projectRegistrySize(db, project.id), getConfig(c.env).registry.projectQuotaBytes];
   const host = new URL(c.req.url).host;

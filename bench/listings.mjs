@@ -1,0 +1,136 @@
+// Listings as the data grows (docs/scaling.md, "Listings"). Builds the Worker, serves the bundle
+// on workerd (bench/lib/worker.mjs), and for each size in --rows (ascending, comma-separated; the
+// tables are topped up between sizes) seeds that many rows per table itself with one INSERT ... SELECT
+// per table, then measures the median latency of each request one at a time, in interleaved rounds
+// beside two floors: the empty route and one D1 read by primary key.
+// Run: node bench/listings.mjs --rows 1000,100000,300000 [--rounds 5] [--per-round 10]
+// Writes bench/results/listings-latest.json; the table is printed as Markdown.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
+import { machine } from "./lib/measure.mjs";
+import { BENCH_VARS, USER_PASSWORD, form, json } from "./lib/seed.mjs";
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const SIZES = String(arg("rows", "1000")).split(",").map(Number);
+const ROUNDS = Number(arg("rounds", 5));
+const PER_ROUND = Number(arg("per-round", 10));
+
+const worker = await startBuiltWorker({ vars: BENCH_VARS });
+const base = worker.url;
+const db = await worker.mf.getD1Database("DB");
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Tops every table up to `rows` rows (ids above the current maximum), in one statement each. */
+async function seed(rows, benchUserId) {
+  const now = Date.now();
+  const have = async (table) => (await db.prepare(`SELECT coalesce(max(id), 0) AS n FROM ${table}`).first()).n;
+  const range = (from) => `WITH RECURSIVE s(n) AS (SELECT ${from + 1} UNION ALL SELECT n + 1 FROM s WHERE n < ${rows})`;
+  const u = await have("users");
+  if (u < rows) {
+    await db.prepare(`${range(u)} INSERT INTO users (id, username, name, email, password_hash, created_at)
+      SELECT n, 'user' || n, 'User ' || n, 'user' || n || '@example.com', 'x', ${now} - n FROM s`).run();
+  }
+  const g = await have("groups");
+  if (g < rows) {
+    // Every tenth group is a subgroup of the one before it; a third each public, internal, private.
+    await db.prepare(`${range(g)} INSERT INTO groups (id, name, path, full_path, parent_id, visibility, created_at)
+      SELECT n, 'Group ' || n, 'group' || n, 'group' || n, CASE WHEN n % 10 = 0 THEN n - 1 END,
+             CASE n % 3 WHEN 0 THEN 'public' WHEN 1 THEN 'internal' ELSE 'private' END, ${now} - n FROM s`).run();
+  }
+  const p = await have("projects");
+  if (p < rows) {
+    await db.prepare(`${range(p)} INSERT INTO projects (id, name, path, path_with_namespace, namespace_kind, namespace_id, visibility, created_at, last_activity_at)
+      SELECT n, 'Project ' || n, 'project' || n, 'group' || n || '/project' || n, 'group', n,
+             CASE n % 3 WHEN 0 THEN 'public' WHEN 1 THEN 'internal' ELSE 'private' END, ${now} - n, ${now} - (n * 7) % 100000 FROM s`).run();
+  }
+  const a = await have("audit_events");
+  if (a < rows) {
+    await db.prepare(`${range(a)} INSERT INTO audit_events (id, action, author_id, entity_type, entity_id, details, created_at)
+      SELECT n, 'sign_in', 1, 'user', '1', '{}', ${now} - n FROM s`).run();
+  }
+  const r = await have("runners");
+  if (r < rows) {
+    await db.prepare(`${range(r)} INSERT INTO runners (id, runner_type, description, token_hash, created_at, contacted_at)
+      SELECT n, 'instance_type', 'runner ' || n, 'bench-' || n, ${now} - n, CASE WHEN n % 4 = 0 THEN NULL ELSE ${now} - n * 13 END FROM s`).run();
+  }
+  const k = await have("packages");
+  if (k < rows) {
+    // Most packages in project 1 (a large project), the rest one per project.
+    await db.prepare(`${range(k)} INSERT INTO packages (id, project_id, name, version, package_type, created_at)
+      SELECT n, CASE WHEN n % 2 = 0 THEN 1 ELSE n END, 'pkg' || n, '1.0.' || n, 'generic', ${now} - n FROM s`).run();
+  }
+  // The ordinary user is a member of five groups.
+  await db.prepare(`INSERT OR IGNORE INTO members (source_type, source_id, user_id, access_level, created_at)
+    SELECT 'group', id, ${benchUserId}, 30, ${now} FROM groups WHERE id IN (2, 5, 8, 11, 14)`).run();
+}
+
+async function tokenFor(username, password) {
+  return (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password })))).access_token;
+}
+
+const results = [];
+try {
+  const rootToken = await tokenFor("root", BENCH_VARS.ROOT_PASSWORD);
+  const admin = { Authorization: `Bearer ${rootToken}` };
+  // The ordinary user is created before the bulk rows (whose ids start above the existing ones).
+  const bench = await json(
+    await fetch(`${base}/api/v4/users`, {
+      method: "POST",
+      headers: { ...admin, "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "bench", name: "Bench", email: "bench@example.com", password: USER_PASSWORD, skip_confirmation: true }),
+    }),
+  );
+  const user = { Authorization: `Bearer ${await tokenFor("bench", USER_PASSWORD)}` };
+  const gql = (query) => ({ method: "POST", headers: { ...admin, "Content-Type": "application/json" }, body: JSON.stringify({ query }) });
+
+  for (const rows of SIZES) {
+    const t0 = Date.now();
+    await seed(rows, bench.id);
+    console.log(`seeded ${rows} rows per table in ${Date.now() - t0} ms`);
+    const late = rows - 1;
+    const requests = [
+      ["floor: empty route", "/-/bench/empty", {}],
+      ["floor: one D1 read", "/-/bench/d1-read", {}],
+      ["GET /projects (administrator), page 1", "/api/v4/projects", { headers: admin }],
+      ["GET /projects (administrator), page 50 of 100", "/api/v4/projects?per_page=100&page=50", { headers: admin }],
+      ["GET /projects keyset, deep (id_after)", `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=${Math.floor(rows * 0.9)}`, { headers: admin }],
+      ["GET /projects (ordinary user)", "/api/v4/projects", { headers: user }],
+      ["GET /groups (ordinary user)", "/api/v4/groups", { headers: user }],
+      ["GET /users?search=", `/api/v4/users?search=user${late}`, { headers: admin }],
+      ["GET /projects/:path (a late row)", `/api/v4/projects/${encodeURIComponent(`group${late}/project${late}`)}`, { headers: admin }],
+      ["GET /audit_events page 1", "/api/v4/audit_events", { headers: admin }],
+      ["GET /audit_events page 50 of 100", "/api/v4/audit_events?per_page=100&page=50", { headers: admin }],
+      ["GraphQL runners(first: 20)", "/api/graphql", gql("{ runners(first: 20) { nodes { id status } } }")],
+      ["GET /projects/1/packages", "/api/v4/projects/1/packages", { headers: admin }],
+    ];
+    const times = new Map(requests.map(([name]) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, url, init] of requests) {
+        for (let i = 0; i < PER_ROUND; i++) {
+          const start = performance.now();
+          const res = await fetch(`${base}${url}`, init);
+          const text = await res.text();
+          times.get(name).push(performance.now() - start);
+          if (!res.ok || text.includes('"errors"')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
+        }
+      }
+    }
+    for (const [name] of requests) results.push({ rows, name, medianMs: Number(median(times.get(name)).toFixed(2)) });
+  }
+} finally {
+  await worker.stop();
+}
+
+const names = [...new Set(results.map((r) => r.name))];
+console.log(`\n| request | ${SIZES.map((n) => `${n.toLocaleString("en")} rows`).join(" | ")} |`);
+console.log(`|---|${SIZES.map(() => "---").join("|")}|`);
+for (const name of names) {
+  console.log(`| ${name} | ${SIZES.map((n) => `${results.find((r) => r.rows === n && r.name === name).medianMs} ms`).join(" | ")} |`);
+}
+mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
+writeFileSync(path.join(ROOT, "bench", "results", "listings-latest.json"), JSON.stringify({ machine: machine(), rounds: ROUNDS, perRound: PER_ROUND, results }, null, 2));

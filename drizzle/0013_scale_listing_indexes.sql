@@ -1,0 +1,21 @@
+CREATE INDEX `audit_created_idx` ON `audit_events` (`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `users_name_idx` ON `users` (`name`,`id`);--> statement-breakpoint
+CREATE INDEX `users_created_idx` ON `users` (`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `packages_project_created_idx` ON `packages` (`project_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `groups_parent_idx` ON `groups` (`parent_id`);--> statement-breakpoint
+CREATE INDEX `groups_name_idx` ON `groups` (`name`,`id`);--> statement-breakpoint
+CREATE INDEX `groups_path_idx` ON `groups` (`path`,`id`);--> statement-breakpoint
+CREATE INDEX `groups_visibility_idx` ON `groups` (`visibility`);--> statement-breakpoint
+CREATE INDEX `groups_visibility_name_idx` ON `groups` (`visibility`,`name`,`id`);--> statement-breakpoint
+CREATE INDEX `groups_visibility_path_idx` ON `groups` (`visibility`,`path`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_created_idx` ON `projects` (`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_last_activity_idx` ON `projects` (`last_activity_at`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_name_idx` ON `projects` (`name`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_path_idx` ON `projects` (`path`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_visibility_idx` ON `projects` (`visibility`);--> statement-breakpoint
+CREATE INDEX `projects_visibility_created_idx` ON `projects` (`visibility`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_visibility_last_activity_idx` ON `projects` (`visibility`,`last_activity_at`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_visibility_name_idx` ON `projects` (`visibility`,`name`,`id`);--> statement-breakpoint
+CREATE INDEX `projects_visibility_path_idx` ON `projects` (`visibility`,`path`,`id`);--> statement-breakpoint
+CREATE INDEX `runners_created_idx` ON `runners` (`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `runners_contacted_idx` ON `runners` (`contacted_at`,`id`);

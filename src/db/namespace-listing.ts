@@ -1,0 +1,146 @@
+import { and, asc, desc, getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Db } from "./client";
+import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
+import { groupsAndDescendants } from "./namespaces";
+import type { GroupRow, ProjectRow } from "./projects";
+import { groups, projects } from "./schema/projects";
+
+/**
+ * GET /projects and GET /groups (docs/scaling.md, "Listings"). An ordinary user sees public and
+ * internal rows and those of their memberships; `visibility IN (...) OR mine` cannot be served by
+ * one index, so the listing is the merge of three branches, each read in the listing's order from
+ * an index and stopped at the page's end: public rows (index on visibility and the order column),
+ * internal rows (the same), and the user's private rows (found from their memberships, bounded by
+ * them). Administrators and membership-only listings are one branch.
+ */
+
+export interface Viewer {
+  userId: number;
+  isAdmin: boolean;
+  /** membership=true / owned=true: only the user's own. */
+  membershipOnly: boolean;
+}
+
+export interface ListOptions<O extends string> {
+  orderBy: O;
+  sort: Direction;
+  limit: number;
+  offset: number;
+  /** Keyset: the rows after this (order value, id) in the listing's order. */
+  after?: { value: unknown; id: number };
+}
+
+export interface ListResult<T> {
+  rows: T[];
+  /** null above COUNT_CAP (GitLab sends no total there) or on keyset pages. */
+  total: number | null;
+  hasNext: boolean;
+}
+
+/** The ids of the groups the user is a member of, and all their descendants. */
+const memberGroupIds = (userId: number) =>
+  groupsAndDescendants(sql`SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId}`);
+
+/** Ids of the projects of the user's personal namespace, direct memberships and member groups' trees. */
+const myProjectIds = (userId: number) => sql`(
+  SELECT p2.id FROM projects p2 WHERE p2.namespace_kind = 'user' AND p2.namespace_id = ${userId}
+  UNION SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId}
+  UNION SELECT p3.id FROM projects p3 WHERE p3.namespace_kind = 'group' AND p3.namespace_id IN ${memberGroupIds(userId)})`;
+
+interface Listable {
+  table: typeof projects | typeof groups;
+  id: SQLiteColumn;
+  visibility: SQLiteColumn;
+  /** The condition of the user's own rows (an id subquery, so it is found from the memberships). */
+  mine: (userId: number) => SQL;
+}
+
+/**
+ * The branches whose union is what the viewer sees. The private branch writes `+visibility` so
+ * that SQLite finds its rows from the memberships, not by walking every private row in order.
+ */
+function branches(t: Listable, v: Viewer): SQL[] {
+  if (v.membershipOnly) return [t.mine(v.userId)];
+  if (v.isAdmin) return [sql`1 = 1`];
+  return [
+    sql`${t.visibility} = 'public'`,
+    sql`${t.visibility} = 'internal'`,
+    sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}`,
+  ];
+}
+
+async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], col: SQLiteColumn, o: ListOptions<string>): Promise<ListResult<T>> {
+  const dir = o.sort === "asc" ? asc : desc;
+  const conds = [...extra];
+  if (o.after) conds.push(keysetAfter(col, t.id, o.sort, o.after.value, o.after.id));
+  const parts = branches(t, v).map((b) => and(b, ...conds)!);
+  // One row beyond the page tells whether a next page exists, without a count.
+  const end = o.offset + o.limit + 1;
+  let where: SQL;
+  if (parts.length === 1) {
+    where = parts[0];
+  } else {
+    const order = sql`${col} ${sql.raw(o.sort)}, ${t.id} ${sql.raw(o.sort)}`;
+    const union = sql.join(
+      parts.map((p) => sql`SELECT id FROM (SELECT ${t.id} AS id FROM ${t.table} WHERE ${p} ORDER BY ${order} LIMIT ${end})`),
+      sql` UNION ALL `,
+    );
+    where = sql`${t.id} IN (${union})`;
+  }
+  const page = db
+    .select(getTableColumns(t.table))
+    .from(t.table)
+    .where(where)
+    .orderBy(dir(col), dir(t.id))
+    .limit(o.limit + 1)
+    .offset(o.offset);
+  const count = sql.join(
+    parts.map((p) => cappedCount(sql`${t.table}`, p)),
+    sql` + `,
+  );
+  const [rows, [{ n }]] = o.after
+    ? [await page, [{ n: -1 }]]
+    : await db.batch([page, db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`)]);
+  return {
+    rows: rows.slice(0, o.limit) as T[],
+    total: o.after ? null : totalOrNull(n),
+    hasNext: rows.length > o.limit,
+  };
+}
+
+const PROJECT_ORDER = {
+  id: projects.id,
+  name: projects.name,
+  path: projects.path,
+  created_at: projects.createdAt,
+  last_activity_at: projects.lastActivityAt,
+} as const;
+export type ProjectOrder = keyof typeof PROJECT_ORDER;
+
+const projectListable: Listable = {
+  table: projects,
+  id: projects.id,
+  visibility: projects.visibility,
+  mine: (userId) => sql`${projects.id} IN ${myProjectIds(userId)}`,
+};
+
+/** Projects the viewer may see (GitLab: public, internal, and those of their memberships). */
+export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
+  return list<ProjectRow>(db, projectListable, viewer, extra, PROJECT_ORDER[o.orderBy], o);
+}
+
+const GROUP_ORDER = { id: groups.id, name: groups.name, path: groups.path } as const;
+export type GroupOrder = keyof typeof GROUP_ORDER;
+
+const groupListable: Listable = {
+  table: groups,
+  id: groups.id,
+  visibility: groups.visibility,
+  mine: (userId) => sql`${groups.id} IN ${memberGroupIds(userId)}`,
+};
+
+export function listGroups(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<GroupOrder>): Promise<ListResult<GroupRow>> {
+  return list<GroupRow>(db, groupListable, viewer, extra, GROUP_ORDER[o.orderBy], o);
+}
+

@@ -1,0 +1,45 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { rootToken } from "./pages-support";
+
+/**
+ * GitLab's keyset pagination as python-gitlab uses it: Debian's python3-gitlab (run by
+ * /usr/bin/python3) lists /projects, /groups and /users with pagination="keyset" and its iterator,
+ * which follows the Link header's rel="next" until there is none. Every walk must give exactly
+ * the rows an offset listing gives, in the same order, with no total (test/e2e/python_gitlab_keyset.py).
+ */
+const baseURL = inject("baseURL");
+const run = promisify(execFile);
+let pat: string;
+
+beforeAll(async () => {
+  const access_token = await rootToken(baseURL, inject("rootPassword"));
+  const me = (await (await fetch(`${baseURL}/api/v4/user`, { headers: { Authorization: `Bearer ${access_token}` } })).json()) as { id: number };
+  const created = await fetch(`${baseURL}/api/v4/users/${me.id}/personal_access_tokens`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "python-gitlab keyset", scopes: ["api"], expires_at: new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10) }),
+  });
+  expect(created.status).toBe(201);
+  pat = ((await created.json()) as { token: string }).token;
+});
+
+type Walk = { keyset: number[]; offset: number[]; total: number | null };
+
+describe("python-gitlab's iterator walks every page with keyset pagination", () => {
+  it("projects by id (both directions), groups by name, users by username and created_at", async () => {
+    const { stdout } = await run("/usr/bin/python3", ["test/e2e/python_gitlab_keyset.py", baseURL], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GITLAB_PAT: pat },
+      timeout: 120_000,
+    });
+    const o = JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, Walk> & { unsupported: unknown };
+    for (const name of ["projects", "projects_desc", "groups", "users", "users_created"]) {
+      const w = o[name];
+      expect(w.keyset.length, name).toBeGreaterThanOrEqual(3);
+      expect(w.keyset, name).toEqual(w.offset);
+      expect(w.total, name).toBeNull();
+    }
+    expect(o.unsupported).toEqual({ status: 405, message: "Keyset pagination is not yet available for this type of request" });
+  });
+});

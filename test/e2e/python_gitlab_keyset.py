@@ -1,0 +1,54 @@
+"""Walks /api/v4 listings with python-gitlab's iterator in keyset mode (docs/rest-api.md, Keyset).
+
+Run with /usr/bin/python3 (Debian's python3-gitlab). The service address is the first argument,
+the administrator's personal access token is in GITLAB_PAT. The client follows the Link header's
+rel="next" page by page; every walk is compared with the same listing read by offset pages.
+Prints one JSON object of observations for test/e2e/python-gitlab-keyset.test.ts.
+"""
+import json
+import os
+import sys
+import uuid
+
+import gitlab
+
+url = sys.argv[1]
+gl = gitlab.Gitlab(url, private_token=os.environ["GITLAB_PAT"])
+gl.auth()
+out = {}
+
+# Enough rows that one-row pages make several round trips.
+tag = uuid.uuid4().hex[:8]
+for i in range(3):
+    gl.projects.create({"name": f"keyset-{tag}-{i}", "visibility": "private"})
+    gl.groups.create({"name": f"keyset-{tag}-{i}", "path": f"keyset-{tag}-{i}"})
+    gl.users.create({"username": f"keyset-{tag}-{i}", "name": f"Keyset {i}", "email": f"keyset-{tag}-{i}@example.com", "password": f"long enough pass {tag} {i}!", "skip_confirmation": True})
+
+
+def walk(manager, **kwargs):
+    pages = manager.list(iterator=True, pagination="keyset", per_page=1, **kwargs)
+    ids = [r.id for r in pages]
+    return {"ids": ids, "total": pages.total}
+
+
+def offset(manager, **kwargs):
+    return [r.id for r in manager.list(get_all=True, per_page=100, **kwargs)]
+
+
+for name, manager, kwargs in [
+    ("projects", gl.projects, {"order_by": "id", "sort": "asc"}),
+    ("projects_desc", gl.projects, {"order_by": "id", "sort": "desc"}),
+    ("groups", gl.groups, {"order_by": "name", "sort": "asc"}),
+    ("users", gl.users, {"order_by": "username", "sort": "asc"}),
+    ("users_created", gl.users, {"order_by": "created_at", "sort": "desc"}),
+]:
+    w = walk(manager, **kwargs)
+    out[name] = {"keyset": w["ids"], "offset": offset(manager, **kwargs), "total": w["total"]}
+
+try:
+    list(gl.projects.list(iterator=True, pagination="keyset", order_by="name"))
+    out["unsupported"] = "accepted"
+except gitlab.exceptions.GitlabListError as e:
+    out["unsupported"] = {"status": e.response_code, "message": str(e.error_message)}
+
+print(json.dumps(out))

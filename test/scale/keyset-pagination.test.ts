@@ -1,0 +1,114 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { makeUserWithToken } from "../helpers/fixtures";
+import { makeGroup, makeProject } from "../helpers/resources";
+import { callAt } from "../helpers/versioned";
+
+/**
+ * GitLab's keyset pagination (REST API docs, "Keyset-based pagination"): pagination=keyset with an
+ * order GitLab offers it for, the next page in the Link header (rel="next": id_after/id_before for
+ * projects, an opaque cursor for groups and users), no X-Total; an order without keyset is 405.
+ */
+let admin: { token: string; user: { id: number } };
+let viewer: { token: string; user: { id: number } };
+
+beforeAll(async () => {
+  admin = await makeUserWithToken({ isAdmin: true });
+  viewer = await makeUserWithToken();
+  for (let i = 0; i < 5; i++) {
+    await makeUserWithToken();
+    await makeProject(viewer.user.id, { visibility: i % 2 ? "public" : "private" });
+    await makeGroup(viewer.user.id, { visibility: i % 2 ? "internal" : "private" });
+  }
+  // Rows the viewer must not see: another user's private project and group.
+  const other = await makeUserWithToken();
+  await makeProject(other.user.id, { visibility: "private" });
+  await makeGroup(other.user.id, { visibility: "private" });
+});
+
+/** Follows rel="next" from the first page; the ids in order, and every page's headers. */
+async function walk(first: string, token: string) {
+  const ids: number[] = [];
+  const pages: Headers[] = [];
+  let url: string | null = first;
+  while (url && pages.length < 50) {
+    const res = await callAt("16.0", url, { token });
+    expect(res.status, await res.clone().text()).toBe(200);
+    ids.push(...((await res.json()) as { id: number }[]).map((r) => r.id));
+    pages.push(res.headers);
+    const next = /<([^>]+)>; rel="next"/.exec(res.headers.get("Link") ?? "");
+    url = next ? next[1] : null;
+  }
+  return { ids, pages };
+}
+
+/** The whole listing in one offset page, for comparison. */
+async function all(path: string, token: string) {
+  const res = await callAt("16.0", `${path}${path.includes("?") ? "&" : "?"}per_page=100`, { token });
+  return ((await res.json()) as { id: number }[]).map((r) => r.id);
+}
+
+describe("keyset pagination: GET /projects (order_by=id)", () => {
+  it("walks every visible project with id_after, in ascending id order, without totals", async () => {
+    const { ids, pages } = await walk("/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=2", viewer.token);
+    expect(ids).toEqual(await all("/api/v4/projects?order_by=id&sort=asc", viewer.token));
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(pages.length).toBe(Math.ceil(ids.length / 2));
+    for (const h of pages) {
+      expect(h.get("X-Total")).toBeNull();
+      expect(h.get("X-Total-Pages")).toBeNull();
+    }
+    expect(pages[0].get("Link")).toMatch(/id_after=\d+/);
+  });
+  it("sort=desc pages with id_before", async () => {
+    const { ids, pages } = await walk("/api/v4/projects?pagination=keyset&order_by=id&sort=desc&per_page=3", viewer.token);
+    expect(ids).toEqual(await all("/api/v4/projects?order_by=id&sort=desc", viewer.token));
+    expect(pages[0].get("Link")).toMatch(/id_before=\d+/);
+  });
+  it("another order is 405 with GitLab's message", async () => {
+    const res = await callAt("16.0", "/api/v4/projects?pagination=keyset&order_by=created_at", { token: viewer.token });
+    expect(res.status).toBe(405);
+    expect(await res.json()).toEqual({ error: "Keyset pagination is not yet available for this type of request" });
+  });
+});
+
+describe("keyset pagination: GET /groups (order_by=name, ascending)", () => {
+  it("walks every visible group with a cursor", async () => {
+    const { ids, pages } = await walk("/api/v4/groups?pagination=keyset&order_by=name&sort=asc&per_page=2", viewer.token);
+    expect(ids).toEqual(await all("/api/v4/groups?order_by=name&sort=asc", viewer.token));
+    expect(ids.length).toBe(5);
+    expect(pages[0].get("Link")).toMatch(/cursor=[A-Za-z0-9_=-]+/);
+    expect(pages[0].get("Link")).not.toMatch(/[?&]page=/);
+  });
+  it("descending or by id is 405", async () => {
+    for (const q of ["order_by=name&sort=desc", "order_by=id"]) {
+      expect((await callAt("16.0", `/api/v4/groups?pagination=keyset&${q}`, { token: viewer.token })).status).toBe(405);
+    }
+  });
+});
+
+describe("keyset pagination: GET /users (id, name, username, created_at; both directions)", () => {
+  for (const order of ["id", "name", "username", "created_at"]) {
+    for (const sort of ["asc", "desc"]) {
+      it(`order_by=${order}&sort=${sort} walks every user`, async () => {
+        const { ids } = await walk(`/api/v4/users?pagination=keyset&order_by=${order}&sort=${sort}&per_page=3`, admin.token);
+        expect(ids).toEqual(await all(`/api/v4/users?order_by=${order}&sort=${sort}`, admin.token));
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.length).toBeGreaterThanOrEqual(8);
+      });
+    }
+  }
+  it("the cursor is GitLab's: URL-safe base64 of the order value and id as strings, with _kd", async () => {
+    const res = await callAt("16.0", "/api/v4/users?pagination=keyset&order_by=username&sort=asc&per_page=1", { token: admin.token });
+    const [first] = (await res.json()) as { id: number; username: string }[];
+    const cursor = new URL(/<([^>]+)>; rel="next"/.exec(res.headers.get("Link")!)![1]).searchParams.get("cursor")!;
+    expect(JSON.parse(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")))).toEqual({ username: first.username, id: String(first.id), _kd: "n" });
+  });
+  it("a cursor that is not one, or for another order, is 400", async () => {
+    for (const q of ["order_by=id&cursor=notacursor", `order_by=name&cursor=${btoa(JSON.stringify({ id: "3", _kd: "n" }))}`]) {
+      const res = await callAt("16.0", `/api/v4/users?pagination=keyset&${q}`, { token: admin.token });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: "cursor is invalid" });
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import app from "../../src/app";
+import { AccessLevel } from "../../src/domain/access";
+import { makeUserWithToken } from "../helpers/fixtures";
+import { queryPlan, recordingEnv, type RecordedStatement } from "../helpers/d1-recording";
+import { addMemberTo, makeGroup, makeProject, makeRunner } from "../helpers/resources";
+
+/**
+ * docs/scaling.md, "What bounds each table": every listing's statements, as the request ran them
+ * through the real D1 binding, are planned by SQLite with EXPLAIN QUERY PLAN, and none may read a
+ * large table in full. Large tables are those that grow with users and their activity (below);
+ * a SCAN of one through an index ("USING INDEX", "USING COVERING INDEX") walks it in the order
+ * the LIMIT stops, and is allowed; a bare SCAN, a temporary B-tree built per request for an
+ * automatic index, or a sort of a large table's rows is not.
+ */
+const LARGE = [
+  "users",
+  "groups",
+  "projects",
+  "members",
+  "audit_events",
+  "runners",
+  "runner_projects",
+  "packages",
+  "package_files",
+  "registry_repositories",
+  "registry_tags",
+  "personal_access_tokens",
+];
+
+/**
+ * The offending plan lines of a statement: full scans of a large table, automatic indexes. A bare
+ * SCAN walks the table in rowid order, which reads no further than the LIMIT only when the
+ * statement is ordered by that id and nothing is sorted afterwards.
+ */
+export function fullScans(sqlText: string, plan: string[]): string[] {
+  const sorts = plan.some((line) => /USE TEMP B-TREE FOR (RIGHT PART OF )?ORDER BY/.test(line));
+  return plan.filter((line) => {
+    // An automatic index over a large table is a temporary B-tree of all its rows, per request.
+    const auto = /^(?:SEARCH|SCAN) (\S+).*AUTOMATIC/.exec(line.trim());
+    if (auto) return LARGE.includes(auto[1]);
+    const m = /^SCAN (\S+)(?: AS \S+)?(.*)$/.exec(line.trim());
+    if (!m || !LARGE.includes(m[1])) return false;
+    if (/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/.test(m[2])) return false;
+    const inIdOrder = new RegExp(`order by "${m[1]}"\\."id" (asc|desc)[^()]*limit \\?`, "i").test(sqlText);
+    return sorts || !inIdOrder;
+  });
+}
+
+/** Lookups by path (GET /projects/:path, group(fullPath:)) are checked by the path-lookup tests. */
+const PATH_LOOKUP = /where lower\("(groups|projects)"\."(full_path|path_with_namespace)"\) = \? limit \?$/;
+
+async function planOf(path: string, token: string, init: RequestInit = {}) {
+  const { env, statements } = recordingEnv();
+  const ctx = createExecutionContext();
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${token}`);
+  const res = await app.fetch(new Request(`http://localhost${path}`, { ...init, headers }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  const text = await res.text();
+  expect(res.status, `${path}: ${text.slice(0, 300)}`).toBe(200);
+  const reads = statements.filter((s) => /^\s*(select|with)/i.test(s.sql) && !PATH_LOOKUP.test(s.sql));
+  const bad: { sql: string; lines: string[] }[] = [];
+  for (const s of reads) {
+    const lines = fullScans(s.sql, await queryPlan(s));
+    if (lines.length) bad.push({ sql: s.sql, lines });
+  }
+  return { bad, reads: reads as RecordedStatement[], text };
+}
+
+const gqlInit = (query: string, variables: Record<string, unknown> = {}): RequestInit => ({
+  method: "POST",
+  headers: { "Content-Type": "application/json" },
+  body: JSON.stringify({ query, variables }),
+});
+
+let admin: { token: string };
+let member: { token: string; user: { id: number } };
+let group: { id: number; fullPath: string };
+let project: { id: number; pathWithNamespace: string };
+
+beforeAll(async () => {
+  admin = await makeUserWithToken({ isAdmin: true });
+  member = await makeUserWithToken();
+  group = await makeGroup(member.user.id, { visibility: "private" });
+  const sub = await makeGroup(member.user.id, { visibility: "internal", parentId: group.id });
+  project = await makeProject(member.user.id, { groupId: sub.id, groupPath: sub.fullPath, visibility: "private" });
+  await addMemberTo("project", project.id, member.user.id, AccessLevel.MAINTAINER);
+  await makeRunner({ runnerType: "group_type", groupId: group.id });
+  await makeRunner({ runnerType: "project_type", projectId: project.id });
+});
+
+const REST: [string, string, "admin" | "member"][] = [
+  ["GET /projects as an administrator (default order created_at)", "/api/v4/projects", "admin"],
+  ["GET /projects as an administrator, a deep page", "/api/v4/projects?page=40&per_page=100", "admin"],
+  ["GET /projects order_by=last_activity_at", "/api/v4/projects?order_by=last_activity_at", "admin"],
+  ["GET /projects order_by=id", "/api/v4/projects?order_by=id&sort=asc", "admin"],
+  ["GET /projects as an ordinary user", "/api/v4/projects", "member"],
+  ["GET /projects?membership=true", "/api/v4/projects?membership=true", "member"],
+  ["GET /projects?visibility=public", "/api/v4/projects?visibility=public", "member"],
+  ["GET /projects keyset", "/api/v4/projects?pagination=keyset&order_by=id&sort=asc", "member"],
+  ["GET /groups as an administrator", "/api/v4/groups", "admin"],
+  ["GET /groups as an ordinary user", "/api/v4/groups", "member"],
+  ["GET /groups?owned=true", "/api/v4/groups?owned=true", "member"],
+  ["GET /groups keyset", "/api/v4/groups?pagination=keyset&order_by=name&sort=asc", "member"],
+  ["GET /users", "/api/v4/users", "member"],
+  ["GET /users keyset", "/api/v4/users?pagination=keyset&order_by=id&sort=asc", "member"],
+  ["GET /audit_events", "/api/v4/audit_events", "admin"],
+  ["GET /audit_events deep page", "/api/v4/audit_events?page=30", "admin"],
+  ["GET /runners/all", "/api/v4/runners/all", "admin"],
+  ["GET /runners/all order_by=contacted_at", "/api/v4/runners/all?order_by=contacted_at", "admin"],
+  ["GET /runners (the caller's)", "/api/v4/runners", "member"],
+];
+
+describe("EXPLAIN QUERY PLAN of every listing: no full scan of a large table", () => {
+  for (const [name, path, who] of REST) {
+    it(name, async () => {
+      const { bad } = await planOf(path, who === "admin" ? admin.token : member.token);
+      expect(bad).toEqual([]);
+    });
+  }
+  it("GET /groups/:id/projects, /groups/:id/runners, /projects/:id/runners", async () => {
+    for (const path of [`/api/v4/groups/${group.id}/projects`, `/api/v4/groups/${group.id}/runners`, `/api/v4/projects/${project.id}/runners`]) {
+      const { bad } = await planOf(path, member.token);
+      expect(bad, path).toEqual([]);
+    }
+  });
+  it("GET /projects/:id/packages", async () => {
+    const { bad } = await planOf(`/api/v4/projects/${project.id}/packages`, member.token);
+    expect(bad).toEqual([]);
+  });
+  it("GET /projects/:id/registry/repositories and /groups/:id/registry/repositories", async () => {
+    for (const path of [`/api/v4/projects/${project.id}/registry/repositories?tags=true&tags_count=true`, `/api/v4/groups/${group.id}/registry/repositories`]) {
+      const { bad } = await planOf(path, member.token);
+      expect(bad, path).toEqual([]);
+    }
+  });
+  it("GraphQL runners (instance, sorted by creation and by contact) and group runners", async () => {
+    for (const q of [
+      "{ runners(first: 20) { nodes { id } } }",
+      "{ runners(first: 20, sort: CONTACTED_ASC) { nodes { id } } }",
+      `{ group(fullPath: "${group.fullPath}") { runners(first: 20) { nodes { id } } } }`,
+    ]) {
+      const { bad, text } = await planOf("/api/graphql", q.startsWith("{ runners") ? admin.token : member.token, gqlInit(q));
+      expect(text).not.toMatch(/"errors"/);
+      expect(bad, q).toEqual([]);
+    }
+  });
+  it("GraphQL project and group packages", async () => {
+    for (const q of [
+      `{ project(fullPath: "${project.pathWithNamespace}") { packages(first: 20) { nodes { name } } } }`,
+      `{ group(fullPath: "${group.fullPath}") { packages(first: 20) { nodes { name } } } }`,
+    ]) {
+      const { bad, text } = await planOf("/api/graphql", member.token, gqlInit(q));
+      expect(text).not.toMatch(/"errors"/);
+      expect(bad, q).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,48 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { makeUserWithToken } from "../helpers/fixtures";
+import { callAt } from "../helpers/versioned";
+
+/**
+ * GitLab's offset pagination omits X-Total and X-Total-Pages (and the rel="last" link) when a
+ * listing has more than 10,000 rows; the count stops reading there (docs/rest-api.md, Pagination).
+ */
+let admin: { token: string };
+
+beforeAll(async () => {
+  admin = await makeUserWithToken({ isAdmin: true });
+  // 10,005 audit events in one statement, 5 of them for one entity.
+  await env.DB.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10005)
+     INSERT INTO audit_events (action, entity_type, entity_id, details, created_at)
+     SELECT 'sign_in', 'user', CASE WHEN i <= 5 THEN 'counted' ELSE 'bulk' END, '{}', 1700000000000 + i FROM n`,
+  ).run();
+});
+
+describe("no exact total above 10,000 rows", () => {
+  it("above 10,000: no X-Total, X-Total-Pages or rel=last; the next page is still announced", async () => {
+    const res = await callAt("16.0", "/api/v4/audit_events?per_page=100&page=3", { token: admin.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-Total")).toBeNull();
+    expect(res.headers.get("X-Total-Pages")).toBeNull();
+    expect(res.headers.get("X-Next-Page")).toBe("4");
+    expect(res.headers.get("X-Prev-Page")).toBe("2");
+    const link = res.headers.get("Link")!;
+    expect(link).toMatch(/rel="next"/);
+    expect(link).toMatch(/rel="first"/);
+    expect(link).not.toMatch(/rel="last"/);
+  });
+  it("the last page beyond 10,000 has no next page", async () => {
+    const res = await callAt("16.0", "/api/v4/audit_events?per_page=100&page=101", { token: admin.token });
+    expect(((await res.json()) as unknown[]).length).toBeGreaterThan(0);
+    expect(res.headers.get("X-Next-Page")).toBe("");
+    expect(res.headers.get("Link")).not.toMatch(/rel="next"/);
+  });
+  it("at or below 10,000 the total is exact", async () => {
+    const res = await callAt("16.0", "/api/v4/audit_events?entity_type=User&entity_id=counted&per_page=2", { token: admin.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-Total")).toBe("5");
+    expect(res.headers.get("X-Total-Pages")).toBe("3");
+    expect(res.headers.get("Link")).toMatch(/rel="last"/);
+  });
+});
