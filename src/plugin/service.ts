@@ -13,6 +13,7 @@ import { fromBase64, toBase64, type FnContext } from "./functions";
 import { claimCall, findPluginsByName, releaseCall, storeCallResult, sweepCallResults, type PluginRow } from "./store";
 import { concat } from "./files";
 import { sendFile } from "./send-file";
+import { combinedDeprecationHeaders } from "../versioning/gate";
 
 /** proto.Plugin: Call, SendFile and Chat (DESIGN, "Plugin RPC protocol"). */
 
@@ -157,6 +158,14 @@ export const pluginService: ServiceImpl<typeof Plugin> = {
           throw new PluginError(ResCode.UNIMPLEMENTED, "SendFile is served by core only; send files to core and pass their id");
         }
         const reply = await sendFile(first.value, sameUuid(it, h), env);
+        // A deprecated thing used (a report failing its schema at 14.10, a deprecated CI keyword)
+        // marks the HTTP answer as REST does (docs/deprecations.md).
+        const marks = combinedDeprecationHeaders(reply.deprecatedIds, new URL(ctx.url).origin);
+        if (marks) {
+          ctx.responseHeader.set("Deprecation", marks.Deprecation);
+          if (marks.Sunset) ctx.responseHeader.set("Sunset", marks.Sunset);
+          for (const link of marks.links) ctx.responseHeader.append("Link", link);
+        }
         return res(h, ResCode.OK, reply.warnings.length ? reply.warnings.join("; ") : "", reply.data);
       } catch (err) {
         if (err instanceof PluginError) return res(h, err.code, err.desc);
