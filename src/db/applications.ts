@@ -68,7 +68,7 @@ export async function listApplications(db: Db, ownerId?: number | null): Promise
 export async function updateApplication(
   db: Db,
   id: number,
-  patch: Partial<Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "trusted">>,
+  patch: Partial<Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "trusted" | "accessTokenTtlSeconds">>,
 ): Promise<ApplicationRow | null> {
   const [row] = await db.update(applications).set(patch).where(eq(applications.id, id)).returning();
   return row ?? null;

@@ -12,14 +12,20 @@ export interface ApplicationInput {
   redirectUri: string;
   /** Space-separated. */
   scopes: string;
+  /** Access-token lifetime in seconds (Doorkeeper's access_token_expires_in); absent: the default. */
+  accessTokenExpiresIn?: string | number;
 }
 
-export type ApplicationErrors = Partial<Record<"name" | "redirect_uri" | "scopes", string[]>>;
+export type ApplicationErrors = Partial<Record<"name" | "redirect_uri" | "scopes" | "access_token_expires_in", string[]>>;
+
+/** Bounds of an application's access-token lifetime: one minute to one day (RFC 9700 §4.14: short-lived). */
+export const MIN_TOKEN_LIFETIME_SECONDS = 60;
+export const MAX_TOKEN_LIFETIME_SECONDS = 86400;
 
 export function validateApplicationInput(
   input: ApplicationInput,
   allowInsecure: boolean,
-): { ok: true; value: { name: string; redirectUri: string; scopes: string[] } } | { ok: false; errors: ApplicationErrors } {
+): { ok: true; value: { name: string; redirectUri: string; scopes: string[]; accessTokenTtlSeconds?: number } } | { ok: false; errors: ApplicationErrors } {
   const errors: ApplicationErrors = {};
   const name = input.name.trim();
   if (!name) errors.name = ["can't be blank"];
@@ -46,6 +52,15 @@ export function validateApplicationInput(
   const scopes = [...new Set(input.scopes.split(/[\s+,]+/).filter(Boolean))];
   if (scopes.length === 0) errors.scopes = ["can't be blank"];
   else if (!scopes.every(isScope)) errors.scopes = ["doesn't match configured on the server."];
+  let accessTokenTtlSeconds: number | undefined;
+  const ttl = typeof input.accessTokenExpiresIn === "string" ? input.accessTokenExpiresIn.trim() : input.accessTokenExpiresIn;
+  if (ttl !== undefined && ttl !== "") {
+    const n = typeof ttl === "number" ? ttl : /^\d{1,9}$/.test(ttl) ? Number(ttl) : NaN;
+    if (!Number.isInteger(n)) errors.access_token_expires_in = ["must be a whole number of seconds"];
+    else if (n < MIN_TOKEN_LIFETIME_SECONDS || n > MAX_TOKEN_LIFETIME_SECONDS) {
+      errors.access_token_expires_in = [`must be between ${MIN_TOKEN_LIFETIME_SECONDS} and ${MAX_TOKEN_LIFETIME_SECONDS} seconds`];
+    } else accessTokenTtlSeconds = n;
+  }
   if (Object.keys(errors).length) return { ok: false, errors };
-  return { ok: true, value: { name, redirectUri: uris.join("\n"), scopes } };
+  return { ok: true, value: { name, redirectUri: uris.join("\n"), scopes, ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }) } };
 }

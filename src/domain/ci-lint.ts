@@ -13,6 +13,8 @@ export interface LintResult {
   valid: boolean;
   errors: string[];
   warnings: string[];
+  /** Catalogue entries in their deprecated state that this pipeline uses (the answer is marked). */
+  deprecatedIds: string[];
 }
 
 export const MAX_JOB_NAME_LENGTH = 255;
@@ -49,28 +51,32 @@ const isMap = (v: unknown): v is Map => typeof v === "object" && v !== null && !
 export function lintPipeline(yamlText: string, serviceVersion: string): LintResult {
   const errors: string[] = [];
   const warnings: string[] = [];
+  const deprecated = new Set<string>();
   const state = (id: string): ChangeState => stateAt(catalogueEntry(id), serviceVersion);
   /** Reports one use of a scheduled change according to its state at the version. */
-  const report = (id: string, deprecated: string, removed: string, removedIsError: boolean) => {
+  const report = (id: string, deprecatedMessage: string, removed: string, removedIsError: boolean) => {
     const s = state(id);
-    if (s === "deprecated") warnings.push(deprecated);
+    if (s === "deprecated") {
+      warnings.push(deprecatedMessage);
+      deprecated.add(id);
+    }
     else if (s === "removed") (removedIsError ? errors : warnings).push(removed);
   };
 
-  if (yamlText.trim() === "") return { valid: false, errors: ["Please provide content of .gitlab-ci.yml"], warnings };
+  if (yamlText.trim() === "") return { valid: false, errors: ["Please provide content of .gitlab-ci.yml"], warnings, deprecatedIds: [...deprecated] };
   const doc = parseDocument(yamlText);
   if (doc.errors.length) {
-    return { valid: false, errors: [`Invalid configuration format: ${doc.errors[0].message.split("\n")[0]}`], warnings };
+    return { valid: false, errors: [`Invalid configuration format: ${doc.errors[0].message.split("\n")[0]}`], warnings, deprecatedIds: [...deprecated] };
   }
   let root: unknown;
   try {
     // An alias bomb (aliases of aliases) expands exponentially: refuse it as the lint error it is.
     root = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
   } catch (e) {
-    if (e instanceof ReferenceError) return { valid: false, errors: [`Invalid configuration format: ${e.message}`], warnings };
+    if (e instanceof ReferenceError) return { valid: false, errors: [`Invalid configuration format: ${e.message}`], warnings, deprecatedIds: [...deprecated] };
     throw e;
   }
-  if (!isMap(root)) return { valid: false, errors: ["Invalid configuration format"], warnings };
+  if (!isMap(root)) return { valid: false, errors: ["Invalid configuration format"], warnings, deprecatedIds: [...deprecated] };
 
   // stages / types (ci-keyword-types)
   let stages = DEFAULT_STAGES;
@@ -187,5 +193,5 @@ export function lintPipeline(yamlText: string, serviceVersion: string): LintResu
     }
   }
 
-  return { valid: errors.length === 0, errors, warnings };
+  return { valid: errors.length === 0, errors, warnings, deprecatedIds: [...deprecated] };
 }

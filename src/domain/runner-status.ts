@@ -32,7 +32,7 @@ export const isOnline = (contactedAt: number | null, now: number) => contactedAt
 
 /** A status filter, as the list query needs it. */
 export type StatusFilter =
-  | { kind: "contact"; value: "online" | "offline" | "stale" | "never_contacted" }
+  | { kind: "contact"; value: "online" | "offline" | "stale" | "never_contacted"; deprecatedId?: string }
   | { kind: "paused"; paused: boolean; deprecatedId: string };
 
 export class RunnerParamError extends Error {
@@ -49,8 +49,10 @@ export class RunnerParamError extends Error {
 export function parseStatusFilter(value: string, version: string): StatusFilter {
   switch (value) {
     case "online":
-    case "offline":
       return { kind: "contact", value };
+    case "offline":
+      // Below 15.0 offline still holds the runners silent for three months (the deprecated meaning).
+      return removed("runner-status-stale", version) ? { kind: "contact", value } : { kind: "contact", value, deprecatedId: "runner-status-stale" };
     case "stale":
     case "never_contacted":
       // Accepted as filters from 14.6, when the new values were announced.
@@ -60,7 +62,7 @@ export function parseStatusFilter(value: string, version: string): StatusFilter 
       if (removed("runner-status-never-contacted", version)) {
         throw new RunnerParamError("status", "does not have a valid value; use never_contacted");
       }
-      return { kind: "contact", value: "never_contacted" };
+      return { kind: "contact", value: "never_contacted", deprecatedId: "runner-status-never-contacted" };
     case "active":
     case "paused":
       if (removed("runner-status-filter-active-paused", version)) {

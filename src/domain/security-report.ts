@@ -19,6 +19,8 @@ export interface ReportCheck {
   warnings: string[];
   version: string | null;
   findings: number;
+  /** The catalogue entry when the report relies on its deprecated state (a warning, not a refusal). */
+  deprecatedId: string | null;
 }
 
 const validators = new Map<ReportType, Validator>();
@@ -35,7 +37,7 @@ function compareSemver(a: string, b: string): number {
 }
 
 export function checkSecurityReport(type: string, text: string, serviceVersion: string): ReportCheck {
-  const refuse = (why: string): ReportCheck => ({ accepted: false, errors: [why], warnings: [], version: null, findings: 0 });
+  const refuse = (why: string): ReportCheck => ({ accepted: false, errors: [why], warnings: [], version: null, findings: 0, deprecatedId: null });
   if (!isReportType(type)) return refuse(`unknown security report type "${type}"; one of ${REPORT_TYPES.join(", ")}`);
   let report: unknown;
   try {
@@ -65,8 +67,9 @@ export function checkSecurityReport(type: string, text: string, serviceVersion: 
   }
   const findings = Array.isArray(r.vulnerabilities) ? r.vulnerabilities.length : 0;
   const state = stateAt(catalogueEntry(CHANGE_ID), serviceVersion);
-  if (problems.length === 0) return { accepted: true, errors: [], warnings: [], version, findings };
-  if (state === "removed") return { accepted: false, errors: problems, warnings: [], version, findings };
-  if (state === "deprecated") return { accepted: true, errors: [], warnings: problems, version, findings };
-  return { accepted: true, errors: [], warnings: [], version, findings };
+  const outcome = { version, findings, deprecatedId: null };
+  if (problems.length === 0) return { accepted: true, errors: [], warnings: [], ...outcome };
+  if (state === "removed") return { accepted: false, errors: problems, warnings: [], ...outcome };
+  if (state === "deprecated") return { accepted: true, errors: [], warnings: problems, ...outcome, deprecatedId: CHANGE_ID };
+  return { accepted: true, errors: [], warnings: [], ...outcome };
 }

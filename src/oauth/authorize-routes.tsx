@@ -75,6 +75,7 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, s
   }
   const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env) });
   const body = tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
+  if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.redirect(
     clientRedirect(
       r.redirectUri,

@@ -1,10 +1,9 @@
 import { Hono, type Context } from "hono";
-import { getConfig } from "../config";
 import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
-import { isRemoved } from "../versioning/gate";
+import { gate } from "../versioning/gate";
 import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
@@ -31,6 +30,8 @@ routes.post("/token", async (c) => {
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
   const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer: issuerOf(c) }));
+  // A token without expiry is the deprecated thing itself (served below 15.0): the answer says so.
+  if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.json(body, 200, noStore);
 });
 
@@ -52,9 +53,12 @@ routes.get("/token/info", async (c) => {
     application: { uid: f.applicationUid },
     created_at: Math.floor(f.accessCreatedAt / 1000),
   };
-  if (!isRemoved("oauth-token-info-aliases", getConfig(c.env).serviceVersion)) {
+  const g = gate(c);
+  if (expiresIn === null) g.markDeprecated("oauth-tokens-without-expiry");
+  if (!g.isRemoved("oauth-token-info-aliases")) {
     body.scopes = f.scopes;
     body.expires_in_seconds = expiresIn;
+    g.markDeprecated("oauth-token-info-aliases");
   }
   return c.json(body, 200, noStore);
 });

@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient, type Client } from "@connectrpc/conne
 import { createFetchClient } from "@connectrpc/connect/protocol";
 import { createTransport } from "@connectrpc/connect/protocol-connect";
 import type { Bindings } from "../env";
-import { Plugin, ReqSchema, type Req } from "../gen/proto/plugin_pb";
+import { FileStreamSchema, Plugin, ReqSchema, type FileStream, type Req } from "../gen/proto/plugin_pb";
 import { PluginError, ResCode, type ResCodeValue } from "./codes";
 import type { ChatMessage } from "./functions";
 
@@ -104,6 +104,43 @@ export async function* forwardChat(env: Bindings, name: string, endpoint: string
       yield { code: res.Code, desc: res.Desc, data: res.Data };
     }
   } catch (err) {
+    throw asPluginError(name, err);
+  }
+}
+
+/**
+ * SendFile to an external plugin: the checked messages (checkedParts: the same stream rules as a
+ * core upload) are streamed to the plugin's SendFile as they arrive, nothing is stored here, and
+ * the plugin's single Res is the answer. A rule broken mid-stream cancels the plugin's call and
+ * answers with the rule's code, as a core upload would.
+ */
+export async function forwardSendFile(
+  env: Bindings,
+  name: string,
+  endpoint: string,
+  parts: AsyncIterable<FileStream>,
+  caller: Caller,
+  signal: AbortSignal,
+): Promise<ForwardedRes> {
+  if (endpoint === "") throw new PluginError(ResCode.UNAVAILABLE, `plugin ${name} has no endpoint`);
+  let broken: PluginError | null = null;
+  const abort = new AbortController();
+  signal.addEventListener("abort", () => abort.abort(signal.reason), { once: true });
+  async function* relay(): AsyncGenerator<FileStream> {
+    try {
+      for await (const m of parts) yield create(FileStreamSchema, m);
+    } catch (err) {
+      if (!(err instanceof PluginError)) throw err;
+      broken = err;
+      abort.abort();
+    }
+  }
+  try {
+    const res = await pluginClient(env, endpoint).sendFile(relay(), { headers: callerHeaders(caller), timeoutMs: CALL_TIMEOUT_MS, signal: abort.signal });
+    if (broken) throw broken;
+    return { code: res.Code, desc: res.Desc, data: res.Data };
+  } catch (err) {
+    if (broken) throw broken;
     throw asPluginError(name, err);
   }
 }

@@ -20,7 +20,7 @@ export async function sendFile(
   first: FileStream,
   rest: AsyncIterator<FileStream>,
   env: Envelope,
-): Promise<{ data: Uint8Array; warnings: string[] }> {
+): Promise<{ data: Uint8Array; warnings: string[]; deprecatedIds: string[] }> {
   const bindings = env.fc.worker.env;
   const config = getConfig(bindings);
   const purpose = first.Purpose;
@@ -37,16 +37,19 @@ export async function sendFile(
 
   let processing: Record<string, unknown> = {};
   let warnings: string[] = [];
+  let deprecatedIds: string[] = [];
   try {
     if (isReport) {
       const type = purpose.slice(REPORT_PREFIX.length);
       const check = checkSecurityReport(type, decoder.decode(file.content!), config.serviceVersion);
       if (!check.accepted) throw invalidArgument(`security report not processed: ${check.errors.join("; ")}`);
       warnings = check.warnings;
+      if (check.deprecatedId) deprecatedIds = [check.deprecatedId];
       processing = { kind: "security_report", type, schema_version: check.version, findings: check.findings, warnings };
     } else if (isCi) {
       const lint = lintPipeline(decoder.decode(file.content!), config.serviceVersion);
       warnings = lint.warnings;
+      deprecatedIds = lint.deprecatedIds;
       processing = { kind: "ci_config", valid: lint.valid, errors: lint.errors, warnings: lint.warnings };
     }
     await insertFile(env.db, {
@@ -68,5 +71,5 @@ export async function sendFile(
   }
   const reply: Record<string, unknown> = { id, name: file.name, purpose: file.purpose, size: file.size, sha256: file.sha256 };
   if (isReport || isCi) reply.processing = processing;
-  return { data: jsonData(reply), warnings };
+  return { data: jsonData(reply), warnings, deprecatedIds };
 }

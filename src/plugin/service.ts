@@ -8,11 +8,14 @@ import { PluginError, ResCode } from "./codes";
 import { authenticate } from "./context";
 import { CORE_CALLS, CORE_CHATS } from "./core";
 import { checkHeader, CORE, replyHeader, type CheckedHeader } from "./envelope";
-import { forwardCall, forwardChat } from "./gateway";
+import { forwardCall, forwardChat, forwardSendFile } from "./gateway";
+import { checkedParts } from "./upload";
+import { getConfig } from "../config";
 import { fromBase64, toBase64, type FnContext } from "./functions";
 import { claimCall, findPluginsByName, releaseCall, storeCallResult, sweepCallResults, type PluginRow } from "./store";
 import { concat } from "./files";
 import { sendFile } from "./send-file";
+import { combinedDeprecationHeaders } from "../versioning/gate";
 
 /** proto.Plugin: Call, SendFile and Chat (DESIGN, "Plugin RPC protocol"). */
 
@@ -154,9 +157,21 @@ export const pluginService: ServiceImpl<typeof Plugin> = {
       try {
         if (h.to !== CORE) {
           if (!env.target) throw unknownTarget(h);
-          throw new PluginError(ResCode.UNIMPLEMENTED, "SendFile is served by core only; send files to core and pass their id");
+          const caller = { userId: env.principal.user.id, username: env.principal.user.username };
+          const limits = getConfig(env.fc.worker.env).upload;
+          const parts = { [Symbol.asyncIterator]: () => checkedParts(first.value, sameUuid(it, h), limits) };
+          const out = await forwardSendFile(env.fc.worker.env, env.target.name, env.target.endpoint, parts, caller, ctx.signal);
+          return res(h, out.code, out.desc, out.data);
         }
         const reply = await sendFile(first.value, sameUuid(it, h), env);
+        // A deprecated thing used (a report failing its schema at 14.10, a deprecated CI keyword)
+        // marks the HTTP answer as REST does (docs/deprecations.md).
+        const marks = combinedDeprecationHeaders(reply.deprecatedIds, new URL(ctx.url).origin);
+        if (marks) {
+          ctx.responseHeader.set("Deprecation", marks.Deprecation);
+          if (marks.Sunset) ctx.responseHeader.set("Sunset", marks.Sunset);
+          for (const link of marks.links) ctx.responseHeader.append("Link", link);
+        }
         return res(h, ResCode.OK, reply.warnings.length ? reply.warnings.join("; ") : "", reply.data);
       } catch (err) {
         if (err instanceof PluginError) return res(h, err.code, err.desc);

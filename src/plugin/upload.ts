@@ -32,12 +32,8 @@ const MAX_PURPOSE = 128;
 
 export { R2_PART_BYTES } from "../storage/r2-stream";
 
-export async function receiveFile(
-  first: FileStream,
-  rest: AsyncIterator<FileStream>,
-  opts: { bucket: R2Bucket; key: string; limits: UploadLimits; keepContent: boolean },
-): Promise<ReceivedFile> {
-  const { limits } = opts;
+/** The file a stream announces in its first message, checked against the limits. */
+function announced(first: FileStream, limits: UploadLimits, keepContent: boolean) {
   const name = first.Name;
   const purpose = first.Purpose;
   const totalSize = Number(first.TotalSize);
@@ -50,42 +46,63 @@ export async function receiveFile(
   if (!Number.isSafeInteger(totalPart) || totalPart < 1) throw invalidArgument("TotalPart must be at least 1");
   if (totalSize > limits.maxFileBytes) throw resourceExhausted(`TotalSize ${totalSize} exceeds the limit of ${limits.maxFileBytes} bytes per file`);
   if (totalPart > limits.maxParts) throw resourceExhausted(`TotalPart ${totalPart} exceeds the limit of ${limits.maxParts} parts`);
-  if (opts.keepContent && totalSize > MAX_PROCESSED_BYTES) {
+  if (keepContent && totalSize > MAX_PROCESSED_BYTES) {
     throw resourceExhausted(`a file with Purpose ${purpose} may be at most ${MAX_PROCESSED_BYTES} bytes`);
   }
+  return { name, purpose, totalSize, totalPart };
+}
 
+/**
+ * The messages of a SendFile stream, each checked against the stream rules before it is yielded
+ * (and the end of the stream too): core stores them, the gateway forwards them to a plugin.
+ */
+export async function* checkedParts(first: FileStream, rest: AsyncIterator<FileStream>, limits: UploadLimits, keepContent = false): AsyncGenerator<FileStream> {
+  const { name, purpose, totalSize, totalPart } = announced(first, limits, keepContent);
+  let received = 0;
+  let expected = 1;
+  let msg: FileStream | undefined = first;
+  while (msg) {
+    if (msg.Name !== name || msg.Purpose !== purpose || Number(msg.TotalSize) !== totalSize || Number(msg.TotalPart) !== totalPart) {
+      throw invalidArgument(`part ${msg.Part}: Name, Purpose, TotalSize and TotalPart must be the same on every message`);
+    }
+    const part = Number(msg.Part);
+    if (part !== expected) {
+      const why = part < expected ? (part === expected - 1 ? "repeated" : "out of order") : expected > totalPart ? "beyond TotalPart" : "a gap";
+      throw invalidArgument(`expected Part ${expected}, got ${part} (${why})`);
+    }
+    if (part > totalPart) throw invalidArgument(`Part ${part} is beyond TotalPart ${totalPart}`);
+    const len = msg.Data.byteLength;
+    if (len > limits.maxPartBytes) throw resourceExhausted(`Part ${part} has ${len} bytes; the limit is ${limits.maxPartBytes} bytes per part`);
+    received += len;
+    if (received > totalSize) throw invalidArgument(`the parts hold more than TotalSize ${totalSize} bytes`);
+    yield msg;
+    expected += 1;
+    const next: IteratorResult<FileStream> = await rest.next();
+    msg = next.done ? undefined : next.value;
+    if (msg && expected > totalPart) throw invalidArgument(`Part ${msg.Part} is beyond TotalPart ${totalPart}`);
+  }
+  if (expected - 1 !== totalPart) throw invalidArgument(`the stream ended after part ${expected - 1} of ${totalPart}`);
+  if (received !== totalSize) throw invalidArgument(`the parts hold ${received} bytes, TotalSize says ${totalSize}`);
+}
+
+export async function receiveFile(
+  first: FileStream,
+  rest: AsyncIterator<FileStream>,
+  opts: { bucket: R2Bucket; key: string; limits: UploadLimits; keepContent: boolean },
+): Promise<ReceivedFile> {
+  const { name, purpose, totalSize } = announced(first, opts.limits, opts.keepContent);
   const meta = { customMetadata: { name, purpose } };
-  const sink = openSink(opts.bucket, opts.key, totalSize, limits.streamPutMaxBytes, meta);
+  const sink = openSink(opts.bucket, opts.key, totalSize, opts.limits.streamPutMaxBytes, meta);
   const hash = new Sha256Stream();
   const kept: Uint8Array[] = [];
   let received = 0;
-  let expected = 1;
   try {
-    let msg: FileStream | undefined = first;
-    while (msg) {
-      if (msg.Name !== name || msg.Purpose !== purpose || Number(msg.TotalSize) !== totalSize || Number(msg.TotalPart) !== totalPart) {
-        throw invalidArgument(`part ${msg.Part}: Name, Purpose, TotalSize and TotalPart must be the same on every message`);
-      }
-      const part = Number(msg.Part);
-      if (part !== expected) {
-        const why = part < expected ? (part === expected - 1 ? "repeated" : "out of order") : expected > totalPart ? "beyond TotalPart" : "a gap";
-        throw invalidArgument(`expected Part ${expected}, got ${part} (${why})`);
-      }
-      if (part > totalPart) throw invalidArgument(`Part ${part} is beyond TotalPart ${totalPart}`);
-      const len = msg.Data.byteLength;
-      if (len > limits.maxPartBytes) throw resourceExhausted(`Part ${part} has ${len} bytes; the limit is ${limits.maxPartBytes} bytes per part`);
-      received += len;
-      if (received > totalSize) throw invalidArgument(`the parts hold more than TotalSize ${totalSize} bytes`);
+    for await (const msg of checkedParts(first, rest, opts.limits, opts.keepContent)) {
+      received += msg.Data.byteLength;
       hash.update(msg.Data);
       if (opts.keepContent) kept.push(msg.Data);
       await sink.write(msg.Data);
-      expected += 1;
-      const next: IteratorResult<FileStream> = await rest.next();
-      msg = next.done ? undefined : next.value;
-      if (msg && expected > totalPart) throw invalidArgument(`Part ${msg.Part} is beyond TotalPart ${totalPart}`);
     }
-    if (expected - 1 !== totalPart) throw invalidArgument(`the stream ended after part ${expected - 1} of ${totalPart}`);
-    if (received !== totalSize) throw invalidArgument(`the parts hold ${received} bytes, TotalSize says ${totalSize}`);
     await sink.finish();
   } catch (err) {
     hash.abort();

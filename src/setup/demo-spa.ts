@@ -1,4 +1,5 @@
 import { createApplication, findApplicationByUid } from "../db/applications";
+import { newApplicationTtl } from "../oauth/issue";
 import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
@@ -40,6 +41,7 @@ export async function ensureDemoSpa(env: Bindings): Promise<void> {
       scopes: DEMO_SPA_SCOPES,
       confidential: false,
       expireAccessTokens: true,
+      accessTokenTtlSeconds: newApplicationTtl(env),
       ownerId: null,
     });
   } catch (e) {

@@ -42,6 +42,10 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:
 @media (max-width:40rem){table{display:block;overflow-x:auto;max-width:100%}th,td{min-width:6rem}}
 .id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;word-break:normal}
 pre{max-width:100%;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
+.timeline{list-style:none;margin:1rem 0 2rem .4rem;padding:0;border-left:3px solid var(--line)}
+.timeline .stop{position:relative;padding:0 0 1rem 1.1rem}.timeline .stop::before{content:"";position:absolute;left:-.55rem;top:.4rem;width:.8rem;height:.8rem;border-radius:50%;background:#89888d}
+.timeline .stop.past::before{background:#c4c4c7}.timeline .stop.current::before{background:var(--accent);box-shadow:0 0 0 3px #cbe2f9}.timeline .stop.current .stop-head{color:var(--accent-dark)}
+.timeline .stop ul{margin:.25rem 0 .5rem;padding-left:1.1rem}.timeline .stop li{overflow-wrap:anywhere}.badge.here{background:var(--accent);color:#fff;margin-left:.4rem}
 .nowrap{white-space:nowrap}.skip{position:absolute;left:-9999px;top:0;background:#fff;color:var(--accent);padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
 `;
 

@@ -88,6 +88,32 @@ describe("page layout at a phone's and a desktop's width (issue 13)", () => {
     expect(failures).toEqual([]);
   });
 
+  it("/help/deprecations: the schedule's timeline (14.0 to 16.0, this version marked) fits 390 px and 1280 px; screenshots of both", async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    for (const size of WIDTHS) {
+      const ctx = await pages.newContext();
+      const page = await ctx.newPage();
+      await page.setViewportSize({ width: size.width, height: size.height });
+      await page.goto(`${base}/help/deprecations`);
+      const timeline = page.locator("ol.timeline");
+      await timeline.waitFor();
+      const stops = await timeline.locator(":scope > li .stop-head strong").allTextContents();
+      expect(stops[0]).toBe("14.0");
+      expect(stops).toContain("15.0");
+      expect(stops).toContain("16.0");
+      // The marked stop is the configured version (npm start serves the newest, 16.0, unless told).
+      const version = ((await (await fetch(`${base}/api/v4/deprecations`)).json()) as { service_version: string }).service_version;
+      await expect(timeline.locator('li[aria-current="step"] .stop-head strong').textContent()).resolves.toBe(version);
+      // The table stays below the timeline.
+      const [timelineBox, tableBox] = [await timeline.boundingBox(), await page.locator("table").first().boundingBox()];
+      expect(tableBox!.y).toBeGreaterThan(timelineBox!.y + timelineBox!.height - 1);
+      const o = await overflow(page);
+      expect(o.scrollWidth, `${size.width}px: ${o.culprit}`).toBeLessThanOrEqual(o.innerWidth);
+      await timeline.screenshot({ path: path.join(SCREENSHOTS, `deprecations-timeline-${size.name}.png`) });
+      await ctx.close();
+    }
+  });
+
   it("the authorize error page speaks to a person; the OAuth code stays in small print", async () => {
     const ctx = await pages.newContext();
     const page = await ctx.newPage();

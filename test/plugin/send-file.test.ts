@@ -3,7 +3,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { withVars } from "../../src/config";
 import { FileStreamSchema, type FileStream, type Header } from "../../src/gen/proto/plugin_pb";
-import { makeUserWithToken } from "../helpers/fixtures";
+import { getDb } from "../../src/db/client";
+import { insertPlugin } from "../../src/plugin/store";
+import { makeUserWithToken, unique } from "../helpers/fixtures";
 import { asJson, dec, enc, header, listKeys, pluginClient, PROTOCOLS, workerFetch } from "./client";
 
 type Msg = Partial<Omit<FileStream, "$typeName">>;
@@ -208,10 +210,67 @@ describe("SendFile violations end with Code 3 (8 for limits) and keep nothing (D
     });
   });
 
-  it("SendFile to an external plugin is Code 12, to an unknown one Code 5", async () => {
+  it("SendFile to an unknown plugin is Code 5 and stores nothing", async () => {
     const { token } = await makeUserWithToken();
+    const before = await listKeys();
     const res = await pluginClient("connect", token).sendFile(stream(parts("f.bin", enc("x"), 10, header({ To: "nobody-at-all" }))));
     expect(res.Code).toBe(5);
     expect(dec(res.Data)).toBe("");
+    expect(await listKeys()).toEqual(before);
+  });
+});
+
+describe("SendFile routed to an external plugin (spec part a: routing by Header.To; the service is a gateway)", () => {
+  async function registered() {
+    const { user, token } = await makeUserWithToken();
+    const name = unique("echo-");
+    await insertPlugin(getDb(env.DB), { name, ownerId: user.id, endpoint: "service:ECHO_PLUGIN", description: "" });
+    return { user, token, name };
+  }
+
+  for (const protocol of PROTOCOLS) {
+    it(`${protocol}: the parts reach the plugin in order, byte for byte; its Res comes back with the reply Header rules; the token is not forwarded and nothing is stored here`, async () => {
+      const { user, token, name } = await registered();
+      const bytes = randomBytes(25_000);
+      const h = header({ To: name, Func: "upload" });
+      const before = await listKeys();
+      const res = await pluginClient(protocol, token).sendFile(stream(parts("data.bin", bytes, 10_000, h, "backup")));
+      expect(res.Code).toBe(0);
+      expect(res.Desc).toBe("stored by echo");
+      expect(asJson(res.Data)).toEqual({
+        name: "data.bin",
+        purpose: "backup",
+        parts: [
+          { part: 1, bytes: 10_000 },
+          { part: 2, bytes: 10_000 },
+          { part: 3, bytes: 5_000 },
+        ],
+        sha256: await sha256Hex(bytes),
+        caller: user.username,
+        authorization: null,
+      });
+      expect(res.Header).toMatchObject({ UUID: h.UUID, From: name, To: "", Func: "upload" });
+      expect(await listKeys()).toEqual(before);
+    });
+  }
+
+  it("a stream that breaks the rules (a gap) is refused with Code 3 as a core upload is, and the plugin answers nothing", async () => {
+    const { token, name } = await registered();
+    const h = header({ To: name });
+    const gap = parts("g.bin", enc("abcdefghij"), 4, h, "", (m) => [m[0], m[2]]);
+    const res = await pluginClient("connect", token).sendFile(stream(gap));
+    expect(res.Code).toBe(3);
+    expect(res.Desc).toContain("expected Part 2, got 3 (a gap)");
+  });
+
+  it("the plugin's refusal (a Connect error) becomes its Res code; a plugin without endpoint is Code 14", async () => {
+    const { token, name, user } = await registered();
+    const refused = await pluginClient("connect", token).sendFile(stream(parts("refuse.bin", enc("x"), 10, header({ To: name }))));
+    expect(refused.Code).toBe(7);
+    expect(refused.Desc).toContain("the echo plugin refuses this file");
+    const silent = unique("silent-");
+    await insertPlugin(getDb(env.DB), { name: silent, ownerId: user.id, endpoint: "", description: "" });
+    const none = await pluginClient("connect", token).sendFile(stream(parts("f.bin", enc("x"), 10, header({ To: silent }))));
+    expect(none.Code).toBe(14);
   });
 });

@@ -8,6 +8,7 @@ import { getDb } from "../../db/client";
 import { validateApplicationInput } from "../../domain/application-input";
 import type { AppEnv } from "../../env";
 import { revokeAllForApplication } from "../../oauth/authorizations";
+import { newApplicationTtl } from "../../oauth/issue";
 import { WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
@@ -29,6 +30,8 @@ function entity(app: ApplicationRow) {
     application_name: app.name,
     callback_url: app.redirectUri,
     confidential: app.confidential,
+    // Not in GitLab's entity: the application's access-token lifetime (docs/rest-api.md).
+    access_token_expires_in: app.accessTokenTtlSeconds,
   };
 }
 
@@ -40,18 +43,26 @@ const NewApplication = z.object({
   /** Not in GitLab's API (an admin-area checkbox there); accepted here so scripts can set it. */
   trusted: boolParam.optional(),
   expire_access_tokens: boolParam.optional(),
+  /** Access-token lifetime in seconds (not in GitLab's API; Doorkeeper's name). Default: ACCESS_TOKEN_TTL_SECONDS. */
+  access_token_expires_in: z.union([z.string().max(16), z.number()]).optional(),
 });
 
 applications.post("/applications", validateParams(NewApplication), async (c) => {
   const input = c.req.valid("json");
   const checked = validateApplicationInput(
-    { name: input.name, redirectUri: input.redirect_uri, scopes: Array.isArray(input.scopes) ? input.scopes.join(" ") : input.scopes },
+    {
+      name: input.name,
+      redirectUri: input.redirect_uri,
+      scopes: Array.isArray(input.scopes) ? input.scopes.join(" ") : input.scopes,
+      accessTokenExpiresIn: input.access_token_expires_in,
+    },
     getConfig(c.env).allowInsecureRedirects,
   );
   if (!checked.ok) throw new ApiError(400, { message: checked.errors });
   const db = getDb(c.env.DB);
   const { row, secret } = await createApplication(db, {
     ...checked.value,
+    accessTokenTtlSeconds: newApplicationTtl(c.env, checked.value.accessTokenTtlSeconds),
     confidential: input.confidential ?? true,
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expire_access_tokens ?? true,

@@ -34,6 +34,7 @@ function merged(content: string): string | undefined {
 ciLint.post("/ci/lint", requireAuth(READ_API), async (c) => {
   const input = parseParams(LintBody, await readParams(c));
   const result = lintPipeline(input.content, gate(c).version);
+  for (const id of result.deprecatedIds) gate(c).markDeprecated(id);
   return c.json({
     status: result.valid ? "valid" : "invalid",
     valid: result.valid,
@@ -47,6 +48,7 @@ ciLint.post("/projects/:id/ci/lint", requireAuth(READ_API), async (c) => {
   await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
   const input = parseParams(LintBody, await readParams(c));
   const result = lintPipeline(input.content, gate(c).version);
+  for (const id of result.deprecatedIds) gate(c).markDeprecated(id);
   return c.json({
     valid: result.valid,
     errors: result.errors,

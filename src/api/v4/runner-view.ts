@@ -6,6 +6,7 @@ import { contactStatusCondition, type RunnerRow } from "../../db/runners";
 import { runners } from "../../db/schema/runners";
 import {
   isOnline,
+  isStale,
   parseStatusFilter,
   replacementAvailable,
   RUNNER_TYPES,
@@ -27,6 +28,8 @@ export function renderRunner(c: Context<AppEnv>, r: RunnerRow, now = Date.now())
   const status = runnerStatus(r, now, g.version);
   if (status === "paused") g.markDeprecated("runner-status-legacy-values");
   if (status === "not_connected") g.markDeprecated("runner-status-never-contacted");
+  // Below 15.0 a runner silent for three months is still reported offline/not_connected, not stale.
+  if ((status === "offline" || status === "not_connected") && isStale(r, now)) g.markDeprecated("runner-status-stale");
   const view: Record<string, unknown> = {
     id: r.id,
     description: r.description,
@@ -110,6 +113,7 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
       g.markDeprecated(f.deprecatedId);
       where.push(eq(runners.paused, f.paused));
     } else {
+      if (f.deprecatedId) g.markDeprecated(f.deprecatedId);
       where.push(contactStatusCondition(f.value, Date.now(), g.isRemoved("runner-status-stale")));
     }
   }

@@ -5,6 +5,7 @@ import { groupLevel, isAdmin, notAvailable, requireWrite, runnerLevel, type GqlC
 import { countAndPage, gqlRunnerStatus, groupRunnersCondition, runnerConditions, type GqlRunnerStatus, type RunnerFilter } from "../data/runners";
 import type { GroupRow } from "../../db/projects";
 import { parseGid } from "../schema/global-id";
+import { isStale } from "../../domain/runner-status";
 
 /** CiRunner, Query.runners, Group.runners, runnerUpdate (schedule: runner rows, "active becomes paused"). */
 const ACTIVE = "graphql-runner-active";
@@ -89,6 +90,9 @@ export const runnerResolvers = {
         neverContacted: !g.has("graphql-runner-status-never-contacted"),
       });
       if (status === "PAUSED") ctx.deprecations.add("graphql-runner-status-legacy-values");
+      if (status === "NOT_CONNECTED") ctx.deprecations.add("graphql-runner-status-never-contacted");
+      // Below 15.0 a runner silent for three months is still OFFLINE or NOT_CONNECTED, not STALE.
+      if ((status === "OFFLINE" || status === "NOT_CONNECTED") && isStale(r, ctx.now)) ctx.deprecations.add("graphql-runner-status-stale");
       return status;
     },
     active: (r: RunnerRow) => !r.paused,

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { newApplicationTtl } from "../issue";
 import { getConfig } from "../../config";
 import { recordAudit } from "../../db/audit";
 import { createApplication } from "../../db/applications";
@@ -42,6 +43,7 @@ routes.post("/register", async (c) => {
     trusted: false,
     ownerId: null,
     dynamic: true,
+    accessTokenTtlSeconds: newApplicationTtl(c.env),
   });
   await countAttempt(c.env, "dynamic_registration", keys);
   await recordAudit(db, { action: "dynamic_application_registered", entityType: "oauth_application", entityId: row.id, details: { name: row.name }, ip });

@@ -1,5 +1,5 @@
 import type { ApplicationRow } from "../../db/applications";
-import type { ApplicationErrors } from "../../domain/application-input";
+import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS, type ApplicationErrors } from "../../domain/application-input";
 import { registeredUris } from "../../domain/redirect-uri";
 import { ALL_SCOPES } from "../../domain/scopes";
 import type { AuthorizedApplication } from "../../oauth/authorizations";
@@ -13,9 +13,11 @@ export interface AppFormValues {
   scopes: string[];
   confidential: boolean;
   expireAccessTokens: boolean;
+  /** Seconds, as typed; empty on a new application: the configured default. */
+  accessTokenExpiresIn: string;
 }
 
-export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true };
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, accessTokenExpiresIn: "" };
 
 export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
@@ -24,6 +26,7 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     scopes: app.scopes.split(" ").filter(Boolean),
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
+    accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
   };
 }
 
@@ -36,7 +39,7 @@ function FieldErrors({ id, errors }: { id: string; errors?: string[] }) {
   );
 }
 
-export function ApplicationForm(props: { action: string; submit: string; token: string; values: AppFormValues; errors?: ApplicationErrors }) {
+export function ApplicationForm(props: { action: string; submit: string; token: string; values: AppFormValues; errors?: ApplicationErrors; defaultLifetime: number }) {
   const { values, errors = {} } = props;
   return (
     <form method="post" action={props.action} class="card">
@@ -63,8 +66,24 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
       <div class="checkbox">
         <input type="checkbox" id="application_expire_access_tokens" name="expire_access_tokens" value="1" checked={values.expireAccessTokens} aria-describedby="expire_hint" />
         <label for="application_expire_access_tokens">Expire access tokens</label>
-        <p class="hint" id="expire_hint">Access tokens expire after 2 hours; use the refresh token to get a new one.</p>
+        <p class="hint" id="expire_hint">Access tokens expire after the lifetime below; use the refresh token to get a new one.</p>
       </div>
+      <label for="application_access_token_expires_in">Access token lifetime (seconds)</label>
+      <p class="hint" id="lifetime_hint">
+        From {MIN_TOKEN_LIFETIME_SECONDS} to {MAX_TOKEN_LIFETIME_SECONDS} seconds. Leave empty for the instance default ({props.defaultLifetime} seconds).
+      </p>
+      <input
+        type="number"
+        id="application_access_token_expires_in"
+        name="access_token_expires_in"
+        min={MIN_TOKEN_LIFETIME_SECONDS}
+        max={MAX_TOKEN_LIFETIME_SECONDS}
+        step={1}
+        inputmode="numeric"
+        value={values.accessTokenExpiresIn}
+        aria-describedby={errors.access_token_expires_in ? "lifetime_hint lifetime_errors" : "lifetime_hint"}
+      />
+      <FieldErrors id="lifetime_errors" errors={errors.access_token_expires_in?.map((e) => `Access token lifetime ${e}`)} />
       <fieldset>
         <legend>Scopes</legend>
         <FieldErrors id="scope_errors" errors={errors.scopes?.map((e) => `Scopes ${e}`)} />
@@ -105,6 +124,8 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.confidential ? "Yes" : "No"}</dd>
         <dt>Expire access tokens</dt>
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
+        <dt>Access token lifetime</dt>
+        <dd>{app.accessTokenTtlSeconds} seconds</dd>
         <dt>Scopes</dt>
         <dd>
           <ScopeBadges scopes={app.scopes.split(" ").filter(Boolean)} />

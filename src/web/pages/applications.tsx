@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { newApplicationTtl } from "../../oauth/issue";
 import { getConfig } from "../../config";
 import { recordAudit, type AuditAction } from "../../db/audit";
 import {
@@ -46,11 +47,15 @@ async function readForm(c: Ctx): Promise<AppFormValues> {
     scopes,
     confidential: body.confidential !== undefined,
     expireAccessTokens: body.expire_access_tokens !== undefined,
+    accessTokenExpiresIn: one(body.access_token_expires_in),
   };
 }
 
 function check(c: Ctx, v: AppFormValues) {
-  return validateApplicationInput({ name: v.name, redirectUri: v.redirectUri, scopes: v.scopes.join(" ") }, getConfig(c.env).allowInsecureRedirects);
+  return validateApplicationInput(
+    { name: v.name, redirectUri: v.redirectUri, scopes: v.scopes.join(" "), accessTokenExpiresIn: v.accessTokenExpiresIn },
+    getConfig(c.env).allowInsecureRedirects,
+  );
 }
 
 async function audit(c: Ctx, action: AuditAction, app: ApplicationRow) {
@@ -79,7 +84,7 @@ async function indexPage(c: Ctx, opts: { values?: AppFormValues; errors?: Applic
       <ApplicationsTable apps={own} />
       <h2 id="new-application">Add new application</h2>
       {opts.errors ? <Flash kind="error" message="The application could not be saved. Correct the fields below." /> : null}
-      <ApplicationForm action="/profile/applications" submit="Save application" token={token} values={opts.values ?? EMPTY_FORM} errors={opts.errors} />
+      <ApplicationForm action="/profile/applications" submit="Save application" token={token} values={opts.values ?? EMPTY_FORM} errors={opts.errors} defaultLifetime={getConfig(c.env).accessTokenTtlSeconds} />
       <AuthorizedApplications list={authorized} token={token} />
     </>,
     opts.errors ? 422 : 200,
@@ -122,6 +127,7 @@ apps.post("/profile/applications", async (c) => {
   if (!checked.ok) return indexPage(c, { values, errors: checked.errors });
   const { row, secret } = await createApplication(getDb(c.env.DB), {
     ...checked.value,
+    accessTokenTtlSeconds: newApplicationTtl(c.env, checked.value.accessTokenTtlSeconds),
     confidential: values.confidential,
     expireAccessTokens: values.expireAccessTokens,
     ownerId: c.var.user.id,
@@ -143,7 +149,7 @@ async function editPage(c: Ctx, app: ApplicationRow, values: AppFormValues, erro
     <>
       <h1>Edit application: {app.name}</h1>
       {errors ? <Flash kind="error" message="The application could not be saved. Correct the fields below." /> : null}
-      <ApplicationForm action={`/profile/applications/${app.id}`} submit="Save application" token={await csrfToken(c)} values={values} errors={errors} />
+      <ApplicationForm action={`/profile/applications/${app.id}`} submit="Save application" token={await csrfToken(c)} values={values} errors={errors} defaultLifetime={getConfig(c.env).accessTokenTtlSeconds} />
       <p>
         <a href={`/profile/applications/${app.id}`}>Cancel</a>
       </p>
@@ -169,6 +175,8 @@ apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
     scopes: checked.value.scopes.join(" "),
     confidential: values.confidential,
     expireAccessTokens: values.expireAccessTokens,
+    // An emptied field keeps the current lifetime.
+    ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });
   setFlash(c, "The application was updated.");
   return c.redirect(`/profile/applications/${app.id}`, 303);

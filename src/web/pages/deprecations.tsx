@@ -5,6 +5,7 @@ import { milestoneDate } from "../../versioning/version";
 import type { AppEnv } from "../../env";
 import { TableHead } from "../components";
 import { renderPage } from "../page";
+import { DeprecationTimeline } from "./deprecation-timeline";
 
 /**
  * /help/deprecations: the catalogue of announced changes with each entry's state at the configured
@@ -34,6 +35,8 @@ deprecations.get("/help/deprecations", async (c) => {
         <code>Sunset</code> and <code>Link</code> headers pointing here. The same list is available as JSON at{" "}
         <a href="/api/v4/deprecations">/api/v4/deprecations</a>.
       </p>
+      <DeprecationTimeline entries={CATALOGUE} version={version} />
+      <h2>All changes</h2>
       <nav aria-label="Interfaces">
         {[...groups.keys()].map((g) => (
           <a href={`#interface-${g}`} class="badge">
