@@ -1,4 +1,4 @@
-import { isScope } from "./scopes";
+import { checkScopes } from "./scopes";
 import { isAcceptableRedirectUri, registeredUris } from "./redirect-uri";
 
 /**
@@ -10,8 +10,8 @@ export interface ApplicationInput {
   name: string;
   /** One URI per line. */
   redirectUri: string;
-  /** Space-separated. */
-  scopes: string;
+  /** Already parsed by src/domain/scopes.ts (each entry point knows its grammar). */
+  scopes: readonly string[];
 }
 
 export type ApplicationErrors = Partial<Record<"name" | "redirect_uri" | "scopes", string[]>>;
@@ -43,9 +43,8 @@ export function validateApplicationInput(
       }
     }
   }
-  const scopes = [...new Set(input.scopes.split(/[\s+,]+/).filter(Boolean))];
-  if (scopes.length === 0) errors.scopes = ["can't be blank"];
-  else if (!scopes.every(isScope)) errors.scopes = ["doesn't match configured on the server."];
-  if (Object.keys(errors).length) return { ok: false, errors };
-  return { ok: true, value: { name, redirectUri: uris.join("\n"), scopes } };
+  const scopes = checkScopes(input.scopes);
+  if (!scopes.ok) errors.scopes = [scopes.reason === "blank" ? "can't be blank" : "doesn't match configured on the server."];
+  if (Object.keys(errors).length || !scopes.ok) return { ok: false, errors };
+  return { ok: true, value: { name, redirectUri: uris.join("\n"), scopes: scopes.scopes } };
 }

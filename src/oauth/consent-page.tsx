@@ -1,4 +1,4 @@
-import { SCOPES, isScope } from "../domain/scopes";
+import { SCOPES, formatScopes, isScope } from "../domain/scopes";
 import { CsrfField } from "../web/page";
 import type { AuthorizeRequest } from "./authorize-request";
 import { oidcHiddenFields } from "./oidc/authorize-params";
@@ -13,7 +13,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     client_id: r.app.uid,
     redirect_uri: r.redirectUri,
     response_type: r.responseType,
-    scope: r.scopes.join(" "),
+    scope: formatScopes(r.scopes),
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,

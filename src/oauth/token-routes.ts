@@ -16,6 +16,7 @@ import { issuerOf } from "./issuer";
 import { countAddressFailure } from "../auth/lockout";
 import { authenticateClient, clientCredentials, readParams, requireParams, type ClientCredentials } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
+import { formatScopes } from "../domain/scopes";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -125,7 +126,7 @@ routes.post("/introspect", async (c) => {
   if (!user) return inactive();
   const body: Record<string, unknown> = {
     active: true,
-    scope: d.scopes.join(" "),
+    scope: formatScopes(d.scopes),
     client_id: d.applicationUid,
     username: user.username,
     token_type: d.tokenType === "access_token" ? "Bearer" : "refresh_token",

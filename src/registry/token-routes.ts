@@ -9,6 +9,7 @@ import type { AppEnv } from "../env";
 import { parseBasic } from "../git/credentials";
 import { issuerOf } from "../oauth/issuer";
 import { clientIp } from "../web/page";
+import { parseScopes } from "../domain/scopes";
 import { RegistryError, renderRegistryError } from "./errors";
 import { grantScope, parseScope, type RegistryCaller } from "./grants";
 import { REGISTRY_AUDIENCE, signRegistryToken, type AccessEntry } from "../credentials/registry-token";
@@ -52,7 +53,8 @@ tokenRoutes.get("/auth", async (c) => {
   const service = c.req.query("service");
   if (service !== undefined && service !== REGISTRY_AUDIENCE) throw new RegistryError("UNSUPPORTED", `unknown service "${service}"`, { status: 404 });
   const caller = await callerOf(c);
-  const requested = (c.req.queries("scope") ?? []).flatMap((s) => s.split(" ")).filter(Boolean);
+  // Docker's token protocol: `scope` repeats, and one value may hold several, space-separated.
+  const requested = (c.req.queries("scope") ?? []).flatMap(parseScopes);
   if (requested.length > MAX_SCOPES) throw new RegistryError("DENIED", `at most ${MAX_SCOPES} scopes per request`, { status: 400 });
   const access: AccessEntry[] = [];
   for (const raw of requested) {

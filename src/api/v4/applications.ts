@@ -12,6 +12,7 @@ import { WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
+import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
  * GitLab's applications API (administrators; instance-wide applications, i.e. those not owned by
@@ -44,7 +45,7 @@ const NewApplication = z.object({
 applications.post("/applications", validateParams(NewApplication), async (c) => {
   const input = c.req.valid("json");
   const checked = validateApplicationInput(
-    { name: input.name, redirectUri: input.redirect_uri, scopes: Array.isArray(input.scopes) ? input.scopes.join(" ") : input.scopes },
+    { name: input.name, redirectUri: input.redirect_uri, scopes: Array.isArray(input.scopes) ? parseScopeList(input.scopes) : parseScopes(input.scopes) },
     getConfig(c.env).allowInsecureRedirects,
   );
   if (!checked.ok) throw new ApiError(400, { message: checked.errors });

@@ -8,6 +8,7 @@ import { csrfToken, sessionAuthTime } from "../../web/session";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { decide, findByUserCode, type DeviceGrantRow } from "./store";
+import { parseScopes } from "../../domain/scopes";
 
 /**
  * /oauth/device (RFC 8628 §3.3): the person signs in, types the code the device shows (a field
@@ -67,7 +68,7 @@ pages.post("/device", async (c) => {
   }
   const app = await findApplicationById(getDb(c.env.DB), grant!.application_id);
   if (!app) return again("That code is not valid. Check the code on your device and try again.", 422);
-  const scopes = grant!.scopes.split(" ").filter(Boolean);
+  const scopes = parseScopes(grant!.scopes);
   return renderPage(
     c,
     "Authorize device",

@@ -5,6 +5,7 @@ import { ALL_SCOPES } from "../../domain/scopes";
 import type { AuthorizedApplication } from "../../oauth/authorizations";
 import { CopyableCode, RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, formatDate } from "../page";
+import { parseScopes } from "../../domain/scopes";
 
 /** The components of /profile/applications (routes in applications.tsx). */
 export interface AppFormValues {
@@ -21,7 +22,7 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
     name: app.name,
     redirectUri: app.redirectUri,
-    scopes: app.scopes.split(" ").filter(Boolean),
+    scopes: parseScopes(app.scopes),
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
   };
@@ -107,7 +108,7 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
         <dt>Scopes</dt>
         <dd>
-          <ScopeBadges scopes={app.scopes.split(" ").filter(Boolean)} />
+          <ScopeBadges scopes={parseScopes(app.scopes)} />
         </dd>
       </dl>
       <div class="actions">

@@ -24,6 +24,7 @@ import {
   formValuesOf,
   type AppFormValues,
 } from "./application-views";
+import { formatScopes, parseScopeList } from "../../domain/scopes";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
@@ -49,7 +50,7 @@ async function readForm(c: Ctx): Promise<AppFormValues> {
 }
 
 function check(c: Ctx, v: AppFormValues) {
-  return validateApplicationInput({ name: v.name, redirectUri: v.redirectUri, scopes: v.scopes.join(" ") }, getConfig(c.env).allowInsecureRedirects);
+  return validateApplicationInput({ name: v.name, redirectUri: v.redirectUri, scopes: parseScopeList(v.scopes) }, getConfig(c.env).allowInsecureRedirects);
 }
 
 async function audit(c: Ctx, action: AuditAction, app: ApplicationRow) {
@@ -165,7 +166,7 @@ apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
   await updateApplication(getDb(c.env.DB), app.id, {
     name: checked.value.name,
     redirectUri: checked.value.redirectUri,
-    scopes: checked.value.scopes.join(" "),
+    scopes: formatScopes(checked.value.scopes),
     confidential: values.confidential,
     expireAccessTokens: values.expireAccessTokens,
   });
