@@ -14,6 +14,7 @@ import { parseBasic, type BasicCredentials } from "./credentials";
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { clientIp } from "../web/page";
+import { MalformedPathError } from "../http/path-decoding";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -43,6 +44,7 @@ export function renderGitError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.text("Retry later\n", 429);
   }
+  if (err instanceof MalformedPathError) return c.text("The path holds a malformed percent-encoding.\n", 400);
   if (err instanceof GitOriginUnavailable) {
     return c.text("The git storage is unavailable; try again later.\n", err.reason === "not_configured" ? 503 : 502);
   }
