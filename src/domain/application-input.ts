@@ -1,3 +1,4 @@
+import { cleanDisplayName } from "./display-name";
 import { checkScopes } from "./scopes";
 import { isAcceptableRedirectUri, registeredUris } from "./redirect-uri";
 
@@ -21,7 +22,7 @@ export function validateApplicationInput(
   allowInsecure: boolean,
 ): { ok: true; value: { name: string; redirectUri: string; scopes: string[] } } | { ok: false; errors: ApplicationErrors } {
   const errors: ApplicationErrors = {};
-  const name = input.name.trim();
+  const name = cleanDisplayName(input.name);
   if (!name) errors.name = ["can't be blank"];
   else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
   const uris = registeredUris(input.redirectUri);

@@ -1,3 +1,4 @@
+import { cleanDisplayName } from "./display-name";
 import { checkScopes } from "./scopes";
 
 /**
@@ -18,7 +19,7 @@ export function validateDeployTokenInput(
   now = Date.now(),
 ): { ok: true; value: { name: string; scopes: DeployTokenScope[]; expiresAt: number | null; username: string | null } } | { ok: false; errors: DeployTokenErrors } {
   const errors: DeployTokenErrors = {};
-  const name = input.name.trim();
+  const name = cleanDisplayName(input.name);
   if (!name) errors.name = ["can't be blank"];
   else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
   const scopes = checkScopes(input.scopes, DEPLOY_TOKEN_SCOPES);

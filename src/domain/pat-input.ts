@@ -1,3 +1,4 @@
+import { cleanDisplayName } from "./display-name";
 import { SCOPES, checkScopes, type Scope } from "./scopes";
 
 /**
@@ -23,7 +24,7 @@ export function validatePatInput(
   now = Date.now(),
 ): { ok: true; value: { name: string; scopes: string[]; expiresAt: string } } | { ok: false; errors: PatErrors } {
   const errors: PatErrors = {};
-  const name = input.name.trim();
+  const name = cleanDisplayName(input.name);
   if (!name) errors.name = ["can't be blank"];
   else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
   const scopes = checkScopes(input.scopes, PAT_SCOPES);

@@ -13,7 +13,7 @@ import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, uniqueOr400, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
-import { coerceBool, idParam } from "./params";
+import { coerceBool, displayName, idParam } from "./params";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
 const projects = new Hono<AppEnv>();
@@ -45,7 +45,7 @@ export function renderProject(c: Context, p: ProjectRow) {
 
 const CreateProject = z
   .object({
-    name: z.string().min(1).max(255).optional(),
+    name: displayName(255).optional(),
     path: pathSchema.optional(),
     namespace_id: idParam.optional(),
     visibility: visibilitySchema.default("private"),

@@ -74,10 +74,12 @@ pages.post("/device", async (c) => {
     "Authorize device",
     <div class="narrow">
       <h1>
-        Authorize <strong>{app.name}</strong> to use your account?
+        Authorize <strong><bdi>{app.name}</bdi></strong> to use your account?
       </h1>
+      {/* Names isolated (<bdi>) as on the consent page: nothing in a name reorders the sentence. */}
       <p>
-        You are signed in as <strong>{user.username}</strong>. A device using <strong>{app.name}</strong> is asking for access to your account.
+        You are signed in as <strong><bdi>{user.username}</bdi></strong>. A device using <strong><bdi>{app.name}</bdi></strong> is asking for access to
+        your account.
       </p>
       <UnverifiedNotice app={app} />
       <ScopeList scopes={scopes} />

@@ -1,4 +1,5 @@
 import { validateApplicationInput } from "../../domain/application-input";
+import { cleanDisplayName } from "../../domain/display-name";
 import { parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 
@@ -43,7 +44,7 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   // One URI per entry: a line break would smuggle a second one past the per-entry check.
   if (uris.some((u) => /\s/.test(u))) throw new OAuthError("invalid_redirect_uri", "A redirect URI cannot contain white space.");
   if (m.client_name !== undefined && typeof m.client_name !== "string") throw bad("client_name must be a string.");
-  const clientName = ((m.client_name as string | undefined) ?? "").trim() || "Dynamic Application";
+  const clientName = cleanDisplayName((m.client_name as string | undefined) ?? "") || "Dynamic Application";
   if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== "none") {
     throw bad("Only public clients can register: token_endpoint_auth_method must be none.");
   }

@@ -169,7 +169,9 @@ export function AuthorizedApplications({ list, token }: { list: AuthorizedApplic
           <tbody>
             {list.map((a) => (
               <tr>
-                <td>{a.application.name}</td>
+                <td>
+                  <bdi>{a.application.name}</bdi>
+                </td>
                 <td>{formatDate(a.createdAt)}</td>
                 <td>
                   <ScopeBadges scopes={a.scopes} />
