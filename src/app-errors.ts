@@ -21,7 +21,9 @@ const GIT_PATH = /\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 export function rendererFor(path: string): Renderer {
   if (path === "/api/graphql" || path.startsWith("/api/graphql/")) return renderGraphqlError;
   if (path.startsWith("/api/")) return renderApiError;
-  if (path === "/oauth/authorize") return renderAuthorizeError;
+  if (path === "/oauth/authorize" || path.startsWith("/oauth/authorize/")) return renderAuthorizeError;
+  // The device flow's verification page is a page for people (RFC 8628 §3.3), as the sweep's model says.
+  if (path === "/oauth/device" || path.startsWith("/oauth/device/")) return renderPagesError;
   if (path.startsWith("/oauth/") || path.startsWith("/.well-known/")) return renderOAuthError;
   if (path === "/v2" || path.startsWith("/v2/") || path === "/jwt" || path.startsWith("/jwt/")) return renderRegistryError;
   if (path.startsWith("/proto.Plugin/")) return renderConnectError;

@@ -16,8 +16,9 @@ export interface RouteTemplate {
 
 /** The family of a route template or of a concrete path (as the URL parser normalised it). */
 export function familyOf(path: string): Family {
-  if (path.startsWith("/api/v4")) return "rest";
   if (path.startsWith("/api/graphql")) return "graphql";
+  // Every other /api/ path is the REST family's (src/app-errors.ts renders it), /api/v4 or not.
+  if (path.startsWith("/api/")) return "rest";
   // The device flow's verification page is a page for people, under /oauth (RFC 8628 §3.3).
   if (/^\/oauth\/device(\/|$)/.test(path)) return "pages";
   if (path.startsWith("/oauth") || path.startsWith("/.well-known")) return "oauth";
@@ -163,7 +164,8 @@ export async function shapeDefect(family: Family, method: string, path: string, 
   if (method === "HEAD" || res.status < 400 || res.status === 404 || res.status === 405) {
     // Success bodies are the routes' business; unmatched paths outside /api/v4 belong to the app's
     // one not-found handler. Only /api/v4 owns JSON 404/405 answers, checked below.
-    if (family !== "rest" || res.status < 400 || method === "HEAD") return null;
+    const ownsNotFound = new URL(`http://localhost${path}`).pathname.startsWith("/api/v4");
+    if (!ownsNotFound || res.status < 400 || method === "HEAD") return null;
   }
   const type = res.headers.get("content-type") ?? "";
   const text = await res.text();

@@ -16,6 +16,8 @@ import { appRoutes, familyOf, fillTemplate, queryString, requestBody, segment, s
  */
 const RUNS_PER_ROUTE = 14;
 const RUNS_PER_FAMILY = 60;
+/** A family's routes take a minute or more on a loaded machine (REST: 125 routes × 14 requests). */
+const FAMILY_TIMEOUT_MS = 300_000;
 
 const admin = await makeUserWithToken({ isAdmin: true });
 const member = await makeUser();
@@ -107,7 +109,7 @@ for (const [family, templates] of families) {
           { numRuns: RUNS_PER_ROUTE, endOnFailure: true },
         );
       }
-    });
+    }, FAMILY_TIMEOUT_MS);
     it("free paths under the family's prefix and wrong methods answer below 500", async () => {
       const prefixes = [...new Set(templates.map((t) => t.path.split("/:")[0].replace(/\/\*$/, "")))];
       await fc.assert(
@@ -124,7 +126,7 @@ for (const [family, templates] of families) {
         ),
         { numRuns: RUNS_PER_FAMILY, endOnFailure: true },
       );
-    });
+    }, FAMILY_TIMEOUT_MS);
   });
 }
 
