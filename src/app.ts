@@ -20,6 +20,7 @@ import { apiCacheControl, nosniff } from "./http/response-headers";
 import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
 import { renderUnhandledError } from "./app-errors";
 import { MOUNTS } from "./http/families";
+import { rejectMalformedPath } from "./http/path-decoding";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
 const app = new Hono<AppEnv>();
@@ -49,6 +50,8 @@ for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oaut
 
 app.use(nosniff);
 app.use("/api/*", apiCacheControl);
+// The one path decoder's guard: a malformed escape is a 400 in the family's shape, before any route.
+app.use(rejectMalformedPath);
 
 // Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration.
 app.use(async (c, next) => {

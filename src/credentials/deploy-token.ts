@@ -4,6 +4,7 @@ import { groupAncestry, type ProjectRow } from "../db/projects";
 import { DEPLOY_TOKEN_PREFIX, isDeployTokenExpired } from "../domain/deploy-token-input";
 import type { Bindings } from "../env";
 import { AuthError } from "./errors";
+import { parseScopes } from "../domain/scopes";
 
 /**
  * A deploy token acts for its project or group, not for a user (GitLab). It is accepted by git
@@ -29,7 +30,7 @@ export async function resolveDeployToken(env: Bindings, username: string | null,
   if (isDeployTokenExpired(row.expiresAt, Date.now())) throw new AuthError("expired");
   // GitLab: the login must be the token's username (the package API's Deploy-Token header has none).
   if (username !== null && username !== row.username) throw new AuthError("invalid");
-  return { kind: "deploy_token", tokenId: row.id, username: row.username, scopes: row.scopes.split(" ").filter(Boolean), projectId: row.projectId, groupId: row.groupId };
+  return { kind: "deploy_token", tokenId: row.id, username: row.username, scopes: parseScopes(row.scopes), projectId: row.projectId, groupId: row.groupId };
 }
 
 /** A project token covers its project; a group token every project below its group. */

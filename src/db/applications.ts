@@ -3,6 +3,7 @@ import { sha256Hex, timingSafeEqual } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { applications } from "./schema/applications";
+import { formatScopes } from "../domain/scopes";
 
 export type ApplicationRow = typeof applications.$inferSelect;
 
@@ -35,7 +36,7 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
       name: input.name,
       secretHash: await sha256Hex(secret),
       redirectUri: input.redirectUri,
-      scopes: input.scopes.join(" "),
+      scopes: formatScopes(input.scopes),
       confidential: input.confidential ?? true,
       expireAccessTokens: input.expireAccessTokens ?? true,
       trusted: input.trusted ?? false,

@@ -4,6 +4,7 @@ import { randomToken } from "../crypto/random";
 import { DEPLOY_TOKEN_PREFIX, type DeployTokenScope } from "../domain/deploy-token-input";
 import type { Db } from "./client";
 import { deployTokens } from "./schema/deploy-tokens";
+import { formatScopes } from "../domain/scopes";
 
 export type DeployTokenRow = typeof deployTokens.$inferSelect;
 export type DeployTokenOwner = { projectId: number } | { groupId: number };
@@ -23,7 +24,7 @@ export async function createDeployToken(
       name: input.name,
       username: input.username ?? "",
       tokenHash: await sha256Hex(token),
-      scopes: input.scopes.join(" "),
+      scopes: formatScopes(input.scopes),
       expiresAt: input.expiresAt,
       createdAt: Date.now(),
     })

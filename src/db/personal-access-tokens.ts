@@ -3,6 +3,7 @@ import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import { type Db } from "./client";
 import { personalAccessTokens, users } from "./schema/accounts";
+import { formatScopes } from "../domain/scopes";
 
 export const PAT_PREFIX = "glpat-";
 export type PersonalAccessTokenRow = typeof personalAccessTokens.$inferSelect;
@@ -19,7 +20,7 @@ export async function createPersonalAccessToken(
       userId: input.userId,
       name: input.name,
       tokenHash: await sha256Hex(token),
-      scopes: input.scopes.join(" "),
+      scopes: formatScopes(input.scopes),
       expiresAt: input.expiresAt,
       createdAt: Date.now(),
     })

@@ -1,4 +1,5 @@
-import { isScope } from "./scopes";
+import { cleanDisplayName } from "./display-name";
+import { checkScopes } from "./scopes";
 import { isAcceptableRedirectUri, registeredUris } from "./redirect-uri";
 
 /**
@@ -10,8 +11,8 @@ export interface ApplicationInput {
   name: string;
   /** One URI per line. */
   redirectUri: string;
-  /** Space-separated. */
-  scopes: string;
+  /** Already parsed by src/domain/scopes.ts (each entry point knows its grammar). */
+  scopes: readonly string[];
   /** Access-token lifetime in seconds (Doorkeeper's access_token_expires_in); absent: the default. */
   accessTokenExpiresIn?: string | number;
 }
@@ -27,7 +28,7 @@ export function validateApplicationInput(
   allowInsecure: boolean,
 ): { ok: true; value: { name: string; redirectUri: string; scopes: string[]; accessTokenTtlSeconds?: number } } | { ok: false; errors: ApplicationErrors } {
   const errors: ApplicationErrors = {};
-  const name = input.name.trim();
+  const name = cleanDisplayName(input.name);
   if (!name) errors.name = ["can't be blank"];
   else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
   const uris = registeredUris(input.redirectUri);
@@ -49,9 +50,8 @@ export function validateApplicationInput(
       }
     }
   }
-  const scopes = [...new Set(input.scopes.split(/[\s+,]+/).filter(Boolean))];
-  if (scopes.length === 0) errors.scopes = ["can't be blank"];
-  else if (!scopes.every(isScope)) errors.scopes = ["doesn't match configured on the server."];
+  const scopes = checkScopes(input.scopes);
+  if (!scopes.ok) errors.scopes = [scopes.reason === "blank" ? "can't be blank" : "doesn't match configured on the server."];
   let accessTokenTtlSeconds: number | undefined;
   const ttl = typeof input.accessTokenExpiresIn === "string" ? input.accessTokenExpiresIn.trim() : input.accessTokenExpiresIn;
   if (ttl !== undefined && ttl !== "") {
@@ -61,6 +61,6 @@ export function validateApplicationInput(
       errors.access_token_expires_in = [`must be between ${MIN_TOKEN_LIFETIME_SECONDS} and ${MAX_TOKEN_LIFETIME_SECONDS} seconds`];
     } else accessTokenTtlSeconds = n;
   }
-  if (Object.keys(errors).length) return { ok: false, errors };
-  return { ok: true, value: { name, redirectUri: uris.join("\n"), scopes, ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }) } };
+  if (Object.keys(errors).length || !scopes.ok) return { ok: false, errors };
+  return { ok: true, value: { name, redirectUri: uris.join("\n"), scopes: scopes.scopes, ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }) } };
 }

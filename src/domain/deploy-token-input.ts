@@ -1,3 +1,6 @@
+import { cleanDisplayName } from "./display-name";
+import { checkScopes } from "./scopes";
+
 /**
  * Rules for a new deploy token (GitLab): a name, at least one deploy-token scope, an optional
  * expiry in the future, an optional login (default gitlab+deploy-token-<id>).
@@ -12,16 +15,15 @@ const USERNAME = /^[A-Za-z0-9_.+-]{1,255}$/;
 export type DeployTokenErrors = Partial<Record<"name" | "scopes" | "expires_at" | "username", string[]>>;
 
 export function validateDeployTokenInput(
-  input: { name: string; scopes: string[]; expiresAt?: string | null; username?: string | null },
+  input: { name: string; /** Parsed by src/domain/scopes.ts parseScopeList. */ scopes: readonly string[]; expiresAt?: string | null; username?: string | null },
   now = Date.now(),
 ): { ok: true; value: { name: string; scopes: DeployTokenScope[]; expiresAt: number | null; username: string | null } } | { ok: false; errors: DeployTokenErrors } {
   const errors: DeployTokenErrors = {};
-  const name = input.name.trim();
+  const name = cleanDisplayName(input.name);
   if (!name) errors.name = ["can't be blank"];
   else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
-  const scopes = [...new Set(input.scopes.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean))];
-  if (scopes.length === 0) errors.scopes = ["can't be blank"];
-  else if (!scopes.every((s) => (DEPLOY_TOKEN_SCOPES as readonly string[]).includes(s))) errors.scopes = ["can only contain available scopes"];
+  const scopes = checkScopes(input.scopes, DEPLOY_TOKEN_SCOPES);
+  if (!scopes.ok) errors.scopes = [scopes.reason === "blank" ? "can't be blank" : "can only contain available scopes"];
   let expiresAt: number | null = null;
   const rawExpiry = (input.expiresAt ?? "").trim();
   if (rawExpiry) {
@@ -33,8 +35,8 @@ export function validateDeployTokenInput(
   }
   const username = (input.username ?? "").trim() || null;
   if (username !== null && !USERNAME.test(username)) errors.username = ["contains invalid characters"];
-  if (Object.keys(errors).length) return { ok: false, errors };
-  return { ok: true, value: { name, scopes: scopes as DeployTokenScope[], expiresAt, username } };
+  if (Object.keys(errors).length || !scopes.ok) return { ok: false, errors };
+  return { ok: true, value: { name, scopes: scopes.scopes, expiresAt, username } };
 }
 
 export const isDeployTokenExpired = (expiresAt: number | null, now: number) => expiresAt !== null && expiresAt <= now;

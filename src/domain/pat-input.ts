@@ -1,4 +1,5 @@
-import { SCOPES, type Scope } from "./scopes";
+import { cleanDisplayName } from "./display-name";
+import { SCOPES, checkScopes, type Scope } from "./scopes";
 
 /**
  * Rules for a new personal access token, shared by the admin API and the page: a name, at least
@@ -19,16 +20,15 @@ export function maxPatExpiry(now: number): string {
 }
 
 export function validatePatInput(
-  input: { name: string; scopes: string[]; expiresAt: string | null | undefined },
+  input: { name: string; /** Parsed by src/domain/scopes.ts parseScopeList. */ scopes: readonly string[]; expiresAt: string | null | undefined },
   now = Date.now(),
 ): { ok: true; value: { name: string; scopes: string[]; expiresAt: string } } | { ok: false; errors: PatErrors } {
   const errors: PatErrors = {};
-  const name = input.name.trim();
+  const name = cleanDisplayName(input.name);
   if (!name) errors.name = ["can't be blank"];
   else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
-  const scopes = [...new Set(input.scopes.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean))];
-  if (scopes.length === 0) errors.scopes = ["can't be blank"];
-  else if (!scopes.every((s) => (PAT_SCOPES as string[]).includes(s))) errors.scopes = ["can only contain available scopes"];
+  const scopes = checkScopes(input.scopes, PAT_SCOPES);
+  if (!scopes.ok) errors.scopes = [scopes.reason === "blank" ? "can't be blank" : "can only contain available scopes"];
   const expiresAt = (input.expiresAt ?? "").trim();
   if (!expiresAt) errors.expires_at = ["can't be blank"];
   else if (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || Number.isNaN(Date.parse(`${expiresAt}T00:00:00Z`)) || isoDay(Date.parse(`${expiresAt}T00:00:00Z`)) !== expiresAt) {
@@ -38,6 +38,6 @@ export function validatePatInput(
   } else if (expiresAt > maxPatExpiry(now)) {
     errors.expires_at = [`must be before ${maxPatExpiry(now)}`];
   }
-  if (Object.keys(errors).length) return { ok: false, errors };
-  return { ok: true, value: { name, scopes, expiresAt } };
+  if (Object.keys(errors).length || !scopes.ok) return { ok: false, errors };
+  return { ok: true, value: { name, scopes: scopes.scopes, expiresAt } };
 }

@@ -20,14 +20,54 @@ export function isScope(s: string): s is Scope {
   return Object.hasOwn(SCOPES, s);
 }
 
-/** Parses a space-separated list (a + in a query string is already a space once decoded). */
+/*
+ * The one scope parser and formatter (docs/security.md "Scopes"). Two grammars, as GitLab has them:
+ *
+ * - An OAuth scope string (RFC 6749 §3.3: scope-tokens separated by spaces): the `scope` parameter of
+ *   authorize, token, device authorization and dynamic registration, the applications API's `scopes`
+ *   string, and every scope string this service stores. Doorkeeper splits it on any run of ASCII white
+ *   space, so tab and line breaks separate too. A `+` is a space only because form decoding made it
+ *   one; a literal `+` or `,` (JSON, or `%2B`/`%2C` in a form) is part of a scope-token, so the token
+ *   names no scope and the whole string is refused.
+ * - A scope list (Grape's `Array[String]` with `CommaSeparatedToArray`): the `scopes` of the personal
+ *   access token and deploy token APIs and every page's checkboxes: an array, each element a comma
+ *   list, each part trimmed. White space inside a part is not a separator there.
+ *
+ * Every entry point parses with one of these, checks the parts with `checkScopes`, and stores exactly
+ * the list it checked (formatted by `formatScopes`), so what is checked is what is stored.
+ */
+
+const OAUTH_SEPARATOR = /[\t\n\v\f\r ]+/;
+
+/** Parses an OAuth scope string (RFC 6749 §3.3), or a stored one; duplicates dropped, order kept. */
 export function parseScopes(value: string | null | undefined): string[] {
   if (!value) return [];
-  return [...new Set(value.split(/[\s+]+/).filter(Boolean))];
+  return [...new Set(value.split(OAUTH_SEPARATOR).filter(Boolean))];
 }
 
+/** Parses a REST/page scope list: an array (or one string), each element a comma list. */
+export function parseScopeList(value: string | readonly string[] | null | undefined): string[] {
+  if (value === null || value === undefined) return [];
+  const elements = typeof value === "string" ? [value] : value;
+  return [...new Set(elements.flatMap((e) => e.split(",")).map((p) => p.trim()).filter(Boolean))];
+}
+
+/** The stored and wire form: one space between scope-tokens (RFC 6749 §3.3). */
 export function formatScopes(scopes: readonly string[]): string {
   return scopes.join(" ");
+}
+
+export type ScopeCheck<S extends string> = { ok: true; scopes: S[] } | { ok: false; reason: "blank" | "unknown"; unknown: string[] };
+
+/**
+ * All or nothing: every part must be one of `allowed`, else the whole list is refused (never a partial
+ * list stored). `allowed` defaults to the catalogue.
+ */
+export function checkScopes<S extends string = Scope>(parts: readonly string[], allowed: readonly S[] = ALL_SCOPES as unknown as S[]): ScopeCheck<S> {
+  if (parts.length === 0) return { ok: false, reason: "blank", unknown: [] };
+  const unknown = parts.filter((p) => !(allowed as readonly string[]).includes(p));
+  if (unknown.length > 0) return { ok: false, reason: "unknown", unknown };
+  return { ok: true, scopes: [...parts] as S[] };
 }
 
 /** True when the token holds at least one of the scopes a route accepts. */

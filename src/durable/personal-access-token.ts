@@ -4,6 +4,7 @@ import { findPersonalAccessTokenByHash, isPatExpired } from "../db/personal-acce
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 import { userSnapshot } from "./token-family";
+import { parseScopes } from "../domain/scopes";
 
 /**
  * The state of one personal access token on the one-hop path (docs/credentials.md): one object per
@@ -75,7 +76,7 @@ export class PersonalAccessTokenState extends DurableObject<Bindings> {
         hash: tokenHash,
         id: found.pat.id,
         userId: found.pat.userId,
-        scopes: found.pat.scopes.split(" ").filter(Boolean),
+        scopes: parseScopes(found.pat.scopes),
         expiresAt: found.pat.expiresAt,
         revoked: found.pat.revoked || current?.revoked === true || this.ctx.storage.kv.get(REVOKED) === true,
         lastUsedAt: Math.max(found.pat.lastUsedAt ?? 0, current?.lastUsedAt ?? 0) || null,

@@ -10,6 +10,7 @@ import type { AppEnv } from "../env";
 import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessError, type GitOperation } from "./access";
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
+import { MalformedPathError } from "../http/path-decoding";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -39,6 +40,7 @@ export function renderGitError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.text("Retry later\n", 429);
   }
+  if (err instanceof MalformedPathError) return c.text("The path holds a malformed percent-encoding.\n", 400);
   if (err instanceof GitOriginUnavailable) {
     return c.text("The git storage is unavailable; try again later.\n", err.reason === "not_configured" ? 503 : 502);
   }

@@ -13,6 +13,7 @@ import { combinedDeprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
 import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
+import { MalformedPathError } from "../http/path-decoding";
 
 /**
  * The GraphQL API at /api/graphql (GitLab's endpoint), served by graphql-yoga with the schema of
@@ -28,6 +29,7 @@ const graphqlError = (message: string, extensions?: Record<string, unknown>) => 
 
 // The family's one error renderer: GraphQL's shape, never a stack.
 export function renderGraphqlError(err: Error, c: Context): Response {
+  if (err instanceof MalformedPathError) return c.json(graphqlError("The path holds a malformed percent-encoding", { code: "BAD_REQUEST" }), 400);
   console.error("graphql route error", err instanceof Error ? err.name : typeof err);
   return c.json(graphqlError("Internal server error"), 500);
 }

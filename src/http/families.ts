@@ -12,7 +12,7 @@ export const FAMILY_TABLE: readonly { match: RegExp; family: Family; why: string
   // RFC 8628 §3.3: the verification page is for people (HTML, sign-in, CSRF), although under /oauth.
   { match: /^\/oauth\/device(\/|$)/, family: "pages", why: "the device flow's verification page" },
   // The authorization endpoint answers people with HTML error pages (never JSON, never a redirect before validation).
-  { match: /^\/oauth\/authorize\/?$/, family: "authorize", why: "the authorization endpoint (HTML)" },
+  { match: /^\/oauth\/authorize(\/|$)/, family: "authorize", why: "the authorization endpoint (HTML)" },
   { match: /^\/(oauth|\.well-known)(\/|$)/, family: "oauth", why: "token endpoints, OpenID Connect, metadata" },
   { match: /^\/(v2|jwt)(\/|$)/, family: "registry", why: "the container registry and its token service" },
   { match: /^\/proto\.Plugin\//, family: "plugin", why: "Plugin RPC over Connect and gRPC-Web" },

@@ -4,6 +4,7 @@ import { applications } from "../db/schema/applications";
 import { oauthTokenFamilies } from "../db/schema/oauth";
 import type { Bindings } from "../env";
 import { liveFamilies, revokeFamilies } from "../credentials/oauth-family";
+import { parseScopes } from "../domain/scopes";
 
 /**
  * What the account pages and the admin API need from the OAuth engine: the applications a user
@@ -27,7 +28,7 @@ export async function listAuthorizedApplications(env: Bindings, userId: number):
   const byApp = new Map<number, AuthorizedApplication>();
   for (const { family, app } of rows) {
     const entry = byApp.get(app.id) ?? { application: app, scopes: [], createdAt: family.createdAt };
-    for (const s of family.scopes.split(" ").filter(Boolean)) if (!entry.scopes.includes(s)) entry.scopes.push(s);
+    for (const s of parseScopes(family.scopes)) if (!entry.scopes.includes(s)) entry.scopes.push(s);
     entry.createdAt = Math.min(entry.createdAt, family.createdAt);
     byApp.set(app.id, entry);
   }

@@ -1,4 +1,4 @@
-import { SCOPES, isScope } from "../domain/scopes";
+import { SCOPES, formatScopes, isScope } from "../domain/scopes";
 import { CsrfField } from "../web/page";
 import type { AuthorizeRequest } from "./authorize-request";
 import { oidcHiddenFields } from "./oidc/authorize-params";
@@ -13,7 +13,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     client_id: r.app.uid,
     redirect_uri: r.redirectUri,
     response_type: r.responseType,
-    scope: r.scopes.join(" "),
+    scope: formatScopes(r.scopes),
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,
@@ -22,11 +22,12 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
   return (
     <div class="narrow">
       <h1>
-        Authorize <strong>{r.app.name}</strong> to use your account?
+        Authorize <strong><bdi>{r.app.name}</bdi></strong> to use your account?
       </h1>
+      {/* Each name is isolated (<bdi>, HTML §4.5.23) so that no character in it reorders the sentence around it. */}
       <p>
-        You are signed in as <strong>{props.username}</strong>. An application called <strong>{r.app.name}</strong> is
-        requesting access to your account. It will be redirected to <code>{new URL(r.redirectUri).origin}</code>.
+        You are signed in as <strong><bdi>{props.username}</bdi></strong>. An application called <strong><bdi>{r.app.name}</bdi></strong> is
+        requesting access to your account. It will be redirected to <code><bdi dir="ltr">{new URL(r.redirectUri).origin}</bdi></code>.
       </p>
       <UnverifiedNotice app={r.app} />
       <ScopeList scopes={r.scopes} />

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
+import { MalformedPathError } from "../http/path-decoding";
 
 /**
  * OAuth errors (RFC 6749 §5.2) with Doorkeeper's descriptions, as GitLab sends them. Domain code
@@ -74,6 +75,7 @@ export function renderOAuthError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.json({ error: "too_many_requests", error_description: "Too many failed authentication attempts from this address. Retry later." }, 429);
   }
+  if (err instanceof MalformedPathError) return c.json({ error: "invalid_request", error_description: "The request path holds a malformed percent-encoding." }, 400);
   if (err instanceof OAuthError) {
     if (err.code === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
     if (err.code === "insufficient_scope") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="openid"`);

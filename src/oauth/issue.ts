@@ -9,6 +9,7 @@ import { isRemoved } from "../versioning/gate";
 import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub, insertFamilyRow } from "../credentials/oauth-family";
 import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
+import { formatScopes } from "../domain/scopes";
 
 /** Authorization codes live 10 minutes (DESIGN, /oauth/authorize; Doorkeeper's default). */
 export const CODE_TTL_MS = 10 * 60 * 1000;
@@ -46,7 +47,7 @@ export function tokenResponse(
   now: number,
   opts: { createdAt: boolean },
 ): TokenResponse {
-  const body: TokenResponse = { access_token: tokens.access, token_type: "bearer", scope: family.scopes.join(" ") };
+  const body: TokenResponse = { access_token: tokens.access, token_type: "bearer", scope: formatScopes(family.scopes) };
   if (family.accessExpiresAt !== null) body.expires_in = Math.max(0, Math.round((family.accessExpiresAt - now) / 1000));
   if (tokens.refresh) body.refresh_token = tokens.refresh;
   if (opts.createdAt) body.created_at = Math.floor(family.accessCreatedAt / 1000);
@@ -101,7 +102,7 @@ export async function issueCode(
       applicationId: input.app.id,
       userId: input.userId,
       grantType: "authorization_code",
-      scopes: input.scopes.join(" "),
+      scopes: formatScopes(input.scopes),
       status: "pending",
       createdAt: now,
     }),
@@ -149,7 +150,7 @@ export async function issueAccessOnly(
       applicationId: input.app?.id ?? null,
       userId: input.userId,
       grantType: input.grantType,
-      scopes: input.scopes.join(" "),
+      scopes: formatScopes(input.scopes),
       status: "active",
       createdAt: now,
     }),

@@ -14,6 +14,7 @@ import { issuerOf } from "./issuer";
 import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
+import { formatScopes } from "../domain/scopes";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -114,7 +115,7 @@ routes.post("/introspect", async (c) => {
   if (!user) return inactive();
   const body: Record<string, unknown> = {
     active: true,
-    scope: d.scopes.join(" "),
+    scope: formatScopes(d.scopes),
     client_id: d.applicationUid,
     username: user.username,
     token_type: d.tokenType === "access_token" ? "Bearer" : "refresh_token",

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { issuerOf } from "../oauth/issuer";
 import { rateLimitHeaders, ThrottledError } from "../throttle";
+import { MalformedPathError } from "../http/path-decoding";
 
 /** The error codes of the OCI distribution spec (v1.1, "Error Codes"), with their statuses here. */
 export const OCI_ERRORS = {
@@ -53,6 +54,10 @@ export function renderRegistryError(err: Error, c: Context): Response {
     if (status === 401) c.header("WWW-Authenticate", challenge(c, err.opts.scope));
     for (const [k, v] of Object.entries(err.opts.headers ?? {})) c.header(k, v);
     return c.json({ errors: [{ code: err.code, message: err.message, detail: err.opts.detail ?? null }] }, status as ContentfulStatusCode);
+  }
+  if (err instanceof MalformedPathError) {
+    // The distribution spec's name and reference grammars admit no escapes at all.
+    return c.json({ errors: [{ code: "NAME_INVALID", message: "the path holds a malformed percent-encoding", detail: null }] }, 400);
   }
   if (err instanceof ThrottledError) {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);

@@ -4,6 +4,7 @@ import { admitRequest, type Caller, type Door } from "../credentials/front-door"
 import { getConfig } from "../config";
 import type { AppEnv } from "../env";
 import { issuerOf } from "../oauth/issuer";
+import { parseScopes } from "../domain/scopes";
 import { RegistryError, renderRegistryError } from "./errors";
 import { grantScope, parseScope, type RegistryCaller } from "./grants";
 import { REGISTRY_AUDIENCE, signRegistryToken, type AccessEntry } from "../credentials/registry-token";
@@ -52,7 +53,8 @@ tokenRoutes.get("/auth", async (c) => {
     throw new RegistryError("NAME_UNKNOWN", service === undefined ? `the service parameter is required ("${REGISTRY_AUDIENCE}")` : `unknown service "${service}"`, { status: 404 });
   }
   const caller = await callerOf(c);
-  const requested = (c.req.queries("scope") ?? []).flatMap((s) => s.split(" ")).filter(Boolean);
+  // Docker's token protocol: `scope` repeats, and one value may hold several, space-separated.
+  const requested = (c.req.queries("scope") ?? []).flatMap(parseScopes);
   if (requested.length > MAX_SCOPES) throw new RegistryError("DENIED", `at most ${MAX_SCOPES} scopes per request`, { status: 400 });
   const access: AccessEntry[] = [];
   for (const raw of requested) {

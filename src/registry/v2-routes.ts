@@ -4,6 +4,7 @@ import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findLinkedBlob, linkBlob, unlinkBlob } from "../db/registry-content";
 import { bearerClaims, requireAccess, type RepositoryAccess } from "./access";
+import { decodePathSegmentOrThrow } from "../http/path-decoding";
 import { RegistryError, renderRegistryError } from "./errors";
 import { deleteImage, getManifest, listReferrers, listTagNames, pushManifest } from "./images";
 import { MEDIA_TYPE, MEDIA_TYPES } from "./manifest";
@@ -228,7 +229,7 @@ async function serveReferrers(c: Context<AppEnv>, name: string, raw: string): Pr
 
 async function serveManifest(c: Context<AppEnv>, name: string, ref: string, head: boolean): Promise<Response> {
   const access = await requireAccess(c, name, "pull");
-  const m = await getManifest(c.env, image(access), decodeURIComponent(ref));
+  const m = await getManifest(c.env, image(access), ref);
   const headers = { "Content-Type": m.mediaType, "Docker-Content-Digest": m.digest, "Content-Length": String(m.size), ETag: `"${m.digest}"` };
   return new Response(head ? null : m.content, { status: 200, headers });
 }
@@ -246,7 +247,8 @@ v2.all("*", async (c) => {
     if (!m) continue;
     const handler = route.methods[c.req.method];
     if (!handler) throw new RegistryError("UNSUPPORTED", `${c.req.method} is not supported here`, { status: 405 });
-    return handler(c, m[1], m[2]);
+    // The reference (tag or digest) is decoded once here, by the one path decoder, for every method.
+    return handler(c, m[1], m[2] === undefined ? m[2] : decodePathSegmentOrThrow(m[2]));
   }
   throw new RegistryError("NAME_UNKNOWN", "not found", { status: 404 });
 });

@@ -36,13 +36,29 @@ export function appRoutes(): RouteTemplate[] {
     const methods = r.method === "ALL" ? METHODS : [r.method];
     for (const method of methods) seen.set(`${method} ${r.path}`, { family: familyOf(r.path), method, path: r.path });
   }
+  for (const t of REGISTRY_TEMPLATES) seen.set(`${t.method} ${t.path}`, t);
   return [...seen.values()];
 }
+
+/**
+ * The OCI distribution API routes its own paths (src/registry/v2-routes.ts, one `/v2/*` mount), so
+ * the app's route table shows only `/v2/*`; these are its routes, so that generated names and
+ * references reach each handler behind a registry token.
+ */
+const REGISTRY_TEMPLATES: RouteTemplate[] = [
+  ...["GET", "HEAD", "PUT", "DELETE"].map((method) => ({ method, path: "/v2/:name{.+}/manifests/:reference" })),
+  ...["GET", "HEAD", "DELETE"].map((method) => ({ method, path: "/v2/:name{.+}/blobs/:digest" })),
+  { method: "POST", path: "/v2/:name{.+}/blobs/uploads/" },
+  ...["GET", "PATCH", "PUT", "DELETE"].map((method) => ({ method, path: "/v2/:name{.+}/blobs/uploads/:uuid" })),
+  { method: "GET", path: "/v2/:name{.+}/tags/list" },
+  { method: "GET", path: "/v2/:name{.+}/referrers/:digest" },
+].map((t) => ({ ...t, family: "registry" as const }));
 
 /** Segments that broke or could break path handling: encodings, number spellings, traversal. */
 export const HOSTILE_SEGMENTS = [
   "%25", "%", "%E0%A4%A", "%00", "%2F", "%2f%2e%2e", "..", ".", "%2e%2e", "%201", " 1", "0x10", "1e3", "-1", "0", "01", "1.0",
   "99999999999999999999", "a".repeat(3000), "%F0%9F%92%A9", "null", "[]", "%5C", "%0A%0D", "%E2%80%AE", "a%2Fb", "x.git", "%C0%AF",
+  "%zz", "%25zz", "%FF", "%ED%A0%80", "sha256:%zz", "sha256:" + "0".repeat(64),
 ];
 
 const hex = (b: number) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`;
@@ -142,7 +158,8 @@ export async function shapeDefect(family: Family, method: string, path: string, 
   if (method === "HEAD" || res.status < 400 || res.status === 404 || res.status === 405) {
     // Success bodies are the routes' business; unmatched paths outside /api/v4 belong to the app's
     // one not-found handler. Only /api/v4 owns JSON 404/405 answers, checked below.
-    if (family !== "rest" || res.status < 400 || method === "HEAD") return null;
+    const ownsNotFound = new URL(`http://localhost${path}`).pathname.startsWith("/api/v4");
+    if (!ownsNotFound || res.status < 400 || method === "HEAD") return null;
   }
   const type = res.headers.get("content-type") ?? "";
   const text = await res.text();

@@ -14,6 +14,7 @@ import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
 import { clientAddress } from "../../http/client-address";
+import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
  * GitLab's applications API (administrators; instance-wide applications, i.e. those not owned by
@@ -53,7 +54,7 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     {
       name: input.name,
       redirectUri: input.redirect_uri,
-      scopes: Array.isArray(input.scopes) ? input.scopes.join(" ") : input.scopes,
+      scopes: Array.isArray(input.scopes) ? parseScopeList(input.scopes) : parseScopes(input.scopes),
       accessTokenExpiresIn: input.access_token_expires_in,
     },
     getConfig(c.env).allowInsecureRedirects,

@@ -11,6 +11,7 @@ import { iso, loadGroup, loadProject } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam } from "./params";
 import { parseParams, validateParams } from "./validate";
+import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
  * GitLab's deploy token API for projects and groups (maintainers), and the instance list
@@ -26,7 +27,7 @@ export function deployTokenEntity(t: DeployTokenRow, now = Date.now()) {
     expires_at: iso(t.expiresAt),
     revoked: t.revoked,
     expired: isDeployTokenExpired(t.expiresAt, now),
-    scopes: t.scopes.split(" ").filter(Boolean),
+    scopes: parseScopes(t.scopes),
   };
 }
 
@@ -69,7 +70,7 @@ for (const kind of ["projects", "groups"] as const) {
     const input = c.req.valid("json");
     const checked = validateDeployTokenInput({
       name: input.name,
-      scopes: Array.isArray(input.scopes) ? input.scopes : [input.scopes],
+      scopes: parseScopeList(input.scopes),
       expiresAt: input.expires_at,
       username: input.username,
     });

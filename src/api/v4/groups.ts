@@ -13,7 +13,7 @@ import { parseParams, queryParams, readParams } from "./validate";
 import { cursorAfter, keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
 import { sql } from "drizzle-orm";
 import { groups as groupsTable } from "../../db/schema/projects";
-import { coerceBool, idParam } from "./params";
+import { coerceBool, displayName, idParam } from "./params";
 
 /** Groups (GitLab: POST /groups, GET /groups, GET /groups/:id). */
 const groups = new Hono<AppEnv>();
@@ -44,7 +44,7 @@ export function renderGroup(c: Context, g: GroupRow) {
 }
 
 const CreateGroup = z.object({
-  name: z.string().min(1).max(255),
+  name: displayName(255),
   path: pathSchema,
   parent_id: idParam.optional(),
   visibility: visibilitySchema.default("private"),

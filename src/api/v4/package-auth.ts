@@ -57,7 +57,7 @@ export function requirePackageAuth(mode: "read" | "write") {
 export async function loadPackageProject(c: Context<AppEnv>, mode: "read" | "write"): Promise<ProjectRow> {
   const caller = c.get("caller");
   if (caller.kind === "deploy_token") {
-    const project = await findProject(getDb(c.env.DB), decodeURIComponent(c.req.param("id")!));
+    const project = await findProject(getDb(c.env.DB), c.req.param("id")!);
     if (!project || !(await deployTokenCovers(c.env, caller.token, project))) throw notFound("Project Not Found");
     return project;
   }

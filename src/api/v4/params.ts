@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cleanDisplayName } from "../../domain/display-name";
 
 /**
  * GitLab's parameter coercion (Grape with dry-types), in one place for every REST route: what a
@@ -72,3 +73,5 @@ export const arrayParam = <T extends z.ZodType>(item: T) =>
 
 /** A string parameter: trimmed, non-empty, bounded. */
 export const text = (max = 255) => z.string().trim().min(1).max(max);
+/** A name a person types that others read: invisible format characters stripped (src/domain/display-name.ts). */
+export const displayName = (max = 255) => z.string().max(max).transform(cleanDisplayName).pipe(z.string().min(1));

@@ -21,6 +21,7 @@ import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam } from "./params";
 import { validateParams, validateQuery } from "./validate";
 import { clientAddress } from "../../http/client-address";
+import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
  * GitLab's personal access token API: administrators create tokens for users; everyone lists,
@@ -35,7 +36,7 @@ export function patEntity(pat: PersonalAccessTokenRow, now = Date.now()) {
     revoked: pat.revoked,
     created_at: iso(pat.createdAt),
     description: null,
-    scopes: pat.scopes.split(" ").filter(Boolean),
+    scopes: parseScopes(pat.scopes),
     user_id: pat.userId,
     last_used_at: iso(pat.lastUsedAt),
     active: !pat.revoked && !isPatExpired(pat.expiresAt, now),
@@ -57,7 +58,7 @@ pats.post("/users/:user_id/personal_access_tokens", requireAuth(WRITE_API), requ
   const user = await findUserById(db, userId.data);
   if (!user) throw notFound("User Not Found");
   const input = c.req.valid("json");
-  const checked = validatePatInput({ name: input.name, scopes: Array.isArray(input.scopes) ? input.scopes : [input.scopes], expiresAt: input.expires_at });
+  const checked = validatePatInput({ name: input.name, scopes: parseScopeList(input.scopes), expiresAt: input.expires_at });
   if (!checked.ok) throw new ApiError(400, { message: checked.errors });
   const { token, row } = await createPersonalAccessToken(db, { userId: user.id, ...checked.value });
   await audit(c, "personal_access_token_created", row);

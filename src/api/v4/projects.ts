@@ -15,7 +15,7 @@ import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
-import { coerceBool, idParam } from "./params";
+import { coerceBool, displayName, idParam } from "./params";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
 const projects = new Hono<AppEnv>();
@@ -47,7 +47,7 @@ export function renderProject(c: Context, p: ProjectRow) {
 
 const CreateProject = z
   .object({
-    name: z.string().min(1).max(255).optional(),
+    name: displayName(255).optional(),
     path: pathSchema.optional(),
     namespace_id: idParam.optional(),
     visibility: visibilitySchema.default("private"),

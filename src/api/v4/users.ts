@@ -8,7 +8,7 @@ import type { AppEnv } from "../../env";
 import { WRITE_API, requireAdmin, requireAuth } from "./auth";
 import { ApiError, conflict, invalidParam, notFound } from "./errors";
 import { cursorAfter, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
-import { boolParam, idParam, text } from "./params";
+import { boolParam, displayName, idParam, text } from "./params";
 import { READ_USER } from "./user";
 import { userBasic, userPrivate, userProfile } from "./user-entities";
 import { validateParams, validateQuery } from "./validate";
@@ -24,7 +24,7 @@ const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,253}[a-zA-Z0-9_-]$/;
 
 const NewUser = z.object({
   username: text(255),
-  name: text(255),
+  name: displayName(255),
   email: text(254).pipe(z.email()),
   password: z.string().min(1).max(1024),
   skip_confirmation: boolParam.optional(),

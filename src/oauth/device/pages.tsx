@@ -9,6 +9,7 @@ import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { decide, findByUserCode, type DeviceGrantRow } from "./store";
 import { clientAddress } from "../../http/client-address";
+import { parseScopes } from "../../domain/scopes";
 
 /**
  * /oauth/device (RFC 8628 §3.3): the person signs in, types the code the device shows (a field
@@ -86,16 +87,18 @@ pages.post("/device", async (c) => {
   const { grant, code } = entry;
   const app = await findApplicationById(getDb(c.env.DB), grant.application_id);
   if (!app) return again("That code is not valid. Check the code on your device and try again.", 422);
-  const scopes = grant.scopes.split(" ").filter(Boolean);
+  const scopes = parseScopes(grant!.scopes);
   return renderPage(
     c,
     "Authorize device",
     <div class="narrow">
       <h1>
-        Authorize <strong>{app.name}</strong> to use your account?
+        Authorize <strong><bdi>{app.name}</bdi></strong> to use your account?
       </h1>
+      {/* Names isolated (<bdi>) as on the consent page: nothing in a name reorders the sentence. */}
       <p>
-        You are signed in as <strong>{user.username}</strong>. A device using <strong>{app.name}</strong> is asking for access to your account.
+        You are signed in as <strong><bdi>{user.username}</bdi></strong>. A device using <strong><bdi>{app.name}</bdi></strong> is asking for access to
+        your account.
       </p>
       <UnverifiedNotice app={app} />
       <ScopeList scopes={scopes} />

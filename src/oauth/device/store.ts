@@ -1,5 +1,6 @@
 import { sha256Hex } from "../../crypto/hash";
 import type { Bindings } from "../../env";
+import { formatScopes } from "../../domain/scopes";
 
 /**
  * Device grants in D1 (src/db/schema/oidc.ts). Every transition is one conditional UPDATE whose
@@ -32,7 +33,7 @@ export async function insertDeviceGrant(
     env.DB.prepare("DELETE FROM oauth_device_grants WHERE expires_at < ?").bind(g.now - 3600_000),
     env.DB.prepare(
       "INSERT INTO oauth_device_grants (device_code_hash, user_code_hash, application_id, scopes, status, interval_seconds, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
-    ).bind(deviceHash, userHash, g.applicationId, g.scopes.join(" "), POLL_INTERVAL_SECONDS, g.now + DEVICE_CODE_TTL_SECONDS * 1000, g.now),
+    ).bind(deviceHash, userHash, g.applicationId, formatScopes(g.scopes), POLL_INTERVAL_SECONDS, g.now + DEVICE_CODE_TTL_SECONDS * 1000, g.now),
   ]);
 }
 

@@ -5,6 +5,7 @@ import { issueAccessOnly, tokenResponse } from "../issue";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
 import { authenticateClient } from "../request";
 import type { Grant } from "./types";
+import { parseScopes } from "../../domain/scopes";
 
 export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -31,7 +32,7 @@ export const deviceCodeGrant: Grant = {
     const { token, refresh, family } = await issueAccessOnly(env, {
       app: client.app,
       userId: grant.user_id!,
-      scopes: grant.scopes.split(" ").filter(Boolean),
+      scopes: parseScopes(grant.scopes),
       grantType: "device_code",
       ip,
       withRefresh: true,

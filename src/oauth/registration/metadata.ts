@@ -1,4 +1,6 @@
 import { validateApplicationInput } from "../../domain/application-input";
+import { cleanDisplayName } from "../../domain/display-name";
+import { parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 
 /**
@@ -8,8 +10,12 @@ import { OAuthError } from "../errors";
  */
 export const UNVERIFIED_PREFIX = "[Unverified Dynamic Application] ";
 export const MAX_NAME_LENGTH = 200;
-/** Scopes a self-registered client may never hold: acting as other users. */
-export const FORBIDDEN_SCOPES = ["sudo"];
+/**
+ * Scopes a self-registered client may never hold: acting as other users (`sudo`) and administrator
+ * mode (`admin_mode`, GitLab's; not in our catalogue, named so that a later catalogue entry stays
+ * out of reach of anonymous registrations).
+ */
+export const FORBIDDEN_SCOPES = ["sudo", "admin_mode"];
 /** Without `scope`, a client gets read access to the API and the person's identity (docs/oidc.md). */
 export const DEFAULT_SCOPES = ["read_api", "read_user", "openid", "profile", "email"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
@@ -38,7 +44,7 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   // One URI per entry: a line break would smuggle a second one past the per-entry check.
   if (uris.some((u) => /\s/.test(u))) throw new OAuthError("invalid_redirect_uri", "A redirect URI cannot contain white space.");
   if (m.client_name !== undefined && typeof m.client_name !== "string") throw bad("client_name must be a string.");
-  const clientName = ((m.client_name as string | undefined) ?? "").trim() || "Dynamic Application";
+  const clientName = cleanDisplayName((m.client_name as string | undefined) ?? "") || "Dynamic Application";
   if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== "none") {
     throw bad("Only public clients can register: token_endpoint_auth_method must be none.");
   }
@@ -47,11 +53,14 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   const responses = stringList(m.response_types, "response_types");
   if (responses && !responses.every((r) => r === "code")) throw bad("response_types may hold code only.");
   if (m.scope !== undefined && typeof m.scope !== "string") throw bad("scope must be a space-separated string.");
-  const requested = m.scope ? (m.scope as string).split(" ").filter(Boolean) : DEFAULT_SCOPES;
-  if (requested.some((s) => FORBIDDEN_SCOPES.includes(s))) throw bad("The sudo scope cannot be registered dynamically.");
+  // Parsed once, by the one parser; the same list is checked here, validated below and stored.
+  const parsed = parseScopes(m.scope as string | undefined);
+  const requested = parsed.length > 0 ? parsed : DEFAULT_SCOPES;
+  const forbidden = requested.filter((s) => FORBIDDEN_SCOPES.includes(s));
+  if (forbidden.length > 0) throw bad(`The ${forbidden.join(", ")} scope cannot be registered dynamically.`);
 
   const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
-  const checked = validateApplicationInput({ name, redirectUri: uris.join("\n"), scopes: requested.join(" ") }, allowInsecureRedirects);
+  const checked = validateApplicationInput({ name, redirectUri: uris.join("\n"), scopes: requested }, allowInsecureRedirects);
   if (!checked.ok) {
     if (checked.errors.redirect_uri) throw new OAuthError("invalid_redirect_uri", `redirect_uris ${checked.errors.redirect_uri[0]}`);
     if (checked.errors.scopes) throw bad(`scope ${checked.errors.scopes[0]}`);

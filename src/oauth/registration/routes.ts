@@ -4,6 +4,7 @@ import { getConfig } from "../../config";
 import { recordAudit } from "../../db/audit";
 import { createApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
+import { formatScopes } from "../../domain/scopes";
 import type { AppEnv } from "../../env";
 import { OAuthError, renderOAuthError } from "../errors";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
@@ -56,7 +57,7 @@ routes.post("/register", async (c) => {
       token_endpoint_auth_method: "none",
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
-      scope: reg.scopes.join(" "),
+      scope: formatScopes(reg.scopes),
     },
     201,
     { "Cache-Control": "no-store" },

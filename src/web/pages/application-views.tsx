@@ -5,6 +5,7 @@ import { ALL_SCOPES } from "../../domain/scopes";
 import type { AuthorizedApplication } from "../../oauth/authorizations";
 import { CopyableCode, RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, formatDate } from "../page";
+import { parseScopes } from "../../domain/scopes";
 
 /** The components of /profile/applications (routes in applications.tsx). */
 export interface AppFormValues {
@@ -23,7 +24,7 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
     name: app.name,
     redirectUri: app.redirectUri,
-    scopes: app.scopes.split(" ").filter(Boolean),
+    scopes: parseScopes(app.scopes),
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
     accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
@@ -128,7 +129,7 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.accessTokenTtlSeconds} seconds</dd>
         <dt>Scopes</dt>
         <dd>
-          <ScopeBadges scopes={app.scopes.split(" ").filter(Boolean)} />
+          <ScopeBadges scopes={parseScopes(app.scopes)} />
         </dd>
       </dl>
       <div class="actions">
@@ -189,7 +190,9 @@ export function AuthorizedApplications({ list, token }: { list: AuthorizedApplic
           <tbody>
             {list.map((a) => (
               <tr>
-                <td>{a.application.name}</td>
+                <td>
+                  <bdi>{a.application.name}</bdi>
+                </td>
                 <td>{formatDate(a.createdAt)}</td>
                 <td>
                   <ScopeBadges scopes={a.scopes} />

@@ -26,6 +26,7 @@ import {
   type AppFormValues,
 } from "./application-views";
 import { clientAddress } from "../../http/client-address";
+import { formatScopes, parseScopeList } from "../../domain/scopes";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
@@ -53,7 +54,7 @@ async function readForm(c: Ctx): Promise<AppFormValues> {
 
 function check(c: Ctx, v: AppFormValues) {
   return validateApplicationInput(
-    { name: v.name, redirectUri: v.redirectUri, scopes: v.scopes.join(" "), accessTokenExpiresIn: v.accessTokenExpiresIn },
+    { name: v.name, redirectUri: v.redirectUri, scopes: parseScopeList(v.scopes), accessTokenExpiresIn: v.accessTokenExpiresIn },
     getConfig(c.env).allowInsecureRedirects,
   );
 }
@@ -172,7 +173,7 @@ apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
   await updateApplication(getDb(c.env.DB), app.id, {
     name: checked.value.name,
     redirectUri: checked.value.redirectUri,
-    scopes: checked.value.scopes.join(" "),
+    scopes: formatScopes(checked.value.scopes),
     confidential: values.confidential,
     expireAccessTokens: values.expireAccessTokens,
     // An emptied field keeps the current lifetime.

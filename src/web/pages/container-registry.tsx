@@ -118,7 +118,8 @@ async function repositoryOf(c: Ctx) {
 
 registryPage.post(`${PROJECT_PATH}/container_registry/:repo{[0-9]+}/tags/:tag/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
-  const tag = decodeURIComponent(c.req.param("tag"));
+  // Decoded once by the router (src/http/path-decoding.ts); a second decode would misread "%25".
+  const tag = c.req.param("tag");
   const ok = repo !== null && (await removeTag(c.env, repo.id, tag));
   setFlash(c, ok ? `The tag ${repo!.path}:${tag} was deleted.` : "No such tag.");
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);

@@ -7,6 +7,7 @@ import { RevokeForm, ScopeBadges, ShownOnce, TableHead } from "../components";
 import { CsrfField, Flash, formatDate, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
 import { guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
+import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
  * /<namespace>/<project>/-/settings/repository: the project's deploy tokens (GitLab puts them in
@@ -99,7 +100,7 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: DeployTokenErr
                 <td>{formatDate(t.createdAt)}</td>
                 <td>{t.expiresAt === null ? "Never" : isDeployTokenExpired(t.expiresAt, now) ? "Expired" : formatDate(t.expiresAt)}</td>
                 <td>
-                  <ScopeBadges scopes={t.scopes.split(" ")} />
+                  <ScopeBadges scopes={parseScopes(t.scopes)} />
                 </td>
                 <td>
                   <RevokeForm action={`${base}/deploy_tokens/${t.id}/revoke`} confirm={`Revoke ${t.name}? It stops working at once.`} label={`Revoke ${t.name}`} token={token} />
@@ -126,7 +127,7 @@ deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens`, asy
     expiresAt: str(body.expires_at),
     scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string"),
   };
-  const checked = validateDeployTokenInput({ name: values.name, scopes: values.scopes, expiresAt: values.expiresAt, username: values.username });
+  const checked = validateDeployTokenInput({ name: values.name, scopes: parseScopeList(values.scopes), expiresAt: values.expiresAt, username: values.username });
   if (!checked.ok) return page(c, { values, errors: checked.errors });
   const { token, row } = await createDeployToken(getDb(c.env.DB), { projectId: project.id }, checked.value);
   // Shown in this response only; storage has its hash.

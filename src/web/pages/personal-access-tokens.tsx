@@ -8,6 +8,7 @@ import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "
 import { CsrfField, Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import { clientAddress } from "../../http/client-address";
+import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /** /profile/personal_access_tokens: create (expiry required, at most a year), shown once, list, revoke. */
 const pats = new Hono<PageEnv>();
@@ -73,7 +74,7 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; cre
               <tr>
                 <td>{t.name}</td>
                 <td>
-                  <ScopeBadges scopes={t.scopes.split(" ")} />
+                  <ScopeBadges scopes={parseScopes(t.scopes)} />
                 </td>
                 <td>{formatDate(t.createdAt)}</td>
                 <td>{formatDate(t.lastUsedAt)}</td>
@@ -100,7 +101,7 @@ pats.post("/profile/personal_access_tokens", async (c) => {
     expiresAt: typeof body.expires_at === "string" ? body.expires_at : "",
     scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string"),
   };
-  const checked = validatePatInput(values);
+  const checked = validatePatInput({ ...values, scopes: parseScopeList(values.scopes) });
   if (!checked.ok) return page(c, { values, errors: checked.errors });
   const db = getDb(c.env.DB);
   const { token, row } = await createPersonalAccessToken(db, { userId: c.var.user.id, ...checked.value });
