@@ -1,5 +1,6 @@
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
+import { findUserById } from "../../db/users";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
 import { expiryForced } from "../../credentials/oauth-access-token";
@@ -35,7 +36,9 @@ export const authorizationCodeGrant: Grant = {
     // Everything is hashed and minted before the one call, which then runs atomically.
     const access = mintAccessToken(userId, fid);
     const refresh = mintRefreshToken(userId, fid);
-    const [codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
+    // The user's state is read beside the hashing and checked by the family as it issues.
+    const [user, codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
+      findUserById(db, userId),
       hashToken(code),
       verifier ? s256(verifier) : null,
       hashToken(access),
@@ -50,6 +53,7 @@ export const authorizationCodeGrant: Grant = {
       pair: { accessHash, refreshHash, createdAt: now },
       forceExpiry: expiryForced(env),
       now,
+      user: user ? { state: user.state } : null,
     });
     if (!result.ok) return refuseGrant(db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.

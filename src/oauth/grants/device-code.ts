@@ -1,4 +1,5 @@
 import { getDb } from "../../db/client";
+import { findUserById } from "../../db/users";
 import { OAuthError } from "../errors";
 import { admitPoll, findByDeviceCode, redeem } from "../device/store";
 import { issueAccessOnly, tokenResponse } from "../issue";
@@ -18,7 +19,8 @@ export const deviceCodeGrant: Grant = {
   required: ["device_code"],
   reads: ["client_id", "client_secret", "device_code"],
   async handle({ env, params, creds, ip, issuer }) {
-    const client = await authenticateClient(getDb(env.DB), creds);
+    const db = getDb(env.DB);
+    const client = await authenticateClient(db, creds);
     const grant = await findByDeviceCode(env, params.get("device_code")!);
     if (!grant || grant.application_id !== client.app.id) throw new OAuthError("invalid_grant");
     const now = Date.now();
@@ -28,9 +30,13 @@ export const deviceCodeGrant: Grant = {
     if (grant.status === "pending") throw new OAuthError("authorization_pending");
     if (grant.status === "denied") throw new OAuthError("access_denied");
     if (!(await redeem(env, grant.id))) throw new OAuthError("invalid_grant");
+    // issueAccessOnly refuses a user who is no longer active (approved, then blocked or deactivated).
+    const user = await findUserById(db, grant.user_id!);
+    if (!user) throw new OAuthError("invalid_grant");
     const { token, refresh, family } = await issueAccessOnly(env, {
       app: client.app,
-      userId: grant.user_id!,
+      user,
+      userId: user.id,
       scopes: grant.scopes.split(" ").filter(Boolean),
       grantType: "device_code",
       ip,

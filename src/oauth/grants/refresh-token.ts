@@ -2,7 +2,8 @@ import { getConfig } from "../../config";
 import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
-import { expiryForced } from "../../credentials/oauth-access-token";
+import { USER_SNAPSHOT_TTL_MS, expiryForced } from "../../credentials/oauth-access-token";
+import { findUserById } from "../../db/users";
 import { familyStub } from "../../credentials/oauth-family";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
@@ -51,7 +52,7 @@ export const refreshTokenGrant: Grant = {
       verifier ? s256(verifier) : null,
       sealPair(refreshToken, fid, { access, refresh } satisfies SealedTokens),
     ]);
-    const result = await familyStub(env, fid).rotate({
+    const rotation = {
       refreshHash,
       clientId: creds.clientId,
       clientAuthenticated,
@@ -63,8 +64,18 @@ export const refreshTokenGrant: Grant = {
       now,
       graceMs: getConfig(env).refreshGraceSeconds * 1000,
       ip,
-    });
+      userMaxAgeMs: USER_SNAPSHOT_TTL_MS,
+    };
+    const family = familyStub(env, fid);
+    let result = await family.rotate({ ...rotation, user: null });
+    if (!result.ok && result.error === "user_needed") {
+      // No young user snapshot in the family: the user's state comes from D1 (DESIGN, Blocked users).
+      const user = await findUserById(db, userId);
+      if (!user) throw new OAuthError("invalid_grant");
+      result = await family.rotate({ ...rotation, user });
+    }
     if (!result.ok) {
+      if (result.error === "user_needed") throw new OAuthError("invalid_grant");
       return refuseGrant(db, result, { action: "refresh_reuse", fid, userId, applicationId: result.family?.applicationId ?? null, ip, now });
     }
     if (result.kind === "grace") {
