@@ -12,6 +12,7 @@ import { familyStub, markFamilies } from "../credentials/oauth-family";
 import { clientIp } from "../web/page";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
+import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
 import { countAddressFailure } from "../auth/lockout";
 import { authenticateClient, clientCredentials, readParams, requireParams, type ClientCredentials } from "./request";
@@ -45,7 +46,9 @@ routes.post("/token", async (c) => {
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c), issuer: issuerOf(c) }));
+  // Every grant gets its client through here: identified or authenticated, then its grant types checked.
+  const client = (mode: ClientMode) => clientForGrant(getDb(c.env.DB), creds, type, mode);
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientIp(c), issuer: issuerOf(c), client }));
   return c.json(body, 200, noStore);
 });
 

@@ -16,8 +16,8 @@ export interface DeviceAuthorization {
   interval: number;
 }
 
-export function authorizeDevice(fields: Record<string, string>) {
-  return call("/oauth/authorize_device", { method: "POST", body: new URLSearchParams(fields), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+export function authorizeDevice(fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return call("/oauth/authorize_device", { method: "POST", body: new URLSearchParams(fields), headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers } });
 }
 
 export async function start(scopes = ["api", "read_user"], requested?: string, appOpts: Partial<NewApplication> = {}) {

@@ -7,7 +7,6 @@ import { expiryForced } from "../../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../../credentials/oauth-family";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
-import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../../credentials/oauth-token-format";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
@@ -21,9 +20,9 @@ import type { Grant } from "./types";
 export const authorizationCodeGrant: Grant = {
   required: ["code", "redirect_uri"],
   reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip, issuer }) {
+  async handle({ env, params, ip, issuer, client: clientOf }) {
     const db = getDb(env.DB);
-    const client = await identifyClient(db, creds);
+    const client = await clientOf("identify");
     const code = params.get("code")!;
     const verifier = params.get("code_verifier") || null;
     const parsed = parseCode(code);

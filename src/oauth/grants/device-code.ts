@@ -4,10 +4,9 @@ import { OAuthError } from "../errors";
 import { admitPoll, findByDeviceCode, redeem } from "../device/store";
 import { issueAccessOnly, tokenResponse } from "../issue";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
-import { authenticateClient } from "../request";
 import type { Grant } from "./types";
 
-export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+export { DEVICE_CODE_GRANT_TYPE } from "./client";
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5). Order: client,
@@ -18,9 +17,9 @@ export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_c
 export const deviceCodeGrant: Grant = {
   required: ["device_code"],
   reads: ["client_id", "client_secret", "device_code"],
-  async handle({ env, params, creds, ip, issuer }) {
+  async handle({ env, params, ip, issuer, client: clientOf }) {
     const db = getDb(env.DB);
-    const client = await authenticateClient(db, creds);
+    const client = await clientOf("authenticate");
     const grant = await findByDeviceCode(env, params.get("device_code")!);
     if (!grant || grant.application_id !== client.app.id) throw new OAuthError("invalid_grant");
     const now = Date.now();

@@ -7,7 +7,6 @@ import { findUserById } from "../../db/users";
 import { familyStub } from "../../credentials/oauth-family";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
-import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../../credentials/oauth-token-format";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
@@ -23,12 +22,14 @@ interface SealedTokens {
  * policy is DESIGN's, Refresh tokens 2-4, applied atomically in the family's Durable Object.
  *
  * A client that sends no secret is checked by the family itself (client_id and a PKCE grant), so
- * a PKCE rotation costs one storage hop; a secret is verified against D1 first.
+ * a PKCE rotation costs one storage hop; a secret is verified against D1 first, with the client's
+ * grant types. Every client holds refresh_token with each grant that issues refresh tokens
+ * (grants/client.ts), so the family's client check is the grant-type check without a secret.
  */
 export const refreshTokenGrant: Grant = {
   required: ["refresh_token"],
   reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip, issuer }) {
+  async handle({ env, params, creds, ip, issuer, client: clientOf }) {
     if (!creds.clientId) throw new OAuthError("invalid_client");
     const refreshToken = params.get("refresh_token")!;
     const verifier = params.get("code_verifier") || null;
@@ -38,7 +39,7 @@ export const refreshTokenGrant: Grant = {
     const db = getDb(env.DB);
     let clientAuthenticated = false;
     if (creds.clientSecret) {
-      const client = await identifyClient(db, creds);
+      const client = await clientOf("identify");
       clientAuthenticated = client.authenticated;
     }
     const { fid, userId } = parsed;
