@@ -5,7 +5,7 @@ import { users } from "../db/schema/accounts";
 import { findUserById, type UserRow } from "../db/users";
 import type { Bindings } from "../env";
 import { deleteSessionsOfUser } from "../credentials/session";
-import { revokeAllCredentialsOfUser, userChanged } from "../credentials/user-credentials";
+import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../credentials/user-credentials";
 
 /**
  * Account controls, as GitLab's admin API (docs/operations.md, "Account controls"):
@@ -97,9 +97,10 @@ export async function deactivateUser(env: Bindings, actor: Actor, userId: number
   }
   if (!(await transition(env, userId, ["active"], "deactivated"))) return null;
   const db = getDb(env.DB);
-  // Unlike block, OAuth grants are kept: they are refused while deactivated and work again after
-  // activation, as GitLab's tokens do.
-  await deleteSessionsOfUser(env, userId);
+  // Unlike block, OAuth grants are kept: they are refused while deactivated (every issuance checks
+  // the user's state) and work again after activation, as GitLab's tokens do. Device codes approved
+  // but not yet redeemed end: the device never held a token, and activation must not hand it one.
+  await Promise.all([deleteSessionsOfUser(env, userId), endDeviceApprovalsOfUser(env, userId)]);
   await userChanged(env, userId);
   await recordAudit(db, { action: "user_deactivated", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
   return true;

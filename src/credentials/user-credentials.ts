@@ -21,8 +21,19 @@ export async function userChanged(env: Bindings, userId: number): Promise<void> 
 }
 
 /**
+ * Device codes the user approved that no client has redeemed yet are ended: the client's next poll
+ * is access_denied (RFC 8628 §3.5), and the end is final, so an unblock or activation revives
+ * nothing. (A pending code has no user until someone approves it.)
+ */
+export async function endDeviceApprovalsOfUser(env: Bindings, userId: number): Promise<number> {
+  const res = await env.DB.prepare("UPDATE oauth_device_grants SET status = 'denied' WHERE user_id = ? AND status = 'approved'").bind(userId).run();
+  return res.meta.changes;
+}
+
+/**
  * The user must lose access now (block, deactivation, password change, "sign out everywhere"):
- * every OAuth grant is revoked, every session ended, and every snapshot dropped, so a request with
+ * every OAuth grant is revoked, every approved device code ended, every session ended, and every
+ * snapshot dropped, so a request with
  * any credential of the user is refused from the moment this returns.
  */
 export async function revokeAllCredentialsOfUser(
@@ -35,6 +46,7 @@ export async function revokeAllCredentialsOfUser(
   const [revoked, sessions] = await Promise.all([
     revokeFamilies(env, families, actorId, reason),
     deleteSessionsOfUser(env, userId),
+    endDeviceApprovalsOfUser(env, userId),
   ]);
   await userChanged(env, userId);
   return { families: revoked, sessions };

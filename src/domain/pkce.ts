@@ -1,7 +1,14 @@
 import { sha256Base64Url } from "../crypto/hash";
 
-/** RFC 7636 §4.1: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (spec, PKCE values). */
-const VERIFIER_RE = /^[A-Za-z0-9\-._~]{43,128}$/;
+/**
+ * A code_verifier as GitLab (Doorkeeper) takes it: hashed and compared, whatever its characters.
+ * RFC 7636 §4.1 asks for 43 to 128 of A-Z a-z 0-9 - . _ ~, but clients in use send standard
+ * base64 (`+`, `/`, `=`: git-credential-oauth 0.4.2), which GitLab accepts; refusing them broke
+ * those clients and protected nothing, since the hash still has to match. The length bound stays
+ * (DESIGN, Agents), and the characters are printable ASCII, so the verifier hashes the same way in
+ * every client (docs/oauth.md, Codes).
+ */
+const VERIFIER_RE = /^[\x21-\x7e]{43,128}$/;
 /** §4.2: an S256 challenge is BASE64URL(SHA256(verifier)) without padding: 43 characters. */
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 

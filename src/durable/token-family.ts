@@ -82,16 +82,32 @@ export type ExchangeResult =
   | { ok: true; family: FamilyView }
   | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean };
 
+/** A rotation that needs the user row from D1 first (no snapshot young enough); nothing changed. */
+export interface UserNeeded {
+  ok: false;
+  error: "user_needed";
+}
+
 export type RotateResult =
   | { ok: true; kind: "rotated"; family: FamilyView }
   | { ok: true; kind: "grace"; sealed: string; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean; family?: FamilyView };
+  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean; family?: FamilyView }
+  | UserNeeded;
 
 export type ValidateResult =
   | { ok: true; family: FamilyView }
   | { ok: false; reason: "invalid" | "expired" | "revoked" };
 
 export type RevokeResult = "unknown" | "foreign" | "revoked";
+
+/**
+ * DESIGN, Blocked and deactivated users: no grant issues a token to a user who is not active. The
+ * one rule every issuance applies (code exchange and refresh here, atomically with the issuance;
+ * device, password and implicit grants in issueAccessOnly).
+ */
+export function mayReceiveTokens(user: Pick<UserRow, "state"> | null | undefined): boolean {
+  return user?.state === "active";
+}
 
 /** The user row as the family keeps it: without password hash and two-factor secrets. */
 export function userSnapshot(row: UserRow): UserRow {
@@ -201,6 +217,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     /** From 15.0 every new token expires (gate oauth-tokens-without-expiry). */
     forceExpiry: boolean;
     now: number;
+    /** The user row read from D1 for this exchange: who the tokens would be issued to. */
+    user: Pick<UserRow, "state"> | null;
   }): ExchangeResult {
     const s = this.load();
     const refuse = (reason: string, reuse = false): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse });
@@ -220,6 +238,8 @@ export class TokenFamily extends DurableObject<Bindings> {
       return refuse("code already used", true);
     }
     if (s.code.expiresAt <= input.now) return refuse("code expired");
+    // The code stays unused: a deactivated user's code works again if activated within its life.
+    if (!mayReceiveTokens(input.user)) return refuse("user not active");
     s.code.usedAt = input.now;
     this.setPair(s, input.pair, input.forceExpiry);
     this.save(s);
@@ -244,6 +264,9 @@ export class TokenFamily extends DurableObject<Bindings> {
     now: number;
     graceMs: number;
     ip: string | null;
+    /** The user row read from D1, or null to use the family's snapshot if younger than userMaxAgeMs. */
+    user: UserRow | null;
+    userMaxAgeMs: number;
   }): RotateResult {
     const s = this.load();
     const refuse = (reason: string, reuse = false): RotateResult => ({ ok: false, error: "invalid_grant", reason, reuse });
@@ -257,6 +280,16 @@ export class TokenFamily extends DurableObject<Bindings> {
     if (input.redirectUri !== null && s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
     if (input.verifierChallenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
     if (s.revokedAt !== null) return refuse("family revoked");
+    // The user's state, checked in the same atomic call that would issue: from the snapshot when it
+    // is young (one hop), else the caller reads D1 and calls again. Refused without any change, so
+    // a deactivated user's grant works again after activation (GitLab); a block revokes it anyway.
+    if (input.user) s.user = { row: userSnapshot(input.user), at: input.now };
+    else if (!s.user || input.now - s.user.at >= input.userMaxAgeMs) return { ok: false, error: "user_needed" };
+    if (s.user.row.id !== s.userId) return refuse("unknown user");
+    if (!mayReceiveTokens(s.user.row)) {
+      if (input.user) this.save(s);
+      return refuse("user not active");
+    }
     if (superseded) {
       if (inGrace && s.grace!.until > input.now && !s.access?.used) {
         return { ok: true, kind: "grace", sealed: s.grace!.sealed, family: this.view(s) };

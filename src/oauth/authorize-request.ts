@@ -3,6 +3,7 @@ import { isValidS256Challenge } from "../domain/pkce";
 import { matchesRegistered, registeredUris } from "../domain/redirect-uri";
 import { isScope, parseScopes } from "../domain/scopes";
 import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
+import { grantTypesOf } from "./grants/client";
 import { readOidcParams, type OidcParams } from "./oidc/authorize-params";
 
 /**
@@ -80,6 +81,12 @@ export function checkAuthorizeRequest(
   if (!rawType) return fail("invalid_request", "Missing required parameter: response_type.");
   if (rawType !== "code" && !(rawType === "token" && !opts.implicitRemoved)) return fail("unsupported_response_type");
   const responseType = rawType as "code" | "token";
+  // RFC 6749 §4.1.2.1, §4.2.2.1: a client that does not hold the grant type (grants/client.ts).
+  if (!grantTypesOf(app).includes(responseType === "code" ? "authorization_code" : "implicit")) return fail("unauthorized_client");
+  // OIDC Core §6: request objects are not served (discovery says request_parameter_supported and
+  // request_uri_parameter_supported false), so a request carrying one is refused, never ignored.
+  if (q("request") !== undefined) return fail("request_not_supported");
+  if (q("request_uri") !== undefined) return fail("request_uri_not_supported");
 
   const registered = parseScopes(app.scopes);
   const requested = parseScopes(q("scope"));

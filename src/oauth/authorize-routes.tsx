@@ -73,7 +73,7 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, s
     const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
-  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env) });
+  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env), user });
   const body = tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
   if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.redirect(

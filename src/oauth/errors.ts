@@ -22,6 +22,8 @@ export type OAuthErrorCode =
   | "login_required"
   | "consent_required"
   | "insufficient_scope"
+  | "request_not_supported"
+  | "request_uri_not_supported"
   // RFC 8628 §3.5
   | "authorization_pending"
   | "slow_down"
@@ -45,6 +47,8 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   login_required: "The authorization server requires end-user authentication.",
   consent_required: "The authorization server requires end-user consent.",
   insufficient_scope: "The request requires higher privileges than provided by the access token.",
+  request_not_supported: "The authorization server does not support the use of the request parameter.",
+  request_uri_not_supported: "The authorization server does not support the use of the request_uri parameter.",
   authorization_pending: "The authorization request is still pending as the end user hasn't yet completed the user-interaction steps.",
   slow_down: "The client is polling too quickly and should back off at a reasonable rate.",
   expired_token: "The device code has expired, and the device authorization session has concluded.",

@@ -3,9 +3,9 @@ import { recordAudit } from "../db/audit";
 import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
-import { userSnapshot, type FamilyState, type FamilyView, type OidcFacts } from "../durable/token-family";
+import { mayReceiveTokens, userSnapshot, type FamilyState, type FamilyView, type OidcFacts } from "../durable/token-family";
 import type { Bindings } from "../env";
-import { isRemoved } from "../versioning/gate";
+import { OAuthError } from "./errors";
 import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub, insertFamilyRow } from "../credentials/oauth-family";
 import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
@@ -123,13 +123,14 @@ export async function issueAccessOnly(
     scopes: string[];
     grantType: "implicit" | "password" | "device_code";
     ip?: string | null;
-    /** The user row when the caller has it: seeds the family's user snapshot. */
-    user?: UserRow;
+    /** The user row, just read: its state is checked, and it seeds the family's user snapshot. */
+    user: UserRow;
     /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
     withRefresh?: boolean;
     oidc?: OidcFacts | null;
   },
 ): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
+  if (input.user.id !== input.userId || !mayReceiveTokens(input.user)) throw new OAuthError("invalid_grant");
   const now = Date.now();
   const fid = newFamilyId();
   const token = mintAccessToken(input.userId, fid);
@@ -141,7 +142,7 @@ export async function issueAccessOnly(
   state.oidc = input.oidc ?? null;
   // A public device client has neither secret nor PKCE: its refresh token alone must do (RFC 8628 §5.6).
   state.publicRefresh = input.grantType === "device_code" && input.app !== null && !input.app.confidential;
-  if (input.user) state.user = { row: userSnapshot(input.user), at: now };
+  state.user = { row: userSnapshot(input.user), at: now };
   const db = getDb(env.DB);
   await Promise.all([
     familyStub(env, fid).init(state),

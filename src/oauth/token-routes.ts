@@ -10,6 +10,7 @@ import { expiryForced, validateAccessToken } from "../credentials/oauth-access-t
 import { familyStub, markFamilies } from "../credentials/oauth-family";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
+import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
 import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
@@ -30,7 +31,9 @@ routes.post("/token", async (c) => {
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer: issuerOf(c) }));
+  // Every grant gets its client through here: identified or authenticated, then its grant types checked.
+  const client = (mode: ClientMode) => clientForGrant(getDb(c.env.DB), creds, type, mode);
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer: issuerOf(c), client }));
   // A token without expiry is the deprecated thing itself (served below 15.0): the answer says so.
   if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.json(body, 200, noStore);

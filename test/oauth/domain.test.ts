@@ -4,12 +4,15 @@ import { matchesRegistered, registeredUris } from "../../src/domain/redirect-uri
 import { parseAccessToken, parseCode, parseRefreshToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId, openPair, sealPair } from "../../src/credentials/oauth-token-format";
 
 describe("PKCE (spec, PKCE values; RFC 7636)", () => {
-  it("§4.1: CODE_VERIFIER is 43 to 128 characters of A-Z a-z 0-9 - . _ ~", () => {
+  it("§4.1 length (43 to 128 characters) is kept; other printable characters are taken as GitLab takes them (DESIGN, Agents)", () => {
     expect(isValidVerifier("a".repeat(43))).toBe(true);
     expect(isValidVerifier("a".repeat(128))).toBe(true);
     expect(isValidVerifier("a".repeat(42))).toBe(false);
     expect(isValidVerifier("a".repeat(129))).toBe(false);
-    expect(isValidVerifier("a".repeat(42) + "+")).toBe(false);
+    expect(isValidVerifier("a".repeat(40) + "+/=")).toBe(true);
+    expect(isValidVerifier("a".repeat(42) + " ")).toBe(false);
+    expect(isValidVerifier("a".repeat(42) + "\n")).toBe(false);
+    expect(isValidVerifier("a".repeat(42) + "é")).toBe(false);
   });
 
   it("Appendix B: S256 of the RFC's example verifier", async () => {

@@ -3,56 +3,13 @@ import { describe, expect, it } from "vitest";
 import { redeem } from "../../src/oauth/device/store";
 import { Browser, ORIGIN, signedInUser, textOf } from "../helpers/browser";
 import { call, makeApp, refresh, tokenRequest } from "../oauth/helpers";
+import { GRANT, authorizeDevice, enterCode, errorOf, poll, start, waitInterval } from "./device-helpers";
 import { verifyIdToken, type OidcTokens } from "./helpers";
-
-const GRANT = "urn:ietf:params:oauth:grant-type:device_code";
-
-interface DeviceAuthorization {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-}
-
-function authorizeDevice(fields: Record<string, string>) {
-  return call("/oauth/authorize_device", { method: "POST", body: new URLSearchParams(fields), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
-}
-
-async function start(scopes = ["api", "read_user"], requested?: string) {
-  const { app, secret } = await makeApp({ confidential: false, scopes });
-  const res = await authorizeDevice({ client_id: app.uid, ...(requested ? { scope: requested } : {}) });
-  expect(res.status).toBe(200);
-  return { app, secret, auth: (await res.json()) as DeviceAuthorization };
-}
-
-/** Lets the poll interval pass, as a well-behaved client waits. */
-async function waitInterval(deviceCode: string) {
-  const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(deviceCode)))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  await env.DB.prepare("UPDATE oauth_device_grants SET last_polled_at = last_polled_at - 60000 WHERE device_code_hash = ?").bind(hash).run();
-}
-
-async function poll(clientId: string, deviceCode: string) {
-  await waitInterval(deviceCode);
-  return tokenRequest({ grant_type: GRANT, client_id: clientId, device_code: deviceCode });
-}
-
-const errorOf = async (res: Response) => ((await res.json()) as { error: string }).error;
 
 /** A code typed on /oauth/device from a given client address. */
 function postCodeFrom(browser: Browser, ip: string, userCode: string) {
   const body = new URLSearchParams({ user_code: userCode, authenticity_token: browser.csrf() });
   return browser.fetch("/oauth/device", { method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: ORIGIN, "CF-Connecting-IP": ip } });
-}
-
-/** The person's side: /oauth/device, type the code, press a button. */
-async function enterCode(browser: Browser, userCode: string, decision: "approve" | "deny" = "approve") {
-  await browser.get("/oauth/device");
-  const consent = await browser.post("/oauth/device", { user_code: userCode });
-  expect(consent.status).toBe(200);
-  expect(textOf(await consent.text())).toContain("Authorize");
-  return browser.post("/oauth/device/decision", { user_code: userCode.replace("-", ""), decision });
 }
 
 describe("Device authorization grant (RFC 8628)", () => {

@@ -1,4 +1,4 @@
-import { sha256HexMemo } from "../../crypto/hash-memo";
+import { avatarUrl } from "../../accounts/avatar";
 import type { UserRow } from "../../db/users";
 import { iso } from "./load";
 
@@ -6,14 +6,6 @@ import { iso } from "./load";
  * GitLab's user entities (API::Entities::UserBasic, User, UserPublic, UserWithAdmin). Fields this
  * service has no data for carry GitLab's empty values, so clients that read them keep working.
  */
-/** Every user entity hashes the e-mail again: remembered per isolate (bench/RESULTS.md, Profile). */
-const emailHashes = sha256HexMemo(1024);
-
-async function avatarUrl(user: UserRow): Promise<string> {
-  // Gravatar accepts SHA-256 of the lower-cased email, as GitLab's default avatar does with MD5.
-  return `https://www.gravatar.com/avatar/${await emailHashes.hash(user.email.trim().toLowerCase())}?s=80&d=identicon`;
-}
-
 function isLockedNow(user: UserRow): boolean {
   return user.lockedUntil !== null && user.lockedUntil > Date.now();
 }

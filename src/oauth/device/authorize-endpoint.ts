@@ -4,9 +4,10 @@ import { displayUserCode, newUserCode } from "../../domain/user-code";
 import { isScope, parseScopes } from "../../domain/scopes";
 import { toBase64Url, randomBytes } from "../../crypto/random";
 import type { AppEnv } from "../../env";
-import { OAuthError, renderOAuthError } from "../errors";
+import { OAuthError, missingParam, renderOAuthError } from "../errors";
+import { DEVICE_CODE_GRANT_TYPE, clientForGrant } from "../grants/client";
 import { issuerOf } from "../issuer";
-import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "../request";
+import { clientCredentials, countingSecretFailures, readParams } from "../request";
 import { DEVICE_CODE_TTL_SECONDS, POLL_INTERVAL_SECONDS, insertDeviceGrant } from "./store";
 
 /** POST /oauth/authorize_device: the device authorization request (RFC 8628 §3.1, §3.2; GitLab's path). */
@@ -15,9 +16,10 @@ routes.onError(renderOAuthError);
 
 routes.post("/authorize_device", async (c) => {
   const params = await readParams(c);
-  requireParams(params, ["client_id"]);
   const creds = clientCredentials(c, params);
-  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
+  // The client is named by client_id or by HTTP Basic alone, as at the token endpoint (RFC 6749 §2.3.1).
+  if (!creds.clientId) throw missingParam("client_id");
+  const client = await countingSecretFailures(c, creds, () => clientForGrant(getDb(c.env.DB), creds, DEVICE_CODE_GRANT_TYPE, "authenticate"));
   const registered = parseScopes(client.app.scopes);
   const requested = parseScopes(params.get("scope"));
   const scopes = requested.length > 0 ? requested : registered;

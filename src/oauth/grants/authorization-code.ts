@@ -1,12 +1,12 @@
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
+import { findUserById } from "../../db/users";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
 import { expiryForced } from "../../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../../credentials/oauth-family";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
-import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../../credentials/oauth-token-format";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
@@ -20,9 +20,9 @@ import type { Grant } from "./types";
 export const authorizationCodeGrant: Grant = {
   required: ["code", "redirect_uri"],
   reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip, issuer }) {
+  async handle({ env, params, ip, issuer, client: clientOf }) {
     const db = getDb(env.DB);
-    const client = await identifyClient(db, creds);
+    const client = await clientOf("identify");
     const code = params.get("code")!;
     const verifier = params.get("code_verifier") || null;
     const parsed = parseCode(code);
@@ -35,7 +35,9 @@ export const authorizationCodeGrant: Grant = {
     // Everything is hashed and minted before the one call, which then runs atomically.
     const access = mintAccessToken(userId, fid);
     const refresh = mintRefreshToken(userId, fid);
-    const [codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
+    // The user's state is read beside the hashing and checked by the family as it issues.
+    const [user, codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
+      findUserById(db, userId),
       hashToken(code),
       verifier ? s256(verifier) : null,
       hashToken(access),
@@ -50,6 +52,7 @@ export const authorizationCodeGrant: Grant = {
       pair: { accessHash, refreshHash, createdAt: now },
       forceExpiry: expiryForced(env),
       now,
+      user: user ? { state: user.state } : null,
     });
     if (!result.ok) return refuseGrant(db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.

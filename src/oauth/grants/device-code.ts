@@ -1,13 +1,13 @@
 import { getDb } from "../../db/client";
+import { findUserById } from "../../db/users";
 import { OAuthError } from "../errors";
 import { admitPoll, findByDeviceCode, redeem } from "../device/store";
 import { issueAccessOnly, tokenResponse } from "../issue";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
-import { authenticateClient } from "../request";
 import type { Grant } from "./types";
 import { parseScopes } from "../../domain/scopes";
 
-export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+export { DEVICE_CODE_GRANT_TYPE } from "./client";
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5). Order: client,
@@ -18,8 +18,9 @@ export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_c
 export const deviceCodeGrant: Grant = {
   required: ["device_code"],
   reads: ["client_id", "client_secret", "device_code"],
-  async handle({ env, params, creds, ip, issuer }) {
-    const client = await authenticateClient(getDb(env.DB), creds);
+  async handle({ env, params, ip, issuer, client: clientOf }) {
+    const db = getDb(env.DB);
+    const client = await clientOf("authenticate");
     const grant = await findByDeviceCode(env, params.get("device_code")!);
     if (!grant || grant.application_id !== client.app.id) throw new OAuthError("invalid_grant");
     const now = Date.now();
@@ -29,9 +30,13 @@ export const deviceCodeGrant: Grant = {
     if (grant.status === "pending") throw new OAuthError("authorization_pending");
     if (grant.status === "denied") throw new OAuthError("access_denied");
     if (!(await redeem(env, grant.id))) throw new OAuthError("invalid_grant");
+    // issueAccessOnly refuses a user who is no longer active (approved, then blocked or deactivated).
+    const user = await findUserById(db, grant.user_id!);
+    if (!user) throw new OAuthError("invalid_grant");
     const { token, refresh, family } = await issueAccessOnly(env, {
       app: client.app,
-      userId: grant.user_id!,
+      user,
+      userId: user.id,
       scopes: parseScopes(grant.scopes),
       grantType: "device_code",
       ip,

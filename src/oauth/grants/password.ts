@@ -1,9 +1,7 @@
 import { LoginError, verifyPasswordLogin } from "../../auth/password-login";
-import { getDb } from "../../db/client";
 import { isScope, parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 import { issueAccessOnly, tokenResponse } from "../issue";
-import { authenticateClient } from "../request";
 import type { Grant } from "./types";
 
 /**
@@ -17,9 +15,9 @@ export const DEFAULT_PASSWORD_SCOPES = ["api"];
 export const passwordGrant: Grant = {
   required: ["username", "password"],
   reads: ["username", "password", "scope", "client_id", "client_secret"],
-  async handle({ env, params, creds, ip }) {
-    const db = getDb(env.DB);
-    const client = creds.clientId ? await authenticateClient(db, creds) : null;
+  async handle({ env, params, creds, ip, client: clientOf }) {
+    // Without a client the grant is GitLab's password grant for the user alone.
+    const client = creds.clientId ? await clientOf("authenticate") : null;
     const requested = parseScopes(params.get("scope"));
     const scopes = requested.length > 0 ? requested : DEFAULT_PASSWORD_SCOPES;
     if (!scopes.every(isScope)) throw new OAuthError("invalid_scope");

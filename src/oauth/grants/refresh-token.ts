@@ -2,11 +2,11 @@ import { getConfig } from "../../config";
 import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
-import { expiryForced } from "../../credentials/oauth-access-token";
+import { USER_SNAPSHOT_TTL_MS, expiryForced } from "../../credentials/oauth-access-token";
+import { findUserById } from "../../db/users";
 import { familyStub } from "../../credentials/oauth-family";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
-import { identifyClient } from "../request";
 import { hashToken, mintAccessToken, mintRefreshToken, openPair, parseRefreshToken, sealPair } from "../../credentials/oauth-token-format";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
@@ -22,12 +22,14 @@ interface SealedTokens {
  * policy is DESIGN's, Refresh tokens 2-4, applied atomically in the family's Durable Object.
  *
  * A client that sends no secret is checked by the family itself (client_id and a PKCE grant), so
- * a PKCE rotation costs one storage hop; a secret is verified against D1 first.
+ * a PKCE rotation costs one storage hop; a secret is verified against D1 first, with the client's
+ * grant types. Every client holds refresh_token with each grant that issues refresh tokens
+ * (grants/client.ts), so the family's client check is the grant-type check without a secret.
  */
 export const refreshTokenGrant: Grant = {
   required: ["refresh_token"],
   reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip, issuer }) {
+  async handle({ env, params, creds, ip, issuer, client: clientOf }) {
     if (!creds.clientId) throw new OAuthError("invalid_client");
     const refreshToken = params.get("refresh_token")!;
     const verifier = params.get("code_verifier") || null;
@@ -37,7 +39,7 @@ export const refreshTokenGrant: Grant = {
     const db = getDb(env.DB);
     let clientAuthenticated = false;
     if (creds.clientSecret) {
-      const client = await identifyClient(db, creds);
+      const client = await clientOf("identify");
       clientAuthenticated = client.authenticated;
     }
     const { fid, userId } = parsed;
@@ -51,7 +53,7 @@ export const refreshTokenGrant: Grant = {
       verifier ? s256(verifier) : null,
       sealPair(refreshToken, fid, { access, refresh } satisfies SealedTokens),
     ]);
-    const result = await familyStub(env, fid).rotate({
+    const rotation = {
       refreshHash,
       clientId: creds.clientId,
       clientAuthenticated,
@@ -63,8 +65,18 @@ export const refreshTokenGrant: Grant = {
       now,
       graceMs: getConfig(env).refreshGraceSeconds * 1000,
       ip,
-    });
+      userMaxAgeMs: USER_SNAPSHOT_TTL_MS,
+    };
+    const family = familyStub(env, fid);
+    let result = await family.rotate({ ...rotation, user: null });
+    if (!result.ok && result.error === "user_needed") {
+      // No young user snapshot in the family: the user's state comes from D1 (DESIGN, Blocked users).
+      const user = await findUserById(db, userId);
+      if (!user) throw new OAuthError("invalid_grant");
+      result = await family.rotate({ ...rotation, user });
+    }
     if (!result.ok) {
+      if (result.error === "user_needed") throw new OAuthError("invalid_grant");
       return refuseGrant(db, result, { action: "refresh_reuse", fid, userId, applicationId: result.family?.applicationId ?? null, ip, now });
     }
     if (result.kind === "grace") {

@@ -1,6 +1,7 @@
 import type { Bindings } from "../../env";
 import type { TokenResponse } from "../issue";
-import type { ClientCredentials, Params } from "../request";
+import type { AuthenticatedClient, ClientCredentials, Params } from "../request";
+import type { ClientMode } from "./client";
 
 export interface GrantContext {
   env: Bindings;
@@ -9,6 +10,11 @@ export interface GrantContext {
   ip: string | null;
   /** The issuer identifier (id_token iss). */
   issuer: string;
+  /**
+   * The request's client, identified or authenticated, and checked against the grant types it
+   * holds (unauthorized_client otherwise): the dispatch's one check for every grant.
+   */
+  client(mode: ClientMode): Promise<AuthenticatedClient>;
 }
 
 /** One OAuth grant (DESIGN, convention 3): the parameters it reads, and what it does. */

@@ -1,3 +1,4 @@
+import { avatarUrl } from "../../accounts/avatar";
 import { getDb } from "../../db/client";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
@@ -38,13 +39,16 @@ export async function groupMemberships(env: Bindings, userId: number): Promise<G
 /** Claim values this provider sends about a person (serialisable into the family's storage). */
 export type PersonClaims = Record<string, string | boolean | string[]>;
 
-export function userClaims(issuer: string, user: UserRow, scopes: readonly string[]): PersonClaims {
+export async function userClaims(issuer: string, user: UserRow, scopes: readonly string[]): Promise<PersonClaims> {
   const claims: PersonClaims = {
     sub: String(user.id),
     name: user.name,
     nickname: user.username,
     preferred_username: user.username,
     profile: `${issuer}/${user.username}`,
+    // The avatar /api/v4 publishes as avatar_url. No `website`: /api/v4's website_url is always
+    // empty here, and OIDC Core §5.1 omits a claim without a value.
+    picture: await avatarUrl(user),
   };
   if (scopes.includes("email")) {
     claims.email = user.email;
@@ -75,7 +79,7 @@ export async function subjectClaims(env: Bindings, issuer: string, userOrId: Use
   const userId = typeof userOrId === "number" ? userOrId : userOrId.id;
   const [user, groups] = await Promise.all([typeof userOrId === "number" ? findUserById(getDb(env.DB), userId) : userOrId, groupMemberships(env, userId)]);
   if (!user) return null;
-  return { ...userClaims(issuer, user, scopes), groups_direct: directGroups(groups) };
+  return { ...(await userClaims(issuer, user, scopes)), groups_direct: directGroups(groups) };
 }
 
 /** Every claim this provider can return (Discovery 1.0 §3, claims_supported; docs/oidc.md). */

@@ -34,7 +34,7 @@ async function userinfo(c: Context<AppEnv>): Promise<Response> {
   if (!principal.scopes.includes("openid")) throw new OAuthError("insufficient_scope");
   const groups = await groupMemberships(c.env, principal.user.id);
   c.header("Cache-Control", "no-store");
-  return c.json({ ...userClaims(issuerOf(c), principal.user, principal.scopes), ...groupClaims(groups) });
+  return c.json({ ...(await userClaims(issuerOf(c), principal.user, principal.scopes)), ...groupClaims(groups) });
 }
 
 routes.use("/userinfo", frontDoor(USERINFO_DOOR));

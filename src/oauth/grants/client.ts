@@ -1,0 +1,38 @@
+import type { ApplicationRow } from "../../db/applications";
+import type { Db } from "../../db/client";
+import { OAuthError } from "../errors";
+import { authenticateClient, identifyClient, type AuthenticatedClient, type ClientCredentials } from "../request";
+
+/**
+ * The grant types a client may use (DESIGN, Agents: "every grant checks that the client registered
+ * its grant type"; docs/oauth.md, Grant types per client). Applications created through the API
+ * or the pages hold every grant GitLab serves, as GitLab's applications do (GitLab has no per-
+ * application setting); a dynamic registration (RFC 7591) holds what it may register: the code
+ * grant and its refresh tokens.
+ */
+export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+export const APPLICATION_GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token", "password", DEVICE_CODE_GRANT_TYPE, "implicit"];
+export const REGISTERED_GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
+
+export function grantTypesOf(app: Pick<ApplicationRow, "dynamic">): readonly string[] {
+  return app.dynamic ? REGISTERED_GRANT_TYPES : APPLICATION_GRANT_TYPES;
+}
+
+/** RFC 6749 §5.2: the authenticated client is not authorized to use this grant type. */
+export function requireGrantType(app: Pick<ApplicationRow, "dynamic">, grantType: string): void {
+  if (!grantTypesOf(app).includes(grantType)) throw new OAuthError("unauthorized_client", "The client is not authorized to use this grant type.", 400);
+}
+
+/** How a grant needs its client: authenticated (confidential clients with their secret) or only named. */
+export type ClientMode = "authenticate" | "identify";
+
+/**
+ * The client of a request for one grant type: identified or authenticated (src/oauth/request.ts),
+ * then checked against its grant types. The token endpoint's dispatch hands this to every grant,
+ * and the device authorization endpoint (RFC 8628 §3.1) calls it for the device grant.
+ */
+export async function clientForGrant(db: Db, creds: ClientCredentials, grantType: string, mode: ClientMode): Promise<AuthenticatedClient> {
+  const client = mode === "authenticate" ? await authenticateClient(db, creds) : await identifyClient(db, creds);
+  requireGrantType(client.app, grantType);
+  return client;
+}
