@@ -30,6 +30,7 @@ export type AuditAction =
   | "user_deactivated"
   | "user_activated"
   | "sudo"
+  | "account_guarded"
   | "oidc_signing_key_rotated"
   | "device_authorization_approved"
   | "device_authorization_denied"
