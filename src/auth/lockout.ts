@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { AccountStateError, type StateChange } from "../accounts/user-state";
-import { recordAudit } from "../db/audit";
+import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import type { Bindings } from "../env";
@@ -93,12 +93,12 @@ export async function accountLocks(env: Bindings, userId: number): Promise<{ add
  * An administrator's unlock (`POST /users/:id/unlock`, the admin page): lifts every address's
  * lock on the account and audits it. Shaped like the other moderation actions: `true`.
  */
-export async function unlockAccount(env: Bindings, actor: { id: number; ip: string | null }, userId: number): Promise<StateChange> {
+export async function unlockAccount(env: Bindings, actor: AuditActor, userId: number): Promise<StateChange> {
   const db = getDb(env.DB);
   const [user] = await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId)).returning({ id: users.id });
   if (!user) throw new AccountStateError("not_found", "User Not Found");
   const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
   const guardsLifted = await liftGuard(env, userId);
-  await recordAudit(db, { action: "account_unlocked", authorId: actor.id, entityType: "user", entityId: userId, details: { locks_lifted: lifted, guards_lifted: guardsLifted }, ip: actor.ip });
+  await recordAudit(db, { action: "account_unlocked", actor, entityType: "user", entityId: userId, details: { locks_lifted: lifted, guards_lifted: guardsLifted } });
   return true;
 }

@@ -1,4 +1,8 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { actorOf } from "../../credentials/principal";
+import type { AuditActor } from "../../db/audit";
+import { clientIp } from "../../web/page";
 import { extractToken } from "../../credentials/extract";
 import { requireScopes, resolveToken } from "../../credentials/resolve";
 import { applySudo, sudoIdentifier } from "../../credentials/sudo";
@@ -27,6 +31,11 @@ export function requireAuth(accepted: readonly string[] = READ_API) {
     c.set("principal", principal);
     await next();
   });
+}
+
+/** The actor of this request's audit rows: its principal (with Sudo's administrator) and address. */
+export function requestActor(c: Context<AppEnv>): AuditActor {
+  return actorOf(c.get("principal"), clientIp(c));
 }
 
 /** For routes that only administrators may use (after requireAuth). */
