@@ -16,7 +16,7 @@ import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
-import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
+import { readinessRefusal, refusalResponse, StartupRefused } from "./setup/readiness";
 import { renderUnhandledError } from "./app-errors";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
@@ -48,10 +48,12 @@ for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oaut
 app.use(nosniff);
 app.use("/api/*", apiCacheControl);
 
-// Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration.
+// Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration or on
+// a database its migrations never reached (src/setup/readiness.ts).
 app.use(async (c, next) => {
+  const refusal = await readinessRefusal(c.env);
+  if (refusal) return refusal;
   try {
-    assertConfigUsable(c.env);
     await ensureFirstStart(c.env);
   } catch (err) {
     if (err instanceof StartupRefused) return refusalResponse(err);
