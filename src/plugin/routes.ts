@@ -8,6 +8,7 @@ import { workerKey } from "./context";
 import { concat } from "./files";
 import { fastUnaryCall, isFastUnary } from "./unary-fast";
 import { pluginService } from "./service";
+import { logUnexpectedError } from "../observability/error-log";
 
 /**
  * /proto.Plugin/*: the Connect router (Connect binary and JSON, gRPC-Web; unary, client- and
@@ -87,7 +88,7 @@ async function* plainChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Ui
  * own handlers' errors): Connect's JSON error with code internal, never a stack.
  */
 export function renderConnectError(err: Error, c: Context): Response {
-  console.error("plugin RPC: unexpected error", err instanceof Error ? err.name : typeof err);
+  logUnexpectedError("plugin_rpc", err, c);
   c.header("Cache-Control", "no-store");
   return c.json({ code: "internal", message: "internal error" }, 500);
 }

@@ -34,8 +34,10 @@ async function readState(env: Bindings): Promise<SchemaState> {
   try {
     const rows = await env.DB.prepare("SELECT name FROM d1_migrations").all<{ name: string }>();
     applied = new Set(rows.results.map((r) => r.name));
-  } catch {
-    // No d1_migrations table: no migration was ever applied.
+  } catch (err) {
+    // No d1_migrations table: no migration was ever applied. Anything else (D1 unreachable) is an
+    // error of its own, rendered by the family's 500.
+    if (!(err instanceof Error) || !/no such table/i.test(err.message)) throw err;
     applied = new Set();
   }
   const missing = EXPECTED_MIGRATIONS.filter((m) => !applied.has(m));
