@@ -8,6 +8,7 @@
 // private env file (mode 0600, removed on exit), never its command line, so ROOT_PASSWORD and
 // SECRET_KEY_BASE are not visible in `ps`. `npm start -- --verbose` shows wrangler's own log.
 import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -52,6 +53,22 @@ if (problems.length) refuse(problems);
 
 const port = values.PORT;
 const persist = path.resolve(root, values.PERSIST_DIR);
+
+// A port already taken (often a first `npm start` still running) is said plainly, before any
+// migration or banner: otherwise the health check below would find the other server and announce it.
+const portProblem = await new Promise((resolve) => {
+  const probe = createServer();
+  probe.once("error", (err) => resolve(err.code === "EADDRINUSE" ? "in use" : err.message));
+  probe.listen({ host: "127.0.0.1", port: Number(port), exclusive: true }, () => probe.close(() => resolve(null)));
+});
+if (portProblem) {
+  console.error(
+    portProblem === "in use"
+      ? `npm start: port ${port} on 127.0.0.1 is already taken (is another npm start running?). Stop it, or choose another port: PORT=8788 npm start`
+      : `npm start: cannot listen on 127.0.0.1:${port}: ${portProblem}`,
+  );
+  process.exit(1);
+}
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
 const quiet = verbose ? "inherit" : "pipe";

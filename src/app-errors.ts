@@ -32,7 +32,7 @@ export function rendererFor(path: string): Renderer {
   return RENDERERS[familyOf(path)];
 }
 
-/** app.onError: the family's renderer both logs the failure (by name only) and renders it. */
+/** app.onError: the family's renderer both logs the failure (src/observability/error-log.ts) and renders it. */
 export function renderUnhandledError(err: Error, c: Context): Response | Promise<Response> {
   return rendererFor(c.req.path)(err, c);
 }

@@ -17,7 +17,7 @@ import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
-import { assertConfigUsable, refusalResponse, StartupRefused } from "./setup/readiness";
+import { readinessRefusal, refusalResponse, StartupRefused } from "./setup/readiness";
 import { renderUnhandledError } from "./app-errors";
 import { MOUNTS } from "./http/families";
 import { rejectMalformedPath } from "./http/path-decoding";
@@ -53,10 +53,12 @@ app.use("/api/*", apiCacheControl);
 // The one path decoder's guard: a malformed escape is a 400 in the family's shape, before any route.
 app.use(rejectMalformedPath);
 
-// Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration.
+// Refuse to serve, with a plain 503, rather than run on a malformed or unsafe configuration or on
+// a database its migrations never reached (src/setup/readiness.ts).
 app.use(async (c, next) => {
+  const refusal = await readinessRefusal(c.env);
+  if (refusal) return refusal;
   try {
-    assertConfigUsable(c.env);
     await ensureFirstStart(c.env);
   } catch (err) {
     if (err instanceof StartupRefused) return refusalResponse(err);

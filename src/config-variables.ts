@@ -63,6 +63,13 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "LOCKOUT_MAX_FAILURES", kind: "positive-integer", default: "10" },
   { name: "LOCKOUT_WINDOW_SECONDS", kind: "positive-integer", default: "3600" },
   { name: "LOCKOUT_SECONDS", kind: "positive-integer", default: "600" },
+  // The account-wide bound on guessing, over every address (docs/security.md, "Account-wide bound"):
+  // once an account's failed passwords or second-factor codes reach these within the window, only
+  // addresses it signed in from before may try that secret, for ACCOUNT_GUARD_SECONDS.
+  { name: "ACCOUNT_GUARD_PASSWORD_FAILURES", kind: "positive-integer", default: "50" },
+  { name: "ACCOUNT_GUARD_TWO_FACTOR_FAILURES", kind: "positive-integer", default: "10" },
+  { name: "ACCOUNT_GUARD_WINDOW_SECONDS", kind: "positive-integer", default: "3600" },
+  { name: "ACCOUNT_GUARD_SECONDS", kind: "positive-integer", default: "3600" },
   // Container registry (docs/registries.md, "Limits").
   { name: "REGISTRY_TOKEN_TTL_SECONDS", kind: "positive-integer", default: "300" },
   { name: "REGISTRY_MAX_BLOB_BYTES", kind: "positive-integer", default: String(10 * 1024 * 1024 * 1024) },

@@ -23,6 +23,8 @@ export interface Config {
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
   throttle: { failedAuth: ThrottlePolicy; failedBearer: ThrottlePolicy; accountLock: ThrottlePolicy };
+  /** The account-wide bound on guessing (src/auth/account-guard.ts). */
+  accountGuard: { passwordFailures: number; twoFactorFailures: number; windowSeconds: number; guardSeconds: number };
   seedDemoData: boolean;
   /**
    * The header that carries the client address (src/http/client-address.ts): CF-Connecting-IP
@@ -85,6 +87,12 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
       failedAuth: { limit: int("THROTTLE_FAILED_AUTH_LIMIT"), windowSeconds: int("THROTTLE_FAILED_AUTH_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_AUTH_BAN_SECONDS") },
       failedBearer: { limit: int("THROTTLE_FAILED_BEARER_LIMIT"), windowSeconds: int("THROTTLE_FAILED_BEARER_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_BEARER_BAN_SECONDS") },
       accountLock: { limit: int("LOCKOUT_MAX_FAILURES"), windowSeconds: int("LOCKOUT_WINDOW_SECONDS"), banSeconds: int("LOCKOUT_SECONDS") },
+    },
+    accountGuard: {
+      passwordFailures: int("ACCOUNT_GUARD_PASSWORD_FAILURES"),
+      twoFactorFailures: int("ACCOUNT_GUARD_TWO_FACTOR_FAILURES"),
+      windowSeconds: int("ACCOUNT_GUARD_WINDOW_SECONDS"),
+      guardSeconds: int("ACCOUNT_GUARD_SECONDS"),
     },
     seedDemoData: values.SEED_DEMO_DATA === "true",
     localDev,

@@ -37,6 +37,10 @@ export interface Bindings {
   LOCKOUT_MAX_FAILURES?: string;
   LOCKOUT_WINDOW_SECONDS?: string;
   LOCKOUT_SECONDS?: string;
+  ACCOUNT_GUARD_PASSWORD_FAILURES?: string;
+  ACCOUNT_GUARD_TWO_FACTOR_FAILURES?: string;
+  ACCOUNT_GUARD_WINDOW_SECONDS?: string;
+  ACCOUNT_GUARD_SECONDS?: string;
   /** Container registry: token lifetime, blob and manifest limits, upload expiry. */
   REGISTRY_TOKEN_TTL_SECONDS?: string;
   REGISTRY_MAX_BLOB_BYTES?: string;

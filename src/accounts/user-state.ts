@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { recordAudit } from "../db/audit";
+import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import { findUserById, type UserRow } from "../db/users";
@@ -37,10 +37,8 @@ export class AccountStateError extends Error {
 /** What an action did: GitLab answers `true` on a change, `null` when there was nothing to do, `false` when refused quietly. */
 export type StateChange = true | false | null;
 
-interface Actor {
-  id: number;
-  ip: string | null;
-}
+/** The acting principal (src/credentials/principal.ts actorOf): audit rows name Sudo's administrator too. */
+type Actor = AuditActor;
 
 async function target(env: Bindings, userId: number): Promise<UserRow> {
   const user = await findUserById(getDb(env.DB), userId);
@@ -65,8 +63,8 @@ export async function blockUser(env: Bindings, actor: Actor, userId: number): Pr
   if (user.state === "blocked") return null;
   if (!(await transition(env, userId, ["active", "deactivated"], "blocked"))) return null;
   const db = getDb(env.DB);
-  await revokeAllCredentialsOfUser(env, userId, actor.id, "user_blocked");
-  await recordAudit(db, { action: "user_blocked", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
+  await revokeAllCredentialsOfUser(env, userId, actor, "user_blocked");
+  await recordAudit(db, { action: "user_blocked", actor, entityType: "user", entityId: userId });
   return true;
 }
 
@@ -76,7 +74,7 @@ export async function unblockUser(env: Bindings, actor: Actor, userId: number): 
   if (user.state !== "blocked") return false;
   if (!(await transition(env, userId, ["blocked"], "active"))) return false;
   await userChanged(env, userId);
-  await recordAudit(getDb(env.DB), { action: "user_unblocked", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
+  await recordAudit(getDb(env.DB), { action: "user_unblocked", actor, entityType: "user", entityId: userId });
   return true;
 }
 
@@ -102,7 +100,7 @@ export async function deactivateUser(env: Bindings, actor: Actor, userId: number
   // but not yet redeemed end: the device never held a token, and activation must not hand it one.
   await Promise.all([deleteSessionsOfUser(env, userId), endDeviceApprovalsOfUser(env, userId)]);
   await userChanged(env, userId);
-  await recordAudit(db, { action: "user_deactivated", authorId: actor.id, entityType: "user", entityId: userId, ip: actor.ip });
+  await recordAudit(db, { action: "user_deactivated", actor, entityType: "user", entityId: userId });
   return true;
 }
 
@@ -112,13 +110,13 @@ export async function activateUser(env: Bindings, actor: Actor | null, userId: n
   if (user.state === "active") return true;
   if (!(await transition(env, userId, ["deactivated"], "active"))) return true;
   await userChanged(env, userId);
+  // Without an actor the user reactivated themselves by signing in (GitLab).
   await recordAudit(getDb(env.DB), {
     action: "user_activated",
-    authorId: actor?.id ?? userId,
+    actor: actor ?? { id: userId, ip: null },
     entityType: "user",
     entityId: userId,
     details: actor ? {} : { reason: "signed_in" },
-    ip: actor?.ip ?? null,
   });
   return true;
 }

@@ -1,9 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import { AccountStateError, type StateChange } from "../accounts/user-state";
-import { recordAudit } from "../db/audit";
+import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import type { Bindings } from "../env";
+import { countGuardedFailure, liftGuard } from "./account-guard";
 import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../throttle";
 
 /**
@@ -12,8 +13,9 @@ import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, r
  * GitLab (Devise lockable) locks an account for everybody after 10 failures, so anyone could keep
  * its owner out. Here failures are counted per account *and client address*: 10 wrong passwords or
  * two-factor codes within an hour lock that address out of that account for 10 minutes, while the
- * owner signing in from anywhere else is unaffected. Guessing from many addresses is bounded by
- * the per-address throttle ("failed_auth"), which every failure also counts towards.
+ * owner signing in from anywhere else is unaffected. Every failure also counts towards the
+ * per-address throttle ("failed_auth") and the account-wide bound (./account-guard.ts), which
+ * bounds guessing from many addresses.
  *
  * A locked attempt is answered exactly like a wrong password (same message, same status), so the
  * lockout does not reveal which usernames exist. The lock and the unlock are audited; the
@@ -60,12 +62,15 @@ export async function countAddressFailure(env: Bindings, source: AttemptSource, 
 
 /**
  * A wrong password or two-factor code for a known account: counts towards the account's lock for
- * this address (auditing and recording the lock once, when it starts) and the address throttle.
+ * this address (auditing and recording the lock once, when it starts), the account-wide bound and
+ * the address throttle. Returns `{ guarded: true }` when this failure spent the account-wide
+ * budget (for a two-factor code the caller's pending sign-in has then ended).
  */
-export async function recordFailedAttempt(env: Bindings, userId: number, source: AttemptSource, method: "password" | "two_factor"): Promise<void> {
+export async function recordFailedAttempt(env: Bindings, userId: number, source: AttemptSource, method: "password" | "two_factor"): Promise<{ guarded: boolean }> {
   const db = getDb(env.DB);
-  const [lock] = await Promise.all([
+  const [lock, guarded] = await Promise.all([
     hitFailure(env, "account_lock", lockKey(userId), { subKey: throttleKey(source.ip) }),
+    countGuardedFailure(env, userId, source.ip, method),
     recordAudit(db, { action: "failed_sign_in", entityType: "user", entityId: userId, details: { method }, ip: source.ip }),
   ]);
   if (lock.banStarted) {
@@ -76,6 +81,7 @@ export async function recordFailedAttempt(env: Bindings, userId: number, source:
     await recordAudit(db, { action: "lockout", entityType: "user", entityId: userId, details: { until, address: throttleKey(source.ip), method }, ip: source.ip });
   }
   await countAddressFailure(env, source, method);
+  return { guarded };
 }
 
 /** The addresses locked out of an account now, with when each lock ends (admin view). */
@@ -87,11 +93,12 @@ export async function accountLocks(env: Bindings, userId: number): Promise<{ add
  * An administrator's unlock (`POST /users/:id/unlock`, the admin page): lifts every address's
  * lock on the account and audits it. Shaped like the other moderation actions: `true`.
  */
-export async function unlockAccount(env: Bindings, actor: { id: number; ip: string | null }, userId: number): Promise<StateChange> {
+export async function unlockAccount(env: Bindings, actor: AuditActor, userId: number): Promise<StateChange> {
   const db = getDb(env.DB);
   const [user] = await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId)).returning({ id: users.id });
   if (!user) throw new AccountStateError("not_found", "User Not Found");
   const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
-  await recordAudit(db, { action: "account_unlocked", authorId: actor.id, entityType: "user", entityId: userId, details: { locks_lifted: lifted }, ip: actor.ip });
+  const guardsLifted = await liftGuard(env, userId);
+  await recordAudit(db, { action: "account_unlocked", actor, entityType: "user", entityId: userId, details: { locks_lifted: lifted, guards_lifted: guardsLifted } });
   return true;
 }

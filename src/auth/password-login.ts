@@ -6,6 +6,7 @@ import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import { findUserByLogin, type UserRow } from "../db/users";
 import type { Bindings } from "../env";
+import { guardRefuses, rememberSignInAddress } from "./account-guard";
 import { assertAttemptAllowed, countAddressFailure, isLockedOut, recordFailedAttempt } from "./lockout";
 
 /**
@@ -26,7 +27,9 @@ export class LoginError extends Error {
  * does not look at two-factor authentication (each caller decides that).
  *
  * Order (docs/security.md): the address throttle first (a banned address gets ThrottledError, 429,
- * before any password is checked), then the account's lock for this address, then the password.
+ * before any password is checked), then the account-wide bound (an address the account never
+ * signed in from is refused while it holds), then the account's lock for this address, then the
+ * password.
  * Unknown users and locked attempts spend the same PBKDF2 time as a real check.
  *
  * On success of a user without two-factor, `sign_in` is audited; a two-factor user has signed in
@@ -50,7 +53,9 @@ export async function verifyPasswordLogin(
     await countAddressFailure(env, source, "password");
     throw new LoginError("invalid");
   }
-  if (await isLockedOut(env, user.id, source)) {
+  // The account-wide bound (./account-guard.ts), then the lock of this address: either refuses
+  // without checking the password, answered as a wrong one.
+  if ((await guardRefuses(env, user.id, ip, "password")) || (await isLockedOut(env, user.id, source))) {
     // Not audited one by one (the lock was); counted towards the address throttle.
     await verifyPassword(password, DUMMY_PASSWORD_HASH);
     await countAddressFailure(env, source, "password");
@@ -73,7 +78,7 @@ export async function verifyPasswordLogin(
   return recordSuccessfulSignIn(env, user, ip, "password");
 }
 
-/** A complete sign-in: records the time and audits it. */
+/** A complete sign-in: records the time and the address (a known address from now on), and audits it. */
 export async function recordSuccessfulSignIn(
   env: Bindings,
   user: UserRow,
@@ -81,7 +86,10 @@ export async function recordSuccessfulSignIn(
   method: "password" | "two_factor" | "recovery_code",
 ): Promise<UserRow> {
   const db = getDb(env.DB);
-  const [row] = await db.update(users).set({ failedAttempts: 0, lastSignInAt: Date.now() }).where(eq(users.id, user.id)).returning();
+  const [[row]] = await Promise.all([
+    db.update(users).set({ failedAttempts: 0, lastSignInAt: Date.now() }).where(eq(users.id, user.id)).returning(),
+    rememberSignInAddress(env, user.id, ip),
+  ]);
   await recordAudit(db, { action: "sign_in", authorId: user.id, entityType: "user", entityId: user.id, details: { method }, ip });
   return row ?? user;
 }

@@ -1,5 +1,5 @@
 import { and, eq, inArray, ne } from "drizzle-orm";
-import { recordAudit } from "../db/audit";
+import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb, type Db } from "../db/client";
 import { oauthTokenFamilies } from "../db/schema/oauth";
 import type { TokenFamily } from "../durable/token-family";
@@ -39,7 +39,7 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
 }
 
 /** Revokes the families in their Durable Objects first (that is what takes effect), then in D1. */
-export async function revokeFamilies(env: Bindings, families: FamilyRow[], actorId: number | null, reason: string): Promise<number> {
+export async function revokeFamilies(env: Bindings, families: FamilyRow[], actor: AuditActor | null, reason: string): Promise<number> {
   if (families.length === 0) return 0;
   const now = Date.now();
   await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now)));
@@ -49,7 +49,7 @@ export async function revokeFamilies(env: Bindings, families: FamilyRow[], actor
     families.map((f) =>
       recordAudit(db, {
         action: "token_revoked",
-        authorId: actorId,
+        actor,
         entityType: "oauth_token_family",
         entityId: f.id,
         details: { reason, application_id: f.applicationId, user_id: f.userId },

@@ -1,3 +1,4 @@
+import type { AuditActor } from "../db/audit";
 import type { users } from "../db/schema/accounts";
 
 export type UserRow = typeof users.$inferSelect;
@@ -15,4 +16,13 @@ export interface Principal {
   expiresAt: number | null;
   /** Set when an administrator's token acts as `user` through the Sudo header (src/credentials/sudo.ts). */
   sudoFrom?: UserRow;
+}
+
+/**
+ * The actor of an audit row written for a request of this principal: the user it acts for and,
+ * under Sudo, the administrator behind it. Every audit write of an authenticated action takes
+ * its identities from here (docs/security.md, "Sudo").
+ */
+export function actorOf(principal: Principal, ip: string | null): AuditActor {
+  return { id: principal.user.id, ip, ...(principal.sudoFrom ? { impersonatorId: principal.sudoFrom.id } : {}) };
 }

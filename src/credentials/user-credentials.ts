@@ -1,3 +1,4 @@
+import type { AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
 import { familyStub, liveFamilies, revokeFamilies } from "./oauth-family";
@@ -39,12 +40,12 @@ export async function endDeviceApprovalsOfUser(env: Bindings, userId: number): P
 export async function revokeAllCredentialsOfUser(
   env: Bindings,
   userId: number,
-  actorId: number | null,
+  actor: AuditActor | null,
   reason: string,
 ): Promise<{ families: number; sessions: number }> {
   const families = await liveFamilies(getDb(env.DB), { userId });
   const [revoked, sessions] = await Promise.all([
-    revokeFamilies(env, families, actorId, reason),
+    revokeFamilies(env, families, actor, reason),
     deleteSessionsOfUser(env, userId),
     endDeviceApprovalsOfUser(env, userId),
   ]);

@@ -31,6 +31,7 @@ export type AuditAction =
   | "user_deactivated"
   | "user_activated"
   | "sudo"
+  | "account_guarded"
   | "oidc_signing_key_rotated"
   | "device_authorization_approved"
   | "device_authorization_denied"
@@ -38,27 +39,48 @@ export type AuditAction =
   /** Written by the namespace migration only (drizzle/*_ns_namespace_collisions.sql). */
   | "namespace_path_renamed";
 
-/** Audit events: who did what to which entity. Details never carry a token, secret or password. */
+/**
+ * Who takes an action, as an audit row records it: the user the request acts for, the client
+ * address, and under Sudo the administrator behind it. Built from the acting principal in one
+ * place (`actorOf`, src/credentials/principal.ts), so no call site can forget the administrator.
+ */
+export interface AuditActor {
+  id: number;
+  ip: string | null;
+  /** The administrator whose token acted as `id` through Sudo; absent otherwise. */
+  impersonatorId?: number | null;
+}
+
+/**
+ * Audit events: who did what to which entity. Details never carry a token, secret or password.
+ * An action a signed-in principal takes passes `actor` (author, address and Sudo's administrator
+ * come from it); `authorId`/`ip` are for events without one (sign-in attempts, system changes).
+ */
 export async function recordAudit(
   db: Db,
   event: {
     action: AuditAction;
-    authorId?: number | null;
     entityType: string;
     entityId: string | number;
     details?: Record<string, unknown>;
-    ip?: string | null;
-  },
+  } & ({ actor: AuditActor | null; authorId?: never; ip?: never } | { actor?: never; authorId?: number | null; ip?: string | null }),
 ): Promise<void> {
+  const actor = event.actor;
   await db.insert(auditEvents).values({
     action: event.action,
-    authorId: event.authorId ?? null,
+    authorId: actor ? actor.id : (event.authorId ?? null),
+    impersonatorId: actor?.impersonatorId ?? null,
     entityType: event.entityType,
     entityId: String(event.entityId),
     details: JSON.stringify(event.details ?? {}),
-    ipAddress: event.ip ?? null,
+    ipAddress: actor ? actor.ip : (event.ip ?? null),
     createdAt: Date.now(),
   });
+}
+
+interface Person {
+  username: string;
+  name: string;
 }
 
 export interface AuditQuery {
@@ -80,7 +102,7 @@ export interface AuditQuery {
 export async function listAuditEvents(
   db: Db,
   q: AuditQuery,
-): Promise<{ rows: { event: AuditEventRow; author: { username: string; name: string } | null }[]; total: number | null; hasNext: boolean }> {
+): Promise<{ rows: { event: AuditEventRow; author: Person | null; impersonator: Person | null }[]; total: number | null; hasNext: boolean }> {
   const conds: SQL[] = [];
   if (q.createdAfter !== undefined) conds.push(gte(auditEvents.createdAt, q.createdAfter));
   if (q.createdBefore !== undefined) conds.push(lte(auditEvents.createdAt, q.createdBefore));
@@ -91,7 +113,12 @@ export async function listAuditEvents(
   const where = conds.length ? and(...conds) : undefined;
   const [rows, [{ n }]] = await db.batch([
     db
-      .select({ event: auditEvents, author: { username: users.username, name: users.name } })
+      .select({
+        event: auditEvents,
+        author: { username: users.username, name: users.name },
+        impersonatorUsername: sql<string | null>`(SELECT username FROM users AS i WHERE i.id = ${auditEvents.impersonatorId})`,
+        impersonatorName: sql<string | null>`(SELECT name FROM users AS i WHERE i.id = ${auditEvents.impersonatorId})`,
+      })
       .from(auditEvents)
       .leftJoin(users, eq(users.id, auditEvents.authorId))
       .where(where)
@@ -101,8 +128,11 @@ export async function listAuditEvents(
     // Counted no further than GitLab's 10,000 (above it the headers carry no total).
     db.select({ n: cappedCount(sql`${auditEvents}`, where) }).from(sql`(SELECT 1)`),
   ]);
+  const person = (p: { username: string | null; name: string | null } | null) => (p?.username ? (p as Person) : null);
   return {
-    rows: rows.slice(0, q.limit).map((r) => ({ event: r.event, author: r.author?.username ? (r.author as { username: string; name: string }) : null })),
+    rows: rows
+      .slice(0, q.limit)
+      .map((r) => ({ event: r.event, author: person(r.author), impersonator: person({ username: r.impersonatorUsername, name: r.impersonatorName }) })),
     total: totalOrNull(n),
     hasNext: rows.length > q.limit,
   };

@@ -11,6 +11,7 @@ import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessEr
 import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { MalformedPathError } from "../http/path-decoding";
+import { logUnexpectedError } from "../observability/error-log";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -44,7 +45,7 @@ export function renderGitError(err: Error, c: Context): Response {
   if (err instanceof GitOriginUnavailable) {
     return c.text("The git storage is unavailable; try again later.\n", err.reason === "not_configured" ? 503 : 502);
   }
-  console.error("git gateway error", err instanceof Error ? err.name : typeof err);
+  logUnexpectedError("git", err, c);
   return c.text("Internal server error\n", 500);
 }
 routes.onError(renderGitError);

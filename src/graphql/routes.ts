@@ -14,6 +14,7 @@ import type { GqlContext } from "./context";
 import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
 import { MalformedPathError } from "../http/path-decoding";
+import { logUnexpectedError } from "../observability/error-log";
 
 /**
  * The GraphQL API at /api/graphql (GitLab's endpoint), served by graphql-yoga with the schema of
@@ -30,7 +31,7 @@ const graphqlError = (message: string, extensions?: Record<string, unknown>) => 
 // The family's one error renderer: GraphQL's shape, never a stack.
 export function renderGraphqlError(err: Error, c: Context): Response {
   if (err instanceof MalformedPathError) return c.json(graphqlError("The path holds a malformed percent-encoding", { code: "BAD_REQUEST" }), 400);
-  console.error("graphql route error", err instanceof Error ? err.name : typeof err);
+  logUnexpectedError("graphql", err, c);
   return c.json(graphqlError("Internal server error"), 500);
 }
 routes.onError(renderGraphqlError);

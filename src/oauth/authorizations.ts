@@ -38,7 +38,7 @@ export async function listAuthorizedApplications(env: Bindings, userId: number):
 /** "Revoke" on the authorized-applications page: every grant of that user for that application. */
 export async function revokeUserAuthorizationsForApplication(env: Bindings, userId: number, applicationId: number): Promise<number> {
   const families = await liveFamilies(getDb(env.DB), { userId, applicationId });
-  return revokeFamilies(env, families, userId, "user_revoked_application");
+  return revokeFamilies(env, families, { id: userId, ip: null }, "user_revoked_application");
 }
 
 /** On application delete (call before deleting the row): every grant of the application dies. */

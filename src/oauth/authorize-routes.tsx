@@ -20,6 +20,7 @@ import { DESCRIPTIONS } from "./errors";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
+import { logUnexpectedError } from "../observability/error-log";
 
 /**
  * GET /oauth/authorize and the consent decision (POST /oauth/authorize). Never CORS-enabled and
@@ -31,7 +32,7 @@ routes.use("/authorize", pageSecurityHeaders({ formAction: false }));
 /** The authorize endpoint's error renderer: an HTML page, since a person's browser is on it. */
 export async function renderAuthorizeError(err: Error, c: Context): Promise<Response> {
   const status = (err instanceof HTTPException ? err.status : 500) as ContentfulStatusCode;
-  if (!(err instanceof HTTPException)) console.error("OAuth authorize: unexpected error", err.name);
+  if (!(err instanceof HTTPException)) logUnexpectedError("oauth_authorize", err, c);
   const message = err instanceof HTTPException ? err.message : "Something went wrong. Try again.";
   return renderPage(c, "Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
 }

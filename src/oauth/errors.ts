@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { MalformedPathError } from "../http/path-decoding";
+import { logUnexpectedError } from "../observability/error-log";
 
 /**
  * OAuth errors (RFC 6749 §5.2) with Doorkeeper's descriptions, as GitLab sends them. Domain code
@@ -86,6 +87,6 @@ export function renderOAuthError(err: Error, c: Context): Response {
     if (err.code === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${err.description}"`);
     return c.json({ error: err.code, error_description: err.description }, err.status);
   }
-  console.error("OAuth: unexpected error", err instanceof Error ? err.name + ": " + err.message : "unknown");
+  logUnexpectedError("oauth", err, c);
   return c.json({ error: "server_error", error_description: DESCRIPTIONS.server_error }, 500);
 }

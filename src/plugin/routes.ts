@@ -9,6 +9,7 @@ import { concat } from "./files";
 import { fastUnaryCall, isFastUnary } from "./unary-fast";
 import { pluginService } from "./service";
 import { MalformedPathError } from "../http/path-decoding";
+import { logUnexpectedError } from "../observability/error-log";
 
 /**
  * /proto.Plugin/*: the Connect router (Connect binary and JSON, gRPC-Web; unary, client- and
@@ -88,6 +89,7 @@ async function* plainChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Ui
  * own handlers' errors): Connect's JSON error with code internal, never a stack.
  */
 export function renderConnectError(err: Error, c: Context): Response {
+  logUnexpectedError("plugin_rpc", err, c);
   c.header("Cache-Control", "no-store");
   if (err instanceof MalformedPathError) return c.json({ code: "invalid_argument", message: "the path holds a malformed percent-encoding" }, 400);
   console.error("plugin RPC: unexpected error", err instanceof Error ? err.name : typeof err);

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { issuerOf } from "../oauth/issuer";
 import { rateLimitHeaders, ThrottledError } from "../throttle";
 import { MalformedPathError } from "../http/path-decoding";
+import { logUnexpectedError } from "../observability/error-log";
 
 /** The error codes of the OCI distribution spec (v1.1, "Error Codes"), with their statuses here. */
 export const OCI_ERRORS = {
@@ -63,6 +64,6 @@ export function renderRegistryError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.json({ errors: [{ code: "TOOMANYREQUESTS", message: "too many failed authentication attempts; retry later", detail: null }] }, 429);
   }
-  console.error("registry: unexpected error", err instanceof Error ? err.name : typeof err, err instanceof Error ? err.message : "");
+  logUnexpectedError("registry", err, c);
   return c.json({ errors: [{ code: "UNKNOWN", message: "internal server error", detail: null }] }, 500);
 }

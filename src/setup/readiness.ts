@@ -1,5 +1,6 @@
 import { ConfigError, getConfig } from "../config";
 import type { Bindings } from "../env";
+import { schemaBehindResponse, schemaState } from "./schema-check";
 
 /**
  * The service refuses to serve rather than run unsafely: a malformed variable, a missing or weak
@@ -22,6 +23,22 @@ export function assertConfigUsable(env: Bindings): void {
     if (err instanceof ConfigError) throw new StartupRefused(err.problems);
     throw err;
   }
+}
+
+/**
+ * Null when the service may serve; else the operator's 503: a configuration that cannot be used,
+ * or a database behind this build's migrations (./schema-check.ts, checked once per isolate).
+ * Root creation and the other first-start steps run only after both pass.
+ */
+export async function readinessRefusal(env: Bindings): Promise<Response | null> {
+  try {
+    assertConfigUsable(env);
+  } catch (err) {
+    if (err instanceof StartupRefused) return refusalResponse(err);
+    throw err;
+  }
+  const schema = await schemaState(env);
+  return schema.current ? null : schemaBehindResponse(schema, getConfig(env).localDev);
 }
 
 export function refusalResponse(err: StartupRefused): Response {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VARIABLES } from "../../src/config-variables";
+import { base32Decode, totp } from "../../src/crypto/totp";
 import { FileStreamSchema } from "../../src/gen/proto/plugin_pb";
 import { hiddenFields, Jar } from "./form-jar";
 import { apiCall, createUser, passwordGrant } from "./pages-support";
@@ -46,6 +47,10 @@ const VARS = {
   LOCKOUT_MAX_FAILURES: "2",
   LOCKOUT_WINDOW_SECONDS: "2",
   LOCKOUT_SECONDS: "3",
+  ACCOUNT_GUARD_PASSWORD_FAILURES: "2",
+  ACCOUNT_GUARD_TWO_FACTOR_FAILURES: "2",
+  ACCOUNT_GUARD_WINDOW_SECONDS: "2",
+  ACCOUNT_GUARD_SECONDS: "6",
   REGISTRY_TOKEN_TTL_SECONDS: "77",
   REGISTRY_MAX_BLOB_BYTES: "1000",
   REGISTRY_MAX_MANIFEST_BYTES: "600",
@@ -396,6 +401,52 @@ describe("every documented variable takes effect under npm start (issue 13, issu
     // ...for LOCKOUT_SECONDS.
     await sleep(3500);
     expect((await grant()).status).toBe(200);
+  });
+
+  it("ACCOUNT_GUARD_PASSWORD_FAILURES, ACCOUNT_GUARD_WINDOW_SECONDS and ACCOUNT_GUARD_SECONDS set the account-wide bound on passwords", async () => {
+    const user = await createUser(base, token, "guarded");
+    const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password });
+    // Two failures 2.5 s apart fall in different windows: nothing is guarded, and (LOCKOUT_MAX_FAILURES
+    // being 2 as well) nothing is locked either.
+    expect((await failedGrant(user.username)).status).toBe(400);
+    await sleep(2500);
+    expect((await failedGrant(user.username)).status).toBe(400);
+    await sleep(2500);
+    // This address never signed in to the account. Two failures within the window spend the budget
+    // (and lock this address for LOCKOUT_SECONDS, 3 s)...
+    expect((await failedGrant(user.username)).status).toBe(400);
+    expect((await failedGrant(user.username)).status).toBe(400);
+    // ...after the lock, the guard still refuses the right password from an unknown address...
+    await sleep(3500);
+    expect((await grant()).status).toBe(400);
+    // ...until ACCOUNT_GUARD_SECONDS (6 s) have passed since it started.
+    await sleep(3000);
+    expect((await grant()).status).toBe(200);
+  });
+
+  it("ACCOUNT_GUARD_TWO_FACTOR_FAILURES sets the account-wide ceiling on second-factor codes: the failure that reaches it ends the pending sign-in", async () => {
+    const user = await createUser(base, token, "guarded2fa");
+    const owner = new Jar(base);
+    await owner.fetch("/users/sign_in");
+    let csrf = hiddenFields(await (await owner.fetch("/users/sign_in")).text()).authenticity_token;
+    expect((await owner.post("/users/sign_in", { authenticity_token: csrf, username: user.username, password: user.password })).status).toBe(303);
+    // SESSION_TTL_SECONDS is 2 here: enrol at once.
+    const page = await (await owner.fetch("/profile/two_factor_auth")).text();
+    const secret = /data-secret="([A-Z2-7]+)"/.exec(page)![1];
+    const code = await totp(base32Decode(secret), Date.now() / 1000);
+    const enrolled = await owner.post("/profile/two_factor_auth", { authenticity_token: hiddenFields(page).authenticity_token, pin_code: code, current_password: user.password });
+    expect(enrolled.status).toBeLessThan(400);
+    const jar = new Jar(base);
+    csrf = hiddenFields(await (await jar.fetch("/users/sign_in")).text()).authenticity_token;
+    expect((await jar.post("/users/sign_in", { authenticity_token: csrf, username: user.username, password: user.password })).status).toBe(303);
+    const form = hiddenFields(await (await jar.fetch("/users/sign_in/two_factor")).text());
+    const first = await jar.post("/users/sign_in/two_factor", { ...form, otp_attempt: "000001" });
+    expect(first.status).toBe(401);
+    expect(await first.text()).toContain("Invalid two-factor code.");
+    // The 2nd wrong code reaches the ceiling of 2 (the default is 10): back to the password.
+    const second = await jar.post("/users/sign_in/two_factor", { ...hiddenFields(await first.clone().text()), otp_attempt: "000002" });
+    expect(second.status).toBe(401);
+    expect(await second.text()).toContain("Invalid username or password.");
   });
 
   it("THROTTLE_FAILED_BEARER_WINDOW_SECONDS, THROTTLE_FAILED_BEARER_LIMIT and THROTTLE_FAILED_BEARER_BAN_SECONDS set the bearer-token throttle", async () => {

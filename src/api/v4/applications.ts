@@ -9,7 +9,7 @@ import { validateApplicationInput } from "../../domain/application-input";
 import type { AppEnv } from "../../env";
 import { revokeAllForApplication } from "../../oauth/authorizations";
 import { newApplicationTtl } from "../../oauth/issue";
-import { WRITE_API, requireAdmin, requireAuth } from "./auth";
+import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
@@ -107,11 +107,10 @@ applications.post("/applications/:id/renew-secret", async (c) => {
 function audit(c: Context<AppEnv>, action: "application_created" | "application_deleted" | "application_secret_renewed", app: ApplicationRow) {
   return recordAudit(getDb(c.env.DB), {
     action,
-    authorId: c.get("principal").user.id,
+    actor: requestActor(c),
     entityType: "oauth_application",
     entityId: app.id,
     details: { name: app.name, application_id: app.uid },
-    ip: clientAddress(c.req.raw, c.env),
   });
 }
 

@@ -46,7 +46,9 @@ const Query = z.object({
   per_page: z.string().optional(),
 });
 
-function entity(e: AuditEventRow, author: { username: string; name: string } | null) {
+type Person = { username: string; name: string } | null;
+
+function entity(e: AuditEventRow, author: Person, impersonator: Person) {
   let details: Record<string, unknown> = {};
   try {
     details = JSON.parse(e.details) as Record<string, unknown>;
@@ -68,6 +70,11 @@ function entity(e: AuditEventRow, author: { username: string; name: string } | n
       target_id: e.entityId,
       target_type: entityType,
       ip_address: e.ipAddress,
+      // Under Sudo the author is the user acted as; GitLab names the administrator behind an
+      // impersonated action `impersonated_by`.
+      ...(e.impersonatorId !== null
+        ? { impersonated_by: impersonator?.name ?? null, impersonated_by_id: e.impersonatorId, impersonated_by_username: impersonator?.username ?? null }
+        : {}),
     },
     created_at: iso(e.createdAt),
   };
@@ -90,7 +97,7 @@ auditEventsApi.get("/audit_events", requireAuth(READ_API), requireAdmin, validat
     entityId: q.entity_id,
   });
   setPaginationHeaders(c, page, total, hasNext);
-  return c.json(rows.map((r) => entity(r.event, r.author)));
+  return c.json(rows.map((r) => entity(r.event, r.author, r.impersonator)));
 });
 
 auditEventsApi.get("/audit_events/:id", requireAuth(READ_API), requireAdmin, async (c) => {
@@ -98,7 +105,7 @@ auditEventsApi.get("/audit_events/:id", requireAuth(READ_API), requireAdmin, asy
   if (!id.success) throw invalidParam("id");
   const { rows } = await listAuditEvents(getDb(c.env.DB), { offset: 0, limit: 1, id: id.data });
   if (!rows[0]) throw notFound("Audit Event Not Found");
-  return c.json(entity(rows[0].event, rows[0].author));
+  return c.json(entity(rows[0].event, rows[0].author, rows[0].impersonator));
 });
 
 export default auditEventsApi;

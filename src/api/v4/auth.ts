@@ -1,6 +1,10 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { API_TOKEN_SOURCES } from "../../credentials/extract";
 import { frontDoor, type Door } from "../../credentials/front-door";
+import { actorOf } from "../../credentials/principal";
+import type { AuditActor } from "../../db/audit";
+import { clientAddress } from "../../http/client-address";
 import type { AppEnv } from "../../env";
 import { forbidden } from "./errors";
 
@@ -21,6 +25,11 @@ export const REST_DOOR = {
 
 export function requireAuth(accepted: readonly string[] = READ_API) {
   return frontDoor({ ...REST_DOOR, scopes: accepted });
+}
+
+/** The actor of this request's audit rows: its principal (with Sudo's administrator) and address. */
+export function requestActor(c: Context<AppEnv>): AuditActor {
+  return actorOf(c.get("principal"), clientAddress(c.req.raw, c.env));
 }
 
 /** For routes that only administrators may use (after requireAuth). */

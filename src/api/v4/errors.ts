@@ -6,6 +6,7 @@ import { SudoError } from "../../credentials/sudo";
 import { NamespacePathError } from "../../domain/namespace-paths";
 import { protectedResourceMetadataUrl } from "../../oauth/protected-resource";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
+import { logUnexpectedError } from "../../observability/error-log";
 
 /** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
 export class ApiError extends Error {
@@ -81,7 +82,6 @@ export function renderApiError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) {
     return c.json({ message: err.message || `${err.status}` }, err.status as ContentfulStatusCode);
   }
-  // The name only: a message may quote request data.
-  console.error("REST API: unexpected error", err instanceof Error ? err.name : typeof err);
+  logUnexpectedError("rest", err, c);
   return c.json({ message: "500 Internal Server Error" }, 500);
 }

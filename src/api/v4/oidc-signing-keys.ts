@@ -3,7 +3,7 @@ import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { KeyRotationError, listKeys, rotateKeys, type KeyInfo } from "../../oauth/oidc/keys";
-import { WRITE_API, requireAdmin, requireAuth } from "./auth";
+import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { conflict } from "./errors";
 
 /**
@@ -35,7 +35,7 @@ keys.post("/admin/oidc/signing_keys/rotate", async (c) => {
   }
   await recordAudit(getDb(c.env.DB), {
     action: "oidc_signing_key_rotated",
-    authorId: c.get("principal").user.id,
+    actor: requestActor(c),
     entityType: "oidc_signing_key",
     entityId: ring.find((k) => k.state === "active")!.kid,
     details: {},

@@ -14,7 +14,7 @@ import {
 import { findUserById } from "../../db/users";
 import { validatePatInput } from "../../domain/pat-input";
 import type { AppEnv } from "../../env";
-import { READ_API, WRITE_API, requireAdmin, requireAuth } from "./auth";
+import { READ_API, WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { iso } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
@@ -126,11 +126,10 @@ pats.delete("/personal_access_tokens/:id", requireAuth(WRITE_API), async (c) => 
 function audit(c: Context<AppEnv>, action: "personal_access_token_created" | "personal_access_token_revoked", pat: PersonalAccessTokenRow) {
   return recordAudit(getDb(c.env.DB), {
     action,
-    authorId: c.get("principal").user.id,
+    actor: requestActor(c),
     entityType: "personal_access_token",
     entityId: pat.id,
     details: { name: pat.name, user_id: pat.userId, scopes: pat.scopes },
-    ip: clientAddress(c.req.raw, c.env),
   });
 }
 

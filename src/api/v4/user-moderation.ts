@@ -3,7 +3,8 @@ import { AccountStateError, activateUser, blockUser, deactivateUser, unblockUser
 import { unlockAccount } from "../../auth/lockout";
 import type { AppEnv } from "../../env";
 import type { Bindings } from "../../env";
-import { WRITE_API, requireAdmin, requireAuth } from "./auth";
+import type { AuditActor } from "../../db/audit";
+import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { idParam } from "./params";
 import { clientAddress } from "../../http/client-address";
@@ -15,7 +16,7 @@ import { clientAddress } from "../../http/client-address";
  */
 const moderation = new Hono<AppEnv>();
 
-type Action = (env: Bindings, actor: { id: number; ip: string | null }, userId: number) => Promise<StateChange>;
+type Action = (env: Bindings, actor: AuditActor, userId: number) => Promise<StateChange>;
 // unlock: lifts the sign-in lockout (docs/security.md); GitLab has it on its admin page only.
 const ACTIONS: Record<string, Action> = { block: blockUser, unblock: unblockUser, deactivate: deactivateUser, activate: activateUser, unlock: unlockAccount };
 
@@ -24,7 +25,7 @@ for (const [name, action] of Object.entries(ACTIONS)) {
     const id = idParam.safeParse(c.req.param("id"));
     if (!id.success) throw invalidParam("id");
     try {
-      const result = await action(c.env, { id: c.get("principal").user.id, ip: clientAddress(c.req.raw, c.env) }, id.data);
+      const result = await action(c.env, requestActor(c), id.data);
       return c.json(result, 201);
     } catch (e) {
       if (!(e instanceof AccountStateError)) throw e;

@@ -79,6 +79,8 @@ export const auditEvents = sqliteTable(
     /** sign_in, failed_sign_in, lockout, token_issued, refresh_reuse, token_revoked, application_created, ... */
     action: text("action").notNull(),
     authorId: integer("author_id"),
+    /** The administrator behind an action taken under Sudo (author_id is the user acted as). */
+    impersonatorId: integer("impersonator_id"),
     entityType: text("entity_type").notNull(),
     entityId: text("entity_id").notNull(),
     /** JSON; never a token, secret or password. */

@@ -17,6 +17,7 @@ import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
 import devicePages from "../../oauth/device/pages";
+import { logUnexpectedError } from "../../observability/error-log";
 
 /**
  * Every page a person uses. Security headers and CSRF protection apply to the page paths only,
@@ -42,8 +43,7 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
       err.status,
     );
   }
-  // The name only: a message may quote request data (a cookie, a form field).
-  console.error("pages: unexpected error", err instanceof Error ? err.name : typeof err);
+  logUnexpectedError("pages", err, c);
   return renderPage(c, "Something went wrong", <h1>Something went wrong. Try again later.</h1>, 500);
 }
 pages.onError(renderPagesError);

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { guardRefuses } from "../../auth/account-guard";
 import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../auth/lockout";
 import { LoginError, recordSuccessfulSignIn, verifyPasswordLogin } from "../../auth/password-login";
 import { verifySecondFactor } from "../../auth/two-factor";
@@ -117,12 +118,16 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
   };
   try {
     await assertAttemptAllowed(c.env, source);
-    // An address locked out of the account starts again at the password (which it cannot pass).
-    if (await isLockedOut(c.env, user.id, source)) return backToSignIn(INVALID, 401);
+    // An address locked out of the account, or one the account never signed in from while its
+    // second-factor budget is spent (src/auth/account-guard.ts), starts again at the password.
+    if ((await guardRefuses(c.env, user.id, source.ip, "two_factor")) || (await isLockedOut(c.env, user.id, source))) return backToSignIn(INVALID, 401);
     const method = code ? await verifySecondFactor(c.env, user, code) : null;
     if (!method) {
-      // Wrong codes count towards the same lock as wrong passwords (GitLab), and the address throttle.
-      await recordFailedAttempt(c.env, user.id, source, "two_factor");
+      // Wrong codes count towards the same lock as wrong passwords (GitLab), the account-wide
+      // bound and the address throttle. The code that spends the account-wide budget ends the
+      // pending sign-in (every one of the account's): the password must be proved again.
+      const { guarded } = await recordFailedAttempt(c.env, user.id, source, "two_factor");
+      if (guarded) return backToSignIn(INVALID, 401);
       return renderPage(c, "Two-factor authentication", <TwoFactorForm token={await csrfToken(c)} redirectTo={redirectTo} error="Invalid two-factor code." />, 401);
     }
     await recordSuccessfulSignIn(c.env, user, source.ip, method);
