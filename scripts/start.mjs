@@ -18,7 +18,6 @@ import { passwordProblem } from "./root-password.mjs";
 import { startGitOrigin } from "./git-origin.mjs";
 import { parseEnvFile, serializeEnvFile } from "./env-file.mjs";
 import { startClientAddressFront } from "./client-address-front.mjs";
-import { createServer } from "node:net";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
