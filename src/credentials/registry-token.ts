@@ -1,10 +1,10 @@
 import { fromBase64Url, randomToken, toBase64Url } from "../crypto/random";
 import type { Bindings } from "../env";
-import { activeSigningKey, ringKeys, type RingKey } from "../oauth/oidc/keys";
+import { activeSigningKey, ringKeys, type RingKey } from "./signing-keys";
 
 /**
  * Registry tokens of the Docker token protocol: compact JWS (RFC 7515) signed RS256 with the OpenID
- * Connect key ring (src/oauth/oidc/keys.ts, rotation included), so a registry this service does
+ * Connect key ring (src/credentials/signing-keys.ts, rotation included), so a registry this service does
  * not run can verify them too (docs/registries.md, "Token format", "An external registry").
  * The `access` claim names exactly the granted actions; /v2/ verifies the token on every request.
  */

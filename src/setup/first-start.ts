@@ -2,7 +2,7 @@ import type { Bindings } from "../env";
 import { ensureRootUser } from "./root-user";
 import { ensureDemoSpa } from "./demo-spa";
 import { ensureDemoData } from "./demo-data";
-import { ensureSigningKeys } from "../oauth/oidc/keys";
+import { ensureSigningKeys } from "../credentials/signing-keys";
 
 /**
  * What a fresh service does on its first request, once per isolate, idempotently in storage:

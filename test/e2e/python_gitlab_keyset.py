@@ -21,8 +21,9 @@ out = {}
 tag = uuid.uuid4().hex[:8]
 for i in range(3):
     gl.projects.create({"name": f"keyset-{tag}-{i}", "visibility": "private"})
+    # Users and groups share one namespace of paths (docs/security.md, Namespaces): distinct names.
     gl.groups.create({"name": f"keyset-{tag}-{i}", "path": f"keyset-{tag}-{i}"})
-    gl.users.create({"username": f"keyset-{tag}-{i}", "name": f"Keyset {i}", "email": f"keyset-{tag}-{i}@example.com", "password": f"long enough pass {tag} {i}!", "skip_confirmation": True})
+    gl.users.create({"username": f"keyset-user-{tag}-{i}", "name": f"Keyset {i}", "email": f"keyset-user-{tag}-{i}@example.com", "password": f"long enough pass {tag} {i}!", "skip_confirmation": True})
 
 
 def walk(manager, **kwargs):

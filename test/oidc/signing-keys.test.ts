@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { decryptString } from "../../src/crypto/encrypt";
-import { MIN_PUBLISHED_MS, RETIRE_AFTER_MS } from "../../src/oauth/oidc/keys";
+import { MIN_PUBLISHED_MS, RETIRE_AFTER_MS } from "../../src/credentials/signing-keys";
 import { signJwt } from "../../src/oauth/oidc/jwt";
 import { call, makeUserWithToken } from "../helpers/fixtures";
 

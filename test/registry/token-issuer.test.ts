@@ -4,7 +4,7 @@ import * as x509 from "@peculiar/x509";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { libtrustKeyId } from "../../src/credentials/registry-token";
-import { MIN_PUBLISHED_MS, rotateKeys } from "../../src/oauth/oidc/keys";
+import { MIN_PUBLISHED_MS, rotateKeys } from "../../src/credentials/signing-keys";
 import { toBase64Url } from "../../src/crypto/random";
 import { pushableProject, registryCall, registryToken, tokenResponse } from "./helpers";
 

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
-import { KeyRotationError, listKeys, rotateKeys, type KeyInfo } from "../../oauth/oidc/keys";
+import { KeyRotationError, listKeys, rotateKeys, type KeyInfo } from "../../credentials/signing-keys";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { conflict } from "./errors";
 

@@ -2,7 +2,7 @@ import type { FamilyView } from "../../durable/token-family";
 import type { Bindings } from "../../env";
 import { subjectClaims } from "./claims";
 import { signJwt } from "./jwt";
-import { ID_TOKEN_TTL_SECONDS } from "./keys";
+import { ID_TOKEN_TTL_SECONDS } from "../../credentials/signing-keys";
 
 /**
  * The id_token of a code exchange or a refresh whose grant holds `openid` (OIDC Core §3.1.3.3,

@@ -1,6 +1,6 @@
 import { toBase64Url } from "../../crypto/random";
 import type { Bindings } from "../../env";
-import { activeSigningKey } from "./keys";
+import { activeSigningKey } from "../../credentials/signing-keys";
 
 const encoder = new TextEncoder();
 const b64json = (value: unknown) => toBase64Url(encoder.encode(JSON.stringify(value)));

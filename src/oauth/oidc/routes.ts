@@ -5,7 +5,7 @@ import { frontDoor, type Door } from "../../credentials/front-door";
 import { OAuthError, renderOAuthError } from "../errors";
 import { issuerOf } from "../issuer";
 import { groupClaims, groupMemberships, userClaims } from "./claims";
-import { JWKS_MAX_AGE_SECONDS, publishedKeys } from "./keys";
+import { JWKS_MAX_AGE_SECONDS, publishedKeys } from "../../credentials/signing-keys";
 
 /** /oauth/discovery/keys (GitLab's JWKS path) and /oauth/userinfo (OIDC Core §5.3). */
 const routes = new Hono<AppEnv>();

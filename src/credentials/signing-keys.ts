@@ -1,11 +1,11 @@
 import { and, eq, lt } from "drizzle-orm";
-import { getConfig } from "../../config";
-import { decryptString, encryptString } from "../../crypto/encrypt";
-import { sha256Base64Url } from "../../crypto/hash";
-import { getDb } from "../../db/client";
-import { isUniqueViolation } from "../../db/errors";
-import { oidcSigningKeys } from "../../db/schema/oidc";
-import type { Bindings } from "../../env";
+import { getConfig } from "../config";
+import { decryptString, encryptString } from "../crypto/encrypt";
+import { sha256Base64Url } from "../crypto/hash";
+import { getDb } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
+import { oidcSigningKeys } from "../db/schema/oidc";
+import type { Bindings } from "../env";
 
 /**
  * The OpenID Connect signing key ring (docs/oidc.md, Signing keys): RS256 keys, generated on first
