@@ -1,118 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
+import {
+  mayReceiveTokens,
+  userSnapshot,
+  type ExchangeResult,
+  type FamilyState,
+  type FamilyView,
+  type NewPair,
+  type QueuedAudit,
+  type RevokeResult,
+  type RotateResult,
+  type ValidateResult,
+} from "./token-family-state";
 
-/**
- * The state of one grant's tokens (DESIGN, Refresh tokens 1): code, current access/refresh pair,
- * the grace record of the last rotation, and revocation. Every method body is synchronous (the
- * SQLite-backed sync KV API, no await), so each call is atomic: concurrent exchanges and refreshes
- * are serialised without locks. Hashing, token generation and sealing happen in the Worker before
- * the call, for the same reason. Only SHA-256 hashes and sealed (encrypted) values are stored.
- */
-
-export interface CodeRecord {
-  hash: string;
-  expiresAt: number;
-  usedAt: number | null;
-}
-
-export interface AccessRecord {
-  hash: string;
-  createdAt: number;
-  /** Null: the token does not expire (below 15.0, applications without "Expire access tokens"). */
-  expiresAt: number | null;
-  /** Set on first validation: a used pair ends the grace window of the previous refresh token. */
-  used: boolean;
-}
-
-export interface FamilyState {
-  id: string;
-  userId: number;
-  applicationId: number | null;
-  applicationUid: string | null;
-  grantType: "authorization_code" | "implicit" | "password" | "device_code";
-  scopes: string[];
-  createdAt: number;
-  revokedAt: number | null;
-  /** The access-token lifetime that applies to this family (used to fill a missing expiry from 15.0). */
-  ttlSeconds: number;
-  /** The application's "Expire access tokens" when the grant was made (password grants: true). */
-  expiring: boolean;
-  redirectUri: string | null;
-  /** S256 code challenge of the authorization request; null without PKCE. */
-  challenge: string | null;
-  code: CodeRecord | null;
-  access: AccessRecord | null;
-  refreshHash: string | null;
-  /** The last rotation: the replaced refresh token's hash and the new pair sealed under its key. */
-  grace: { prevRefreshHash: string; until: number; sealed: string } | null;
-  /**
-   * The user row as last read from D1, without password hash and two-factor secrets, and when it
-   * was read: lets an API request cost one storage hop (docs/oauth.md, One hop).
-   */
-  user?: { row: UserRow; at: number } | null;
-  /**
-   * OpenID Connect facts of the authorization (OIDC Core §2): the nonce the client sent and when
-   * the person had authenticated (ms). Every id_token of the family carries that auth_time.
-   */
-  oidc?: OidcFacts | null;
-  /** A public client may refresh without PKCE (device grants, RFC 8628 has no PKCE). */
-  publicRefresh?: boolean;
-}
-
-export interface OidcFacts {
-  nonce: string | null;
-  authTime: number;
-  /** The id_token's claims about the person as of the approval (code grants with openid). */
-  claims?: Record<string, string | boolean | string[]> | null;
-}
-
-export interface NewPair {
-  accessHash: string;
-  refreshHash: string | null;
-  createdAt: number;
-}
-
-export type FamilyView = Pick<
-  FamilyState,
-  "id" | "userId" | "applicationId" | "applicationUid" | "scopes" | "grantType" | "ttlSeconds"
-> & { accessCreatedAt: number; accessExpiresAt: number | null; user?: { row: UserRow; at: number } | null; oidc?: OidcFacts | null };
-
-export type ExchangeResult =
-  | { ok: true; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean };
-
-/** A rotation that needs the user row from D1 first (no snapshot young enough); nothing changed. */
-export interface UserNeeded {
-  ok: false;
-  error: "user_needed";
-}
-
-export type RotateResult =
-  | { ok: true; kind: "rotated"; family: FamilyView }
-  | { ok: true; kind: "grace"; sealed: string; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean; family?: FamilyView }
-  | UserNeeded;
-
-export type ValidateResult =
-  | { ok: true; family: FamilyView }
-  | { ok: false; reason: "invalid" | "expired" | "revoked" };
-
-export type RevokeResult = "unknown" | "foreign" | "revoked";
-
-/**
- * DESIGN, Blocked and deactivated users: no grant issues a token to a user who is not active. The
- * one rule every issuance applies (code exchange and refresh here, atomically with the issuance;
- * device, password and implicit grants in issueAccessOnly).
- */
-export function mayReceiveTokens(user: Pick<UserRow, "state"> | null | undefined): boolean {
-  return user?.state === "active";
-}
-
-/** The user row as the family keeps it: without password hash and two-factor secrets. */
-export function userSnapshot(row: UserRow): UserRow {
-  return { ...row, passwordHash: "", otpSecretEnc: null, otpBackupCodeHashes: "[]" };
-}
+export * from "./token-family-state";
 
 const STATE = "state";
 const OLD_PREFIX = "old:";
@@ -123,15 +25,13 @@ const AUDIT_PREFIX = "audit:";
  */
 const AUDIT_FLUSH_MS = 5_000;
 
-export interface QueuedAudit {
-  action: "token_refreshed";
-  authorId: number;
-  entityId: string;
-  details: Record<string, unknown>;
-  ip: string | null;
-  createdAt: number;
-}
-
+/**
+ * The state of one grant's tokens (DESIGN, Refresh tokens 1): code, current access/refresh pair,
+ * the grace record of the last rotation, and revocation. Every method body is synchronous (the
+ * SQLite-backed sync KV API, no await), so each call is atomic: concurrent exchanges and refreshes
+ * are serialised without locks. Hashing, token generation and sealing happen in the Worker before
+ * the call, for the same reason. Only SHA-256 hashes and sealed (encrypted) values are stored.
+ */
 export class TokenFamily extends DurableObject<Bindings> {
   /** An audit flush is scheduled (memory only: after eviction the next rotation re-arms, harmlessly). */
   private auditArmed = false;
