@@ -10,7 +10,7 @@ import type { Principal } from "./principal";
  * Turns a raw token into the principal it acts for, or throws AuthError. The one entry of every
  * API family (REST, GraphQL, Plugin RPC, git); each renders the failure in its own shape.
  * `defer` lets a kind record its use after the response (waitUntil).
- * With `from` (the request's CF-Connecting-IP, null when absent) a presented token that fails is
+ * With `from` (the client address, src/http/client-address.ts; null when unknown) a presented token that fails is
  * counted per client address and, once the address is banned, ThrottledError is thrown instead
  * of AuthError. Git passes no `from`: its Basic credentials count in the failed_auth bucket.
  */

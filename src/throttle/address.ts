@@ -1,7 +1,7 @@
 /**
- * The throttle key of a client address. Cloudflare sets CF-Connecting-IP on every request in
- * production (a client cannot forge it there); `wrangler dev` sets it to the loopback address.
- * When it is absent (requests made inside workerd, as the test suite does) every such request
+ * The throttle key of a client address (the address itself comes from the one reader,
+ * src/http/client-address.ts, which says where it is trusted from).
+ * When it is unknown (requests made inside workerd, as the test suite does) every such request
  * shares the key "unknown", so the throttle still holds rather than being skipped.
  *
  * IPv6 clients usually hold a whole /64, so an IPv6 address counts by its /64 prefix; otherwise

@@ -48,6 +48,19 @@ export function rootToken(base: string, rootPassword: string, scope?: string): P
 }
 
 /** A JSON call of /api/v4 with a bearer token; throws with the status and body unless it succeeds. */
+/** A personal access token of root with scope api, valid 30 days (for clients that take a PAT). */
+export async function rootPat(base: string, rootPassword: string, name: string): Promise<string> {
+  const access_token = await rootToken(base, rootPassword);
+  const me = (await (await fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${access_token}` } })).json()) as { id: number };
+  const created = await fetch(`${base}/api/v4/users/${me.id}/personal_access_tokens`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name, scopes: ["api"], expires_at: new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10) }),
+  });
+  if (created.status !== 201) throw new Error(`creating a personal access token answered ${created.status}`);
+  return ((await created.json()) as { token: string }).token;
+}
+
 export async function apiCall(base: string, method: string, p: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base}/api/v4${p}`, {
     method,

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { rootToken } from "./pages-support";
+import { rootPat } from "./pages-support";
 
 /**
  * GitLab's keyset pagination as python-gitlab uses it: Debian's python3-gitlab (run by
@@ -14,15 +14,7 @@ const run = promisify(execFile);
 let pat: string;
 
 beforeAll(async () => {
-  const access_token = await rootToken(baseURL, inject("rootPassword"));
-  const me = (await (await fetch(`${baseURL}/api/v4/user`, { headers: { Authorization: `Bearer ${access_token}` } })).json()) as { id: number };
-  const created = await fetch(`${baseURL}/api/v4/users/${me.id}/personal_access_tokens`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ name: "python-gitlab keyset", scopes: ["api"], expires_at: new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10) }),
-  });
-  expect(created.status).toBe(201);
-  pat = ((await created.json()) as { token: string }).token;
+  pat = await rootPat(baseURL, inject("rootPassword"), "python-gitlab keyset");
 });
 
 type Walk = { keyset: number[]; offset: number[]; total: number | null };

@@ -1,13 +1,13 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiCall, passwordGrant } from "./pages-support";
+import { skopeo as runSkopeo } from "./skopeo";
 
 /**
  * DESIGN.md "Registries", tokens an external registry can verify: Debian's docker-registry
@@ -16,21 +16,12 @@ import { apiCall, passwordGrant } from "./pages-support";
  * registry"); skopeo pushes to it and pulls from it with a personal access token and with a deploy
  * token, and an OAuth access token is refused.
  */
-const run = promisify(execFile);
 const base = inject("baseURL");
 const work = mkdtempSync(path.join(tmpdir(), "registry-external-"));
 const suffix = randomBytes(4).toString("hex");
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
-async function skopeo(args: string[]): Promise<{ ok: boolean; out: string }> {
-  try {
-    const { stdout, stderr } = await run("skopeo", args, { cwd: work, env: { ...process.env, HOME: work }, timeout: 120_000, maxBuffer: 20 * 1024 * 1024 });
-    return { ok: true, out: stdout + stderr };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}${e.message}` };
-  }
-}
+const skopeo = (args: string[]) => runSkopeo(work, args);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,12 +1,11 @@
-import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiCall, passwordGrant } from "./pages-support";
+import { skopeo as runSkopeo } from "./skopeo";
 
 /**
  * The container and package registries end to end (issue 10, Tests): Debian's skopeo pushes a
@@ -14,21 +13,12 @@ import { apiCall, passwordGrant } from "./pages-support";
  * lists its tags, pulls it back byte for byte, and sees it gone after a delete through the REST
  * API; a read-only token cannot push; OAuth tokens are refused by /jwt/auth and generic packages.
  */
-const run = promisify(execFile);
 const base = inject("baseURL");
 const host = new URL(base).host;
 const work = mkdtempSync(path.join(tmpdir(), "registry-e2e-"));
 const suffix = randomBytes(4).toString("hex");
 
-async function skopeo(args: string[]): Promise<{ ok: boolean; out: string }> {
-  try {
-    const { stdout, stderr } = await run("skopeo", args, { cwd: work, env: { ...process.env, HOME: work }, timeout: 120_000, maxBuffer: 20 * 1024 * 1024 });
-    return { ok: true, out: stdout + stderr };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}${e.message}` };
-  }
-}
+const skopeo = (args: string[]) => runSkopeo(work, args);
 
 const api = (method: string, p: string, token: string, body?: unknown) => apiCall(base, method, p, token, body);
 
