@@ -7,8 +7,53 @@ import { buildSync } from "esbuild";
 const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
 
 /**
- * Two projects: `workers` runs in workerd with the real D1, Durable Object and R2 bindings of
- * wrangler.toml; `e2e` runs in Node against a server started the way README says.
+ * Test files that need a runtime of their own: they count every row of a table or rotate a
+ * singleton (the signing-key ring), so rows left by other files would change what they see.
+ * Every other workers file shares one runtime per vitest worker (isolate: false), which saves
+ * loading the Worker's module graph again for each file (about 7 s a file on this machine); those
+ * files create their own users, projects and clients under fresh names and do not depend on
+ * an empty database.
+ */
+const stateSensitiveFiles = [
+  "test/oidc/signing-keys.test.ts",
+  "test/scale/keyset-pagination.test.ts",
+  "test/scale/totals.test.ts",
+];
+
+/** A project running in workerd with the real D1, Durable Object and R2 bindings of wrangler.toml. */
+function workersProject(name: string, files: { isolate: boolean; include?: string[]; exclude?: string[] }) {
+  return {
+    plugins: [
+      cloudflareTest(async () => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
+            SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
+            // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
+            LOCAL_DEV: "true",
+            // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
+            GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
+          },
+          serviceBindings: { ECHO_PLUGIN: "echo-plugin" },
+          workers: [{ name: "echo-plugin", modules: true, script: echoPlugin, compatibilityDate: "2026-11-01" }],
+        },
+      })),
+    ],
+    test: {
+      name,
+      isolate: files.isolate,
+      include: files.include ?? ["test/**/*.test.ts", "test/**/*.test.tsx"],
+      exclude: ["test/e2e/**", "node_modules/**", ...(files.exclude ?? [])],
+      setupFiles: ["./test/setup/apply-migrations.ts"],
+      testTimeout: 30_000,
+    },
+  };
+}
+
+/**
+ * Three projects: `workers` and `workers-isolated` run in workerd with the real D1, Durable Object
+ * and R2 bindings of wrangler.toml; `e2e` runs in Node against a server started the way README says.
  */
 export default defineConfig({
   test: {
@@ -16,32 +61,8 @@ export default defineConfig({
     // The per-request log lines (docs/operations.md) would bury the test output.
     onConsoleLog: (log) => !log.startsWith('{"msg":"request"'),
     projects: [
-      {
-        plugins: [
-          cloudflareTest(async () => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
-                SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
-                // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
-                LOCAL_DEV: "true",
-                // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
-                GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
-              },
-              serviceBindings: { ECHO_PLUGIN: "echo-plugin" },
-              workers: [{ name: "echo-plugin", modules: true, script: echoPlugin, compatibilityDate: "2026-11-01" }],
-            },
-          })),
-        ],
-        test: {
-          name: "workers",
-          include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
-          exclude: ["test/e2e/**", "node_modules/**"],
-          setupFiles: ["./test/setup/apply-migrations.ts"],
-          testTimeout: 30_000,
-        },
-      },
+      workersProject("workers", { isolate: false, exclude: stateSensitiveFiles }),
+      workersProject("workers-isolated", { isolate: true, include: stateSensitiveFiles }),
       {
         test: {
           name: "e2e",
