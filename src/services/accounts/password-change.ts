@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
-import { verifyReenteredPassword } from "../auth/password-reentry";
-import { hashPassword, passwordWeakness } from "../crypto/password";
-import { recordAudit } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import type { UserRow } from "../db/users";
-import type { Bindings } from "../env";
-import { userChanged } from "../credentials/user-credentials";
+import { verifyReenteredPassword } from "./password-reentry";
+import { hashPassword, passwordWeakness } from "../../crypto/password";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { users } from "../../db/schema/accounts";
+import type { UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+import { userChanged } from "../../credentials/user-credentials";
 
 export type PasswordChangeFailure = "wrong_password" | "mismatch" | "weak" | "unchanged";
 

@@ -1,17 +1,17 @@
 import { and, eq, sql } from "drizzle-orm";
-import { getConfig } from "../config";
-import { decryptWithAny, encryptString } from "../crypto/encrypt";
-import { sha256Hex } from "../crypto/hash";
+import { getConfig } from "../../config";
+import { decryptWithAny, encryptString } from "../../crypto/encrypt";
+import { sha256Hex } from "../../crypto/hash";
 import { verifyReenteredPassword } from "./password-reentry";
-import { randomBytes, toHex } from "../crypto/random";
-import { generateTotpSecret, otpauthUri, verifyTotp } from "../crypto/totp";
-import { recordAudit } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { userOtpState } from "../db/schema/two-factor";
-import { findUserById, type UserRow } from "../db/users";
-import type { Bindings } from "../env";
-import { userChanged } from "../credentials/user-credentials";
+import { randomBytes, toHex } from "../../crypto/random";
+import { generateTotpSecret, otpauthUri, verifyTotp } from "../../crypto/totp";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { users } from "../../db/schema/accounts";
+import { userOtpState } from "../../db/schema/two-factor";
+import { findUserById, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+import { userChanged } from "../../credentials/user-credentials";
 
 /**
  * Two-factor authentication with TOTP (RFC 6238) and one-time recovery codes, as GitLab:

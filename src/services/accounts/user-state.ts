@@ -1,11 +1,11 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { recordAudit, type AuditActor } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { findUserById, type UserRow } from "../db/users";
-import type { Bindings } from "../env";
-import { deleteSessionsOfUser } from "../credentials/session";
-import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../credentials/user-credentials";
+import { recordAudit, type AuditActor } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { users } from "../../db/schema/accounts";
+import { findUserById, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+import { deleteSessionsOfUser } from "../../credentials/session";
+import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../../credentials/user-credentials";
 
 /**
  * Account controls, as GitLab's admin API (docs/operations.md, "Account controls"):

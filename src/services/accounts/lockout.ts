@@ -1,11 +1,11 @@
 import { eq, sql } from "drizzle-orm";
-import { AccountStateError, type StateChange } from "../accounts/user-state";
-import { recordAudit, type AuditActor } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import type { Bindings } from "../env";
+import { AccountStateError, type StateChange } from "./user-state";
+import { recordAudit, type AuditActor } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { users } from "../../db/schema/accounts";
+import type { Bindings } from "../../env";
 import { countGuardedFailure, liftGuard } from "./account-guard";
-import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../throttle";
+import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../../throttle";
 
 /**
  * The account lockout that cannot be used as a weapon (issue 8, item 2; docs/security.md).

@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import { getConfig } from "../config";
-import { recordAudit } from "../db/audit";
-import { getDb } from "../db/client";
-import { sessions } from "../db/schema/accounts";
-import { signInAddresses } from "../db/schema/sign-in-addresses";
-import type { Bindings } from "../env";
-import { checkAllowed, hitFailure, resetThrottle, throttleKey } from "../throttle";
+import { getConfig } from "../../config";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { sessions } from "../../db/schema/accounts";
+import { signInAddresses } from "../../db/schema/sign-in-addresses";
+import type { Bindings } from "../../env";
+import { checkAllowed, hitFailure, resetThrottle, throttleKey } from "../../throttle";
 
 /**
  * The account-wide bound on guessing (docs/security.md, "Account-wide bound").
@@ -100,7 +100,7 @@ export async function countGuardedFailure(env: Bindings, userId: number, ip: str
   return true;
 }
 
-/** An administrator's unlock also lifts the guard (src/auth/lockout.ts unlockAccount). */
+/** An administrator's unlock also lifts the guard (src/services/accounts/lockout.ts unlockAccount). */
 export async function liftGuard(env: Bindings, userId: number): Promise<number> {
   return resetThrottle(env, BUCKET, String(userId));
 }

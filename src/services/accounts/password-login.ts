@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
-import { DUMMY_PASSWORD_HASH, verifyPassword } from "../crypto/password";
-import { recordAudit } from "../db/audit";
-import { activateUser } from "../accounts/user-state";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { findUserByLogin, type UserRow } from "../db/users";
-import type { Bindings } from "../env";
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../crypto/password";
+import { recordAudit } from "../../db/audit";
+import { activateUser } from "./user-state";
+import { getDb } from "../../db/client";
+import { users } from "../../db/schema/accounts";
+import { findUserByLogin, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
 import { guardRefuses, rememberSignInAddress } from "./account-guard";
 import { assertAttemptAllowed, countAddressFailure, isLockedOut, recordFailedAttempt } from "./lockout";
 
