@@ -23,7 +23,7 @@ export interface Config {
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
   throttle: { failedAuth: ThrottlePolicy; failedBearer: ThrottlePolicy; accountLock: ThrottlePolicy };
-  /** The account-wide bound on guessing (src/auth/account-guard.ts). */
+  /** The account-wide bound on guessing (src/services/accounts/account-guard.ts). */
   accountGuard: { passwordFailures: number; twoFactorFailures: number; windowSeconds: number; guardSeconds: number };
   seedDemoData: boolean;
   /**

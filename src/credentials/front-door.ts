@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { countAddressFailure } from "../auth/lockout";
+import { countAddressFailure } from "../services/accounts/lockout";
 import { getDb } from "../db/client";
 import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";

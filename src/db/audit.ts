@@ -22,6 +22,8 @@ export type AuditAction =
   | "application_secret_renewed"
   | "personal_access_token_created"
   | "personal_access_token_revoked"
+  | "deploy_token_created"
+  | "deploy_token_revoked"
   | "two_factor_enabled"
   | "two_factor_disabled"
   | "password_changed"

@@ -81,3 +81,8 @@ export async function groupAccessLevel(db: Db, groupId: number, userId: number):
     .where(and(eq(members.userId, userId), eq(members.sourceType, "group"), inArray(members.sourceId, ids)));
   return row?.level ?? 0;
 }
+
+/** The projects whose full path is one of `lowerPaths` (lowercase), through the unique index on lower(path_with_namespace). */
+export async function projectsByLowerPaths(db: Db, lowerPaths: string[]): Promise<ProjectRow[]> {
+  return db.select().from(projects).where(inArray(sql`lower(${projects.pathWithNamespace})`, lowerPaths));
+}

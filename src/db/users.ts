@@ -118,3 +118,9 @@ export async function takenFields(db: Db, username: string, email: string): Prom
   ]);
   return { username: byUsername.length > 0 || byGroup.length > 0, email: byEmail.length > 0 };
 }
+
+/** Whether any user exists (the first start creates root when none does). */
+export async function anyUserExists(db: Db): Promise<boolean> {
+  const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(users);
+  return n > 0;
+}

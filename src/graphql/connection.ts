@@ -1,4 +1,7 @@
 import { GraphQLError } from "graphql";
+import type { Page, Window } from "../db/page";
+
+export type { Page, Window };
 
 /**
  * Relay connections (GitLab: first/after/last/before, at most 100 nodes a page). Cursors are opaque
@@ -13,10 +16,6 @@ export interface ConnectionArgs {
 
 export const MAX_PAGE_SIZE = 100;
 
-export interface Window {
-  offset: number;
-  limit: number;
-}
 
 function decodeCursor(cursor: string, name: string): number {
   let n = Number.NaN;
@@ -67,11 +66,6 @@ export function toConnection<T>(rows: T[], window: Window, total: number): Conne
       hasNextPage: window.offset + rows.length < total,
     },
   };
-}
-
-export interface Page<T> {
-  rows: T[];
-  total: number;
 }
 
 /**

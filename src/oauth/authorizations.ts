@@ -1,7 +1,5 @@
-import { and, eq } from "drizzle-orm";
 import { getDb } from "../db/client";
-import { applications } from "../db/schema/applications";
-import { oauthTokenFamilies } from "../db/schema/oauth";
+import { activeGrantsOfUser } from "../db/oauth-grants";
 import type { Bindings } from "../env";
 import { liveFamilies, revokeFamilies } from "../credentials/oauth-family";
 import { parseScopes } from "../domain/scopes";
@@ -19,12 +17,7 @@ export interface AuthorizedApplication {
 
 /** Applications with at least one live (exchanged, not revoked) grant of the user; scopes merged. */
 export async function listAuthorizedApplications(env: Bindings, userId: number): Promise<AuthorizedApplication[]> {
-  const db = getDb(env.DB);
-  const rows = await db
-    .select({ family: oauthTokenFamilies, app: { id: applications.id, uid: applications.uid, name: applications.name } })
-    .from(oauthTokenFamilies)
-    .innerJoin(applications, eq(applications.id, oauthTokenFamilies.applicationId))
-    .where(and(eq(oauthTokenFamilies.userId, userId), eq(oauthTokenFamilies.status, "active")));
+  const rows = await activeGrantsOfUser(getDb(env.DB), userId);
   const byApp = new Map<number, AuthorizedApplication>();
   for (const { family, app } of rows) {
     const entry = byApp.get(app.id) ?? { application: app, scopes: [], createdAt: family.createdAt };

@@ -6,7 +6,7 @@ import { findApplicationByUid } from "../db/applications";
 import { getDb } from "../db/client";
 import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthorization } from "../db/pending-authorizations";
 import type { AppEnv } from "../env";
-import { gate } from "../versioning/gate";
+import { gate } from "../http/gate";
 import { renderPage } from "../web/page";
 import { pageSecurityHeaders, requireCsrf } from "../web/security";
 import { csrfToken, currentUser, endSession, sessionAuthTime } from "../web/session";

@@ -3,7 +3,7 @@ import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
-import { gate } from "../versioning/gate";
+import { gate } from "../http/gate";
 import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";

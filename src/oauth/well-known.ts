@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { ALL_SCOPES } from "../domain/scopes";
 import type { AppEnv } from "../env";
-import { gate } from "../versioning/gate";
+import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
 import { CLAIMS_SUPPORTED } from "./oidc/claims";

@@ -4,7 +4,7 @@ import { catalogueReport } from "../versioning/report";
 import { invalidArgument, notFound, PluginError, ResCode } from "./codes";
 import { fileJson, readFileChunks } from "./files";
 import { fromBase64, jsonData, parseJsonData, toBase64, type CallFn, type ChatFn, type FnContext } from "./functions";
-import { findFile } from "./store";
+import { findFile } from "../db/plugins";
 import { checkTopic, readSubscription, topicStub } from "./topics";
 
 /** The built-in plugin `core` (docs/plugin-protocol.md, "core functions"). */

@@ -1,4 +1,4 @@
-import type { PluginFileRow } from "./store";
+import type { PluginFileRow } from "../db/plugins";
 import { concat } from "../storage/r2-stream";
 
 export { concat };

@@ -4,7 +4,7 @@ import { checkSecurityReport } from "../domain/security-report";
 import type { FileStream } from "../gen/proto/plugin_pb";
 import { invalidArgument, PluginError, ResCode } from "./codes";
 import { jsonData } from "./functions";
-import { insertFile } from "./store";
+import { insertFile } from "../db/plugins";
 import { receiveFile } from "./upload";
 import type { Envelope } from "./service";
 

@@ -12,7 +12,7 @@ import { forwardCall, forwardChat, forwardSendFile } from "./gateway";
 import { checkedParts } from "./upload";
 import { getConfig } from "../config";
 import { fromBase64, toBase64, type FnContext } from "./functions";
-import { claimCall, findPluginsByName, releaseCall, storeCallResult, sweepCallResults, type PluginRow } from "./store";
+import { claimCall, findPluginsByName, releaseCall, storeCallResult, sweepCallResults, type PluginRow } from "../db/plugins";
 import { concat } from "./files";
 import { sendFile } from "./send-file";
 import { combinedDeprecationHeaders } from "../versioning/gate";

@@ -1,7 +1,5 @@
-import { inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import type { ProjectRow } from "../db/projects";
-import { projects } from "../db/schema/projects";
+import { projectsByLowerPaths, type ProjectRow } from "../db/projects";
 
 /**
  * Repository names of the container registry: `<group>/<project>[/<image>]` (GitLab), each
@@ -40,7 +38,7 @@ export async function resolveRepositoryName(db: Db, name: string): Promise<Resol
     if (parts.length - i <= MAX_IMAGE_DEPTH) prefixes.push(parts.slice(0, i).join("/"));
   }
   if (!prefixes.length) return null;
-  const rows = await db.select().from(projects).where(inArray(sql`lower(${projects.pathWithNamespace})`, prefixes));
+  const rows = await projectsByLowerPaths(db, prefixes);
   if (!rows.length) return null;
   const project = rows.reduce((a, b) => (b.pathWithNamespace.length > a.pathWithNamespace.length ? b : a));
   const image = name.slice(project.pathWithNamespace.length + 1);

@@ -1,9 +1,7 @@
-import { sql } from "drizzle-orm";
 import { getConfig } from "../config";
 import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { createUser } from "../db/users";
+import { anyUserExists, createUser } from "../db/users";
 import { passwordWeakness } from "../crypto/password";
 import type { Bindings } from "../env";
 import { StartupRefused } from "./readiness";
@@ -19,8 +17,7 @@ export async function ensureRootUser(env: Bindings): Promise<void> {
   const local = getConfig(env).localDev;
   if (!password && local) return;
   const db = getDb(env.DB);
-  const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(users);
-  if (n > 0) return;
+  if (await anyUserExists(db)) return;
   if (!password) throw new StartupRefused(["ROOT_PASSWORD is not set and no user exists yet: set it (wrangler secret put ROOT_PASSWORD) to create the administrator root"]);
   const weakness = passwordWeakness(password);
   if (weakness) {

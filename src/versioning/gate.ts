@@ -1,6 +1,3 @@
-import type { Context } from "hono";
-import { getConfig } from "../config";
-import type { AppEnv } from "../env";
 import { catalogueEntry, type CatalogueEntry } from "./catalogue";
 import { atLeast, milestoneDate } from "./version";
 
@@ -51,11 +48,20 @@ export function combinedDeprecationHeaders(ids: Iterable<string>, origin: string
   return deprecation === null ? null : { Deprecation: deprecation, Sunset: sunset, links };
 }
 
-const marked = new WeakMap<object, Set<string>>();
+/**
+ * Where markDeprecated writes: the response being built and the request's origin (for the Link).
+ * The route layer passes one per request (src/http/gate.ts), so a response that uses several
+ * deprecated things, or one many times, gets one header set.
+ */
+export interface DeprecationSink {
+  origin: string;
+  header(name: string, value: string, options?: { append?: boolean }): void;
+}
 
-/** The gate as seen from a request: the configured version and the request's origin. */
-export function gate(c: Context<AppEnv>) {
-  const version = getConfig(c.env).serviceVersion;
+const marked = new WeakMap<DeprecationSink, Set<string>>();
+
+/** The gate at a service version; `sink` receives the headers of deprecated-but-served entries. */
+export function gate(version: string, sink: DeprecationSink) {
   return {
     version,
     isRemoved: (id: string) => isRemoved(id, version),
@@ -63,16 +69,14 @@ export function gate(c: Context<AppEnv>) {
     /** Marks the response when the entry is deprecated but served; returns whether it did. */
     markDeprecated(id: string): boolean {
       if (!isDeprecated(id, version)) return false;
-      // A response may use several deprecated things (or one many times, per list item).
-      let seen = marked.get(c);
-      if (!seen) marked.set(c, (seen = new Set()));
+      let seen = marked.get(sink);
+      if (!seen) marked.set(sink, (seen = new Set()));
       if (seen.has(id)) return true;
       seen.add(id);
-      const origin = new URL(c.req.url).origin;
-      c.header("Link", deprecationHeaders(id, origin).Link, { append: true });
-      const combined = combinedDeprecationHeaders(seen, origin)!;
-      c.header("Deprecation", combined.Deprecation);
-      if (combined.Sunset) c.header("Sunset", combined.Sunset);
+      sink.header("Link", deprecationHeaders(id, sink.origin).Link, { append: true });
+      const combined = combinedDeprecationHeaders(seen, sink.origin)!;
+      sink.header("Deprecation", combined.Deprecation);
+      if (combined.Sunset) sink.header("Sunset", combined.Sunset);
       return true;
     },
   };

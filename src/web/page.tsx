@@ -4,7 +4,9 @@ import { html } from "hono/html";
 import { createMiddleware } from "hono/factory";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AuditActor } from "../db/audit";
 import type { UserRow } from "../db/users";
+import { clientAddress } from "../http/client-address";
 import type { AppEnv, Bindings, Variables } from "../env";
 import { Layout } from "./layout";
 import { csrfToken, currentUser } from "./session";
@@ -55,6 +57,11 @@ export const requireUser = createMiddleware<PageEnv>(async (c, next) => {
   c.set("user", user);
   await next();
 });
+
+/** The acting principal of a page request (a session has no Sudo): what src/services audit. */
+export function sessionActor(c: Context<PageEnv>): AuditActor {
+  return { id: c.var.user.id, ip: clientAddress(c.req.raw, c.env) };
+}
 
 /**
  * A one-shot notice carried across a redirect (POST, then redirect, then GET). Never a secret:

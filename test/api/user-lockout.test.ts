@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { verifyPasswordLogin } from "../../src/auth/password-login";
+import { verifyPasswordLogin } from "../../src/services/accounts/password-login";
 import { Browser, textOf } from "../helpers/browser";
 import { TEST_PASSWORD, call, makeUser, makeUserWithToken } from "../helpers/fixtures";
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { pendingEnrolment } from "../../src/auth/two-factor";
+import { pendingEnrolment } from "../../src/services/accounts/two-factor";
 import { withVars } from "../../src/config";
 import { decryptWithAny, encryptString } from "../../src/crypto/encrypt";
 import { getDb } from "../../src/db/client";

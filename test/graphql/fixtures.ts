@@ -3,8 +3,8 @@ import { getDb } from "../../src/db/client";
 import { createMergeRequest, mergeMergeRequest } from "../../src/db/merge-requests";
 import { addPackageFile, createPipeline, findOrCreatePackage } from "../../src/db/packages";
 import { AccessLevel } from "../../src/domain/access";
-import { createIssue } from "../../src/graphql/data/issues";
-import { recordFindings, type NewFinding } from "../../src/graphql/data/pipelines";
+import { createIssue } from "../../src/db/issues";
+import { recordFindings, type NewFinding } from "../../src/db/pipelines";
 import { makePat, makeUser, unique } from "../helpers/fixtures";
 import { addMemberTo, makeGroup, makeProject } from "../helpers/resources";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import type { Res } from "../../src/gen/proto/plugin_pb";
-import { insertPlugin } from "../../src/plugin/store";
+import { insertPlugin } from "../../src/db/plugins";
 import { makeUserWithToken, unique } from "../helpers/fixtures";
 import { asJson, dec, enc, header, pluginClient, PROTOCOLS } from "./client";
 

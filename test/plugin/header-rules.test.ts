@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { revokePersonalAccessToken } from "../../src/credentials/personal-access-token";
 import { findPersonalAccessToken } from "../../src/db/personal-access-tokens";
-import { insertPlugin } from "../../src/plugin/store";
+import { insertPlugin } from "../../src/db/plugins";
 import { makeUser, makeUserWithToken, unique } from "../helpers/fixtures";
 import { asJson, dec, enc, header, pluginClient, PROTOCOLS } from "./client";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { withVars } from "../../src/config";
 import { FileStreamSchema, type FileStream, type Header } from "../../src/gen/proto/plugin_pb";
 import { getDb } from "../../src/db/client";
-import { insertPlugin } from "../../src/plugin/store";
+import { insertPlugin } from "../../src/db/plugins";
 import { makeUserWithToken, unique } from "../helpers/fixtures";
 import { asJson, dec, enc, header, listKeys, pluginClient, PROTOCOLS, workerFetch } from "./client";
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LoginError, verifyPasswordLogin } from "../../src/auth/password-login";
+import { LoginError, verifyPasswordLogin } from "../../src/services/accounts/password-login";
 import { getDb } from "../../src/db/client";
 import { findUserById } from "../../src/db/users";
 import { TEST_PASSWORD, call, callFrom, makeUser, unique } from "../helpers/fixtures";

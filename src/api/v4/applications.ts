@@ -1,19 +1,14 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { getConfig } from "../../config";
-import { recordAudit } from "../../db/audit";
-import { createApplication, deleteApplication, findApplicationById, listApplications, renewApplicationSecret, type ApplicationRow } from "../../db/applications";
+import { findApplicationById, listApplications, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
-import { validateApplicationInput } from "../../domain/application-input";
 import type { AppEnv } from "../../env";
-import { revokeAllForApplication } from "../../oauth/authorizations";
-import { newApplicationTtl } from "../../oauth/issue";
+import { createApplication, deleteApplication, renewApplicationSecret } from "../../services/applications";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
-import { clientAddress } from "../../http/client-address";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
@@ -50,27 +45,18 @@ const NewApplication = z.object({
 
 applications.post("/applications", validateParams(NewApplication), async (c) => {
   const input = c.req.valid("json");
-  const checked = validateApplicationInput(
-    {
-      name: input.name,
-      redirectUri: input.redirect_uri,
-      scopes: Array.isArray(input.scopes) ? parseScopeList(input.scopes) : parseScopes(input.scopes),
-      accessTokenExpiresIn: input.access_token_expires_in,
-    },
-    getConfig(c.env).allowInsecureRedirects,
-  );
-  if (!checked.ok) throw new ApiError(400, { message: checked.errors });
-  const db = getDb(c.env.DB);
-  const { row, secret } = await createApplication(db, {
-    ...checked.value,
-    accessTokenTtlSeconds: newApplicationTtl(c.env, checked.value.accessTokenTtlSeconds),
+  const created = await createApplication(c.env, requestActor(c), {
+    name: input.name,
+    redirectUri: input.redirect_uri,
+    scopes: Array.isArray(input.scopes) ? parseScopeList(input.scopes) : parseScopes(input.scopes),
+    accessTokenExpiresIn: input.access_token_expires_in,
     confidential: input.confidential ?? true,
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expire_access_tokens ?? true,
     ownerId: null,
   });
-  await audit(c, "application_created", row);
-  return c.json({ ...entity(row), secret }, 201);
+  if (!created.ok) throw new ApiError(400, { message: created.errors });
+  return c.json({ ...entity(created.row), secret: created.secret }, 201);
 });
 
 applications.get("/applications", async (c) => {
@@ -88,30 +74,14 @@ async function instanceApplication(c: Context<AppEnv>): Promise<ApplicationRow> 
 }
 
 applications.delete("/applications/:id", async (c) => {
-  const app = await instanceApplication(c);
-  // Every grant dies first, so no token of the application outlives it.
-  await revokeAllForApplication(c.env, app.id);
-  await deleteApplication(getDb(c.env.DB), app.id);
-  await audit(c, "application_deleted", app);
+  await deleteApplication(c.env, requestActor(c), await instanceApplication(c));
   return c.body(null, 204);
 });
 
 applications.post("/applications/:id/renew-secret", async (c) => {
-  const app = await instanceApplication(c);
-  const renewed = await renewApplicationSecret(getDb(c.env.DB), app.id);
+  const renewed = await renewApplicationSecret(c.env, requestActor(c), await instanceApplication(c));
   if (!renewed) throw notFound("Application Not Found");
-  await audit(c, "application_secret_renewed", renewed.row);
   return c.json({ ...entity(renewed.row), secret: renewed.secret }, 201);
 });
-
-function audit(c: Context<AppEnv>, action: "application_created" | "application_deleted" | "application_secret_renewed", app: ApplicationRow) {
-  return recordAudit(getDb(c.env.DB), {
-    action,
-    actor: requestActor(c),
-    entityType: "oauth_application",
-    entityId: app.id,
-    details: { name: app.name, application_id: app.uid },
-  });
-}
 
 export default applications;

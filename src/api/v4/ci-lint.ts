@@ -4,7 +4,7 @@ import { z } from "zod";
 import { lintPipeline } from "../../domain/ci-lint";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAuth } from "./auth";
 import { loadProject } from "./load";
 import { parseParams, readParams } from "./validate";

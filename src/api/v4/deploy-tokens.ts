@@ -1,11 +1,12 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createDeployToken, getDeployToken, listDeployTokens, deleteDeployToken, type DeployTokenOwner, type DeployTokenRow } from "../../db/deploy-tokens";
+import { getDeployToken, listDeployTokens, type DeployTokenOwner, type DeployTokenRow } from "../../db/deploy-tokens";
 import { AccessLevel } from "../../domain/access";
-import { isDeployTokenExpired, validateDeployTokenInput } from "../../domain/deploy-token-input";
+import { isDeployTokenExpired } from "../../domain/deploy-token-input";
 import type { AppEnv } from "../../env";
-import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
+import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
+import { READ_API, requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, notFound } from "./errors";
 import { iso, loadGroup, loadProject } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
@@ -68,22 +69,20 @@ for (const kind of ["projects", "groups"] as const) {
   deployTokensApi.post(`/${kind}/:id/deploy_tokens`, requireAuth(WRITE_API), validateParams(NewToken), async (c) => {
     const owner = await ownerOf(c, kind);
     const input = c.req.valid("json");
-    const checked = validateDeployTokenInput({
+    const created = await createDeployToken(c.env, requestActor(c), owner, {
       name: input.name,
       scopes: parseScopeList(input.scopes),
       expiresAt: input.expires_at,
       username: input.username,
     });
-    if (!checked.ok) throw new ApiError(400, { message: checked.errors });
-    const { token, row } = await createDeployToken(getDb(c.env.DB), owner, checked.value);
-    return c.json({ ...deployTokenEntity(row), token }, 201);
+    if (!created.ok) throw new ApiError(400, { message: created.errors });
+    return c.json({ ...deployTokenEntity(created.row), token: created.token }, 201);
   });
 
   deployTokensApi.get(`/${kind}/:id/deploy_tokens/:token_id`, requireAuth(READ_API), async (c) => c.json(deployTokenEntity(await tokenOf(c, await ownerOf(c, kind)))));
 
   deployTokensApi.delete(`/${kind}/:id/deploy_tokens/:token_id`, requireAuth(WRITE_API), async (c) => {
-    const token = await tokenOf(c, await ownerOf(c, kind));
-    await deleteDeployToken(getDb(c.env.DB), token.id);
+    await revokeDeployToken(c.env, requestActor(c), await tokenOf(c, await ownerOf(c, kind)));
     return c.body(null, 204);
   });
 }

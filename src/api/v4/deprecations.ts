@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { catalogueReport } from "../../versioning/report";
 
 /** GET /api/v4/deprecations: the schedule with each entry's state at the configured version (public). */

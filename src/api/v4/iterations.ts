@@ -7,7 +7,7 @@ import { groupAncestry } from "../../db/projects";
 import { iterations } from "../../db/schema/iterations";
 import { IterationParamError, iterationState, parseIterationStateFilter, STATE_NUMBER, todayUtc } from "../../domain/iterations";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam } from "./errors";
 import { iso, loadGroup, loadProject, webUrl } from "./load";

@@ -12,7 +12,7 @@ import {
 import { AccessLevel } from "../../domain/access";
 import { approvalStatusName, ApprovalStatusError, parseApprovalStatus, usesOldNames, type ApprovalStatus } from "../../domain/license-policy";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, notFound } from "./errors";
 import { loadProject } from "./load";

@@ -17,7 +17,7 @@ import type { ProjectRow } from "../../db/projects";
 import { mergeRequests } from "../../db/schema/merge-requests";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError } from "./errors";
 import { iso, loadProject, webUrl } from "./load";

@@ -22,7 +22,7 @@ import type { ProjectRow } from "../../db/projects";
 import { packages as packagesTable } from "../../db/schema/packages";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { iso, loadProject, webUrl } from "./load";

@@ -1,18 +1,14 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { revokePersonalAccessToken } from "../../credentials/personal-access-token";
-import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import {
-  createPersonalAccessToken,
   getPersonalAccessToken,
   isPatExpired,
   listPersonalAccessTokens,
   type PersonalAccessTokenRow,
 } from "../../db/personal-access-tokens";
 import { findUserById } from "../../db/users";
-import { validatePatInput } from "../../domain/pat-input";
 import type { AppEnv } from "../../env";
 import { READ_API, WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
@@ -20,7 +16,7 @@ import { iso } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam, idParam } from "./params";
 import { validateParams, validateQuery } from "./validate";
-import { clientAddress } from "../../http/client-address";
+import { createPersonalAccessToken, revokePersonalAccessToken } from "../../services/personal-access-tokens";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
@@ -58,11 +54,9 @@ pats.post("/users/:user_id/personal_access_tokens", requireAuth(WRITE_API), requ
   const user = await findUserById(db, userId.data);
   if (!user) throw notFound("User Not Found");
   const input = c.req.valid("json");
-  const checked = validatePatInput({ name: input.name, scopes: parseScopeList(input.scopes), expiresAt: input.expires_at });
-  if (!checked.ok) throw new ApiError(400, { message: checked.errors });
-  const { token, row } = await createPersonalAccessToken(db, { userId: user.id, ...checked.value });
-  await audit(c, "personal_access_token_created", row);
-  return c.json({ ...patEntity(row), token }, 201);
+  const created = await createPersonalAccessToken(c.env, requestActor(c), { userId: user.id, name: input.name, scopes: parseScopeList(input.scopes), expiresAt: input.expires_at });
+  if (!created.ok) throw new ApiError(400, { message: created.errors });
+  return c.json({ ...patEntity(created.row), token: created.token }, 201);
 });
 
 const ListQuery = z.object({
@@ -117,20 +111,8 @@ pats.get("/personal_access_tokens/:id", requireAuth(READ_API), async (c) => c.js
 
 pats.delete("/personal_access_tokens/:id", requireAuth(WRITE_API), async (c) => {
   const pat = await visibleToken(c);
-  if (pat.revoked) throw new ApiError(400, { message: "400 Bad request - Token already revoked" });
-  await revokePersonalAccessToken(c.env, pat.id);
-  await audit(c, "personal_access_token_revoked", pat);
+  if (!(await revokePersonalAccessToken(c.env, requestActor(c), pat))) throw new ApiError(400, { message: "400 Bad request - Token already revoked" });
   return c.body(null, 204);
 });
-
-function audit(c: Context<AppEnv>, action: "personal_access_token_created" | "personal_access_token_revoked", pat: PersonalAccessTokenRow) {
-  return recordAudit(getDb(c.env.DB), {
-    action,
-    actor: requestActor(c),
-    entityType: "personal_access_token",
-    entityId: pat.id,
-    details: { name: pat.name, user_id: pat.userId, scopes: pat.scopes },
-  });
-}
 
 export default pats;

@@ -5,7 +5,7 @@ import { findUserById } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { CORE, isPluginName } from "../../plugin/envelope";
 import { endpointProblem } from "../../plugin/gateway";
-import { insertPlugin, listPlugins, type PluginRow } from "../../plugin/store";
+import { insertPlugin, listPlugins, type PluginRow } from "../../db/plugins";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { badRequest, conflict, forbidden, invalidParam, notFound } from "./errors";
 import { parsePage, setPaginationHeaders } from "./pagination";

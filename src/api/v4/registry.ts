@@ -8,7 +8,7 @@ import { findRepository, findTag, listRepositories, listTags, tagsOf, type Regis
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { removeRepository, removeTag } from "../../registry/images";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { notFound } from "./errors";
 import { iso, loadGroup, loadProject } from "./load";

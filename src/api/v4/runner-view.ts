@@ -15,7 +15,7 @@ import {
   type StatusFilter,
 } from "../../domain/runner-status";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { iso } from "./load";
 import { optionalBool, parseParams, queryParams } from "./validate";
 import { ApiError, invalidParam } from "./errors";

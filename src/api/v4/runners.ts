@@ -22,7 +22,7 @@ import {
 import { runners as runnersTable } from "../../db/schema/runners";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { loadGroup, loadProject } from "./load";

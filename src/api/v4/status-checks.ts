@@ -14,7 +14,7 @@ import {
 import { AccessLevel } from "../../domain/access";
 import { StatusRequiredError, statusCheckOutcome, StatusValueError } from "../../domain/status-checks";
 import type { AppEnv } from "../../env";
-import { gate } from "../../versioning/gate";
+import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, invalidParam, notFound } from "./errors";
 import { loadProject, uniqueOr400 } from "./load";

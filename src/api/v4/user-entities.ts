@@ -1,4 +1,4 @@
-import { avatarUrl } from "../../accounts/avatar";
+import { avatarUrl } from "../../services/accounts/avatar";
 import type { UserRow } from "../../db/users";
 import { iso } from "./load";
 

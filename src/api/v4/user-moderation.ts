@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { AccountStateError, activateUser, blockUser, deactivateUser, unblockUser, type StateChange } from "../../accounts/user-state";
-import { unlockAccount } from "../../auth/lockout";
+import { AccountStateError, activateUser, blockUser, deactivateUser, unblockUser, type StateChange } from "../../services/accounts/user-state";
+import { unlockAccount } from "../../services/accounts/lockout";
 import type { AppEnv } from "../../env";
 import type { Bindings } from "../../env";
 import type { AuditActor } from "../../db/audit";

@@ -15,7 +15,7 @@ export const users = sqliteTable(
   email: text("email").notNull(),
   /** PBKDF2 (src/crypto/password.ts). */
   passwordHash: text("password_hash").notNull(),
-  /** GitLab user states: active, blocked, deactivated (src/accounts/user-state.ts). */
+  /** GitLab user states: active, blocked, deactivated (src/services/accounts/user-state.ts). */
   state: text("state").notNull().default("active"),
   isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
   /** TOTP secret, AES-GCM encrypted under SECRET_KEY_BASE (it must be read back to verify codes). */

@@ -2,7 +2,7 @@ import { stringify } from "yaml";
 import { AccessLevel } from "../../domain/access";
 import { paginate, type ConnectionArgs } from "../connection";
 import { isAdmin, notAvailable, projectLevel, requireWrite, visibleProject, type GqlContext } from "../context";
-import { listMeasurements, recordTodayIfMissing, type Identifier, type MeasurementRow } from "../data/usage-trends";
+import { listMeasurements, recordTodayIfMissing, type Identifier, type MeasurementRow } from "../../db/usage-trends";
 
 /** usageTrendsMeasurements (and its removed old name) and apiFuzzingCiConfigurationCreate. */
 interface MeasurementArgs extends ConnectionArgs {

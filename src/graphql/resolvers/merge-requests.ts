@@ -4,7 +4,7 @@ import { canSeeProject, canSeeProjectCode, loadProject, notAvailable, requireWri
 import { findMergeRequest, listMergeRequests, type MergeRequestRow } from "../../db/merge-requests";
 import { mergeRequests } from "../../db/schema/merge-requests";
 import { eq } from "drizzle-orm";
-import { createIssue, findIssue, findIssueByIid, listIssues, type IssueRow } from "../data/issues";
+import { createIssue, findIssue, findIssueByIid, listIssues, type IssueRow } from "../../db/issues";
 import { parseGid, toGid } from "../schema/global-id";
 import { loadUser } from "./projects";
 

@@ -16,7 +16,7 @@ import {
   type PackageFileRow,
   type PackageRow,
   type PackageSort,
-} from "../data/packages";
+} from "../../db/package-lists";
 import { parseGid, toGid } from "../schema/global-id";
 
 /**

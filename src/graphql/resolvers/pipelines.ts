@@ -1,8 +1,8 @@
 import type { ProjectRow } from "../../db/projects";
 import { paginate, type ConnectionArgs } from "../connection";
 import { canSeeProjectCode, loadProject, type GqlContext } from "../context";
-import { findPipeline, listFindings, listProjectPipelines, type FindingRow } from "../data/pipelines";
-import type { PipelineRow } from "../data/packages";
+import { findPipeline, listFindings, listProjectPipelines, type FindingRow } from "../../db/pipelines";
+import type { PipelineRow } from "../../db/package-lists";
 import { toGid } from "../schema/global-id";
 
 /** Pipeline and PipelineSecurityReportFinding (schedule: projectFingerprint deprecated, uuid instead). */

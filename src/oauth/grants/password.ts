@@ -1,4 +1,4 @@
-import { LoginError, verifyPasswordLogin } from "../../auth/password-login";
+import { LoginError, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { isScope, parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 import { issueAccessOnly, tokenResponse } from "../issue";

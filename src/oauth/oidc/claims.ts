@@ -1,4 +1,4 @@
-import { avatarUrl } from "../../accounts/avatar";
+import { avatarUrl } from "../../services/accounts/avatar";
 import { getDb } from "../../db/client";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { accountLocks, unlockAccount } from "../../auth/lockout";
+import { accountLocks, unlockAccount } from "../../services/accounts/lockout";
 import { getDb } from "../../db/client";
 import { findUserByLogin } from "../../db/users";
 import { CsrfField, Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";

@@ -1,20 +1,11 @@
 import { Hono, type Context } from "hono";
-import { newApplicationTtl } from "../../oauth/issue";
 import { getConfig } from "../../config";
-import { recordAudit, type AuditAction } from "../../db/audit";
-import {
-  createApplication,
-  deleteApplication,
-  findApplicationById,
-  listApplications,
-  renewApplicationSecret,
-  updateApplication,
-  type ApplicationRow,
-} from "../../db/applications";
+import { findApplicationById, listApplications, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
-import { validateApplicationInput, type ApplicationErrors } from "../../domain/application-input";
-import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../oauth/authorizations";
-import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import type { ApplicationErrors } from "../../domain/application-input";
+import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../oauth/authorizations";
+import { createApplication, deleteApplication, renewApplicationSecret, updateApplication, type ApplicationFields } from "../../services/applications";
+import { CsrfField, Flash, renderPage, requireUser, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import {
   ApplicationDetails,
@@ -25,8 +16,7 @@ import {
   formValuesOf,
   type AppFormValues,
 } from "./application-views";
-import { clientAddress } from "../../http/client-address";
-import { formatScopes, parseScopeList } from "../../domain/scopes";
+import { parseScopeList } from "../../domain/scopes";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
@@ -52,22 +42,16 @@ async function readForm(c: Ctx): Promise<AppFormValues> {
   };
 }
 
-function check(c: Ctx, v: AppFormValues) {
-  return validateApplicationInput(
-    { name: v.name, redirectUri: v.redirectUri, scopes: parseScopeList(v.scopes), accessTokenExpiresIn: v.accessTokenExpiresIn },
-    getConfig(c.env).allowInsecureRedirects,
-  );
-}
-
-async function audit(c: Ctx, action: AuditAction, app: ApplicationRow) {
-  await recordAudit(getDb(c.env.DB), {
-    action,
-    authorId: c.var.user.id,
-    entityType: "oauth_application",
-    entityId: app.id,
-    details: { name: app.name, application_id: app.uid },
-    ip: clientAddress(c.req.raw, c.env),
-  });
+/** The form's values as the service takes them (checkbox scopes are one scope each). */
+function fieldsOf(v: AppFormValues): ApplicationFields {
+  return {
+    name: v.name,
+    redirectUri: v.redirectUri,
+    scopes: parseScopeList(v.scopes),
+    accessTokenExpiresIn: v.accessTokenExpiresIn,
+    confidential: v.confidential,
+    expireAccessTokens: v.expireAccessTokens,
+  };
 }
 
 async function indexPage(c: Ctx, opts: { values?: AppFormValues; errors?: ApplicationErrors } = {}) {
@@ -124,18 +108,10 @@ apps.get("/profile/applications", (c) => indexPage(c));
 
 apps.post("/profile/applications", async (c) => {
   const values = await readForm(c);
-  const checked = check(c, values);
-  if (!checked.ok) return indexPage(c, { values, errors: checked.errors });
-  const { row, secret } = await createApplication(getDb(c.env.DB), {
-    ...checked.value,
-    accessTokenTtlSeconds: newApplicationTtl(c.env, checked.value.accessTokenTtlSeconds),
-    confidential: values.confidential,
-    expireAccessTokens: values.expireAccessTokens,
-    ownerId: c.var.user.id,
-  });
-  await audit(c, "application_created", row);
+  const created = await createApplication(c.env, sessionActor(c), { ...fieldsOf(values), ownerId: c.var.user.id });
+  if (!created.ok) return indexPage(c, { values, errors: created.errors });
   // The secret is shown in this response only; storage has its hash.
-  return showPage(c, row, { secret, notice: "The application was created.", status: 201 });
+  return showPage(c, created.row, { secret: created.secret, notice: "The application was created.", status: 201 });
 });
 
 apps.get("/profile/applications/:id{[0-9]+}", async (c) => {
@@ -168,17 +144,8 @@ apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
   const values = await readForm(c);
-  const checked = check(c, values);
-  if (!checked.ok) return editPage(c, app, values, checked.errors);
-  await updateApplication(getDb(c.env.DB), app.id, {
-    name: checked.value.name,
-    redirectUri: checked.value.redirectUri,
-    scopes: formatScopes(checked.value.scopes),
-    confidential: values.confidential,
-    expireAccessTokens: values.expireAccessTokens,
-    // An emptied field keeps the current lifetime.
-    ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
-  });
+  const updated = await updateApplication(c.env, app, fieldsOf(values));
+  if (!updated.ok) return editPage(c, app, values, updated.errors);
   setFlash(c, "The application was updated.");
   return c.redirect(`/profile/applications/${app.id}`, 303);
 });
@@ -186,9 +153,8 @@ apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
 apps.post("/profile/applications/:id{[0-9]+}/renew", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
-  const renewed = await renewApplicationSecret(getDb(c.env.DB), app.id);
+  const renewed = await renewApplicationSecret(c.env, sessionActor(c), app);
   if (!renewed) return notFoundPage(c);
-  await audit(c, "application_secret_renewed", renewed.row);
   return showPage(c, renewed.row, { secret: renewed.secret, notice: "The secret was renewed; the old one no longer works." });
 });
 
@@ -218,9 +184,7 @@ apps.get("/profile/applications/:id{[0-9]+}/delete", async (c) => {
 apps.post("/profile/applications/:id{[0-9]+}/delete", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
-  await revokeAllForApplication(c.env, app.id);
-  await deleteApplication(getDb(c.env.DB), app.id);
-  await audit(c, "application_deleted", app);
+  await deleteApplication(c.env, sessionActor(c), app);
   setFlash(c, `The application ${app.name} was deleted.`);
   return c.redirect("/profile/applications", 303);
 });

@@ -1,10 +1,11 @@
 import { Hono, type Context } from "hono";
 import { getDb } from "../../db/client";
-import { createDeployToken, deleteDeployToken, getDeployToken, listDeployTokens } from "../../db/deploy-tokens";
+import { getDeployToken, listDeployTokens } from "../../db/deploy-tokens";
 import { AccessLevel } from "../../domain/access";
-import { DEPLOY_TOKEN_SCOPES, isDeployTokenExpired, validateDeployTokenInput, type DeployTokenErrors } from "../../domain/deploy-token-input";
+import { DEPLOY_TOKEN_SCOPES, isDeployTokenExpired, type DeployTokenErrors } from "../../domain/deploy-token-input";
+import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
 import { RevokeForm, ScopeBadges, ShownOnce, TableHead } from "../components";
-import { CsrfField, Flash, formatDate, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
@@ -127,18 +128,16 @@ deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens`, asy
     expiresAt: str(body.expires_at),
     scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string"),
   };
-  const checked = validateDeployTokenInput({ name: values.name, scopes: parseScopeList(values.scopes), expiresAt: values.expiresAt, username: values.username });
-  if (!checked.ok) return page(c, { values, errors: checked.errors });
-  const { token, row } = await createDeployToken(getDb(c.env.DB), { projectId: project.id }, checked.value);
+  const created = await createDeployToken(c.env, sessionActor(c), { projectId: project.id }, { ...values, scopes: parseScopeList(values.scopes) });
+  if (!created.ok) return page(c, { values, errors: created.errors });
   // Shown in this response only; storage has its hash.
-  return page(c, { created: { token, username: row.username } });
+  return page(c, { created: { token: created.token, username: created.row.username } });
 });
 
 deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens/:id{[0-9]+}/revoke`, async (c) => {
   const { project } = await projectForPage(c, AccessLevel.MAINTAINER);
-  const db = getDb(c.env.DB);
-  const row = await getDeployToken(db, { projectId: project.id }, Number(c.req.param("id")));
-  if (row) await deleteDeployToken(db, row.id);
+  const row = await getDeployToken(getDb(c.env.DB), { projectId: project.id }, Number(c.req.param("id")));
+  if (row) await revokeDeployToken(c.env, sessionActor(c), row);
   setFlash(c, row ? `The deploy token ${row.name} was revoked.` : "No such deploy token.");
   return c.redirect(`/${project.pathWithNamespace}/-/settings/repository`, 303);
 });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { CATALOGUE } from "../../versioning/catalogue";
-import { gate, stateAt, type ChangeState } from "../../versioning/gate";
+import { gate } from "../../http/gate";
+import { stateAt, type ChangeState } from "../../versioning/gate";
 import { milestoneDate } from "../../versioning/version";
 import type { AppEnv } from "../../env";
 import { TableHead } from "../components";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { PasswordChangeError, changePassword } from "../../accounts/password-change";
+import { PasswordChangeError, changePassword } from "../../services/accounts/password-change";
 import { throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
 import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";

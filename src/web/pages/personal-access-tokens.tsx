@@ -1,13 +1,11 @@
 import { Hono, type Context } from "hono";
-import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { revokePersonalAccessToken } from "../../credentials/personal-access-token";
-import { createPersonalAccessToken, listPersonalAccessTokens } from "../../db/personal-access-tokens";
-import { PAT_SCOPES, isoDay, maxPatExpiry, validatePatInput, type PatErrors } from "../../domain/pat-input";
+import { getPersonalAccessToken, listPersonalAccessTokens } from "../../db/personal-access-tokens";
+import { PAT_SCOPES, isoDay, maxPatExpiry, type PatErrors } from "../../domain/pat-input";
+import { createPersonalAccessToken, revokePersonalAccessToken } from "../../services/personal-access-tokens";
 import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
-import { CsrfField, Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, formatDate, renderPage, requireUser, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
-import { clientAddress } from "../../http/client-address";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /** /profile/personal_access_tokens: create (expiry required, at most a year), shown once, list, revoke. */
@@ -101,30 +99,18 @@ pats.post("/profile/personal_access_tokens", async (c) => {
     expiresAt: typeof body.expires_at === "string" ? body.expires_at : "",
     scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string"),
   };
-  const checked = validatePatInput({ ...values, scopes: parseScopeList(values.scopes) });
-  if (!checked.ok) return page(c, { values, errors: checked.errors });
-  const db = getDb(c.env.DB);
-  const { token, row } = await createPersonalAccessToken(db, { userId: c.var.user.id, ...checked.value });
-  await recordAudit(db, {
-    action: "personal_access_token_created",
-    authorId: c.var.user.id,
-    entityType: "personal_access_token",
-    entityId: row.id,
-    details: { name: row.name, user_id: row.userId, scopes: row.scopes },
-    ip: clientAddress(c.req.raw, c.env),
-  });
+  const created = await createPersonalAccessToken(c.env, sessionActor(c), { userId: c.var.user.id, ...values, scopes: parseScopeList(values.scopes) });
+  if (!created.ok) return page(c, { values, errors: created.errors });
   // Shown in this response only; storage has its hash.
-  return page(c, { created: { token, name: row.name } });
+  return page(c, { created: { token: created.token, name: created.row.name } });
 });
 
 pats.post("/profile/personal_access_tokens/:id{[0-9]+}/revoke", async (c) => {
-  const id = Number(c.req.param("id"));
-  const db = getDb(c.env.DB);
-  const ok = await revokePersonalAccessToken(c.env, id, c.var.user.id);
-  if (ok) {
-    await recordAudit(db, { action: "personal_access_token_revoked", authorId: c.var.user.id, entityType: "personal_access_token", entityId: id, ip: clientAddress(c.req.raw, c.env) });
-  }
-  setFlash(c, ok ? "The personal access token was revoked." : "No such token.");
+  const pat = await getPersonalAccessToken(getDb(c.env.DB), Number(c.req.param("id")));
+  // Another user's token is as good as missing; revoking a revoked one again changes nothing.
+  const own = pat !== null && pat.userId === c.var.user.id;
+  if (own) await revokePersonalAccessToken(c.env, sessionActor(c), pat);
+  setFlash(c, own ? "The personal access token was revoked." : "No such token.");
   return c.redirect("/profile/personal_access_tokens", 303);
 });
 

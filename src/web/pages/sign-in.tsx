@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { guardRefuses } from "../../auth/account-guard";
-import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../auth/lockout";
-import { LoginError, recordSuccessfulSignIn, verifyPasswordLogin } from "../../auth/password-login";
-import { verifySecondFactor } from "../../auth/two-factor";
+import { guardRefuses } from "../../services/accounts/account-guard";
+import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../services/accounts/lockout";
+import { LoginError, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
+import { verifySecondFactor } from "../../services/accounts/two-factor";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { CsrfField, Flash, renderPage, takeFlash, type PageEnv } from "../page";
@@ -119,7 +119,7 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
   try {
     await assertAttemptAllowed(c.env, source);
     // An address locked out of the account, or one the account never signed in from while its
-    // second-factor budget is spent (src/auth/account-guard.ts), starts again at the password.
+    // second-factor budget is spent (src/services/accounts/account-guard.ts), starts again at the password.
     if ((await guardRefuses(c.env, user.id, source.ip, "two_factor")) || (await isLockedOut(c.env, user.id, source))) return backToSignIn(INVALID, 401);
     const method = code ? await verifySecondFactor(c.env, user, code) : null;
     if (!method) {

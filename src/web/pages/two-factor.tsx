@@ -9,7 +9,7 @@ import {
   pendingEnrolment,
   regenerateRecoveryCodes,
   remainingRecoveryCodes,
-} from "../../auth/two-factor";
+} from "../../services/accounts/two-factor";
 import type { UserRow } from "../../db/users";
 import { statusFor, throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";

@@ -1,11 +1,10 @@
-import { eq, sql } from "drizzle-orm";
-import { AccountStateError, type StateChange } from "../accounts/user-state";
-import { recordAudit, type AuditActor } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import type { Bindings } from "../env";
+import { AccountStateError, type StateChange } from "./user-state";
+import { recordAudit, type AuditActor } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { clearLockoutOfUser, markLockedUntil } from "../../db/user-accounts";
+import type { Bindings } from "../../env";
 import { countGuardedFailure, liftGuard } from "./account-guard";
-import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../throttle";
+import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../../throttle";
 
 /**
  * The account lockout that cannot be used as a weapon (issue 8, item 2; docs/security.md).
@@ -77,7 +76,7 @@ export async function recordFailedAttempt(env: Bindings, userId: number, source:
     const until = Date.now() + lock.retryAfterSeconds * 1000;
     // users.locked_until shows administrators (API `locked`, admin page) that some address is
     // locked out; it does not refuse anybody by itself.
-    await db.update(users).set({ lockedUntil: sql`MAX(COALESCE(${users.lockedUntil}, 0), ${until})` }).where(eq(users.id, userId));
+    await markLockedUntil(db, userId, until);
     await recordAudit(db, { action: "lockout", entityType: "user", entityId: userId, details: { until, address: throttleKey(source.ip), method }, ip: source.ip });
   }
   await countAddressFailure(env, source, method);
@@ -95,8 +94,7 @@ export async function accountLocks(env: Bindings, userId: number): Promise<{ add
  */
 export async function unlockAccount(env: Bindings, actor: AuditActor, userId: number): Promise<StateChange> {
   const db = getDb(env.DB);
-  const [user] = await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId)).returning({ id: users.id });
-  if (!user) throw new AccountStateError("not_found", "User Not Found");
+  if (!(await clearLockoutOfUser(db, userId))) throw new AccountStateError("not_found", "User Not Found");
   const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
   const guardsLifted = await liftGuard(env, userId);
   await recordAudit(db, { action: "account_unlocked", actor, entityType: "user", entityId: userId, details: { locks_lifted: lifted, guards_lifted: guardsLifted } });

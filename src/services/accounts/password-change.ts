@@ -1,12 +1,11 @@
-import { eq } from "drizzle-orm";
-import { verifyReenteredPassword } from "../auth/password-reentry";
-import { hashPassword, passwordWeakness } from "../crypto/password";
-import { recordAudit } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import type { UserRow } from "../db/users";
-import type { Bindings } from "../env";
-import { userChanged } from "../credentials/user-credentials";
+import { verifyReenteredPassword } from "./password-reentry";
+import { hashPassword, passwordWeakness } from "../../crypto/password";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { setPasswordHash } from "../../db/user-accounts";
+import type { UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+import { userChanged } from "../../credentials/user-credentials";
 
 export type PasswordChangeFailure = "wrong_password" | "mismatch" | "weak" | "unchanged";
 
@@ -37,7 +36,7 @@ export async function changePassword(
   if (weakness) throw new PasswordChangeError("weak", weakness);
   if (input.password === input.current) throw new PasswordChangeError("unchanged");
   const db = getDb(env.DB);
-  await db.update(users).set({ passwordHash: await hashPassword(input.password) }).where(eq(users.id, user.id));
+  await setPasswordHash(db, user.id, await hashPassword(input.password));
   await recordAudit(db, { action: "password_changed", authorId: user.id, entityType: "user", entityId: user.id, ip });
   await userChanged(env, user.id);
 }

@@ -1,5 +1,5 @@
-import { verifyPassword } from "../crypto/password";
-import type { Bindings } from "../env";
+import { verifyPassword } from "../../crypto/password";
+import type { Bindings } from "../../env";
 import { assertAttemptAllowed, countAddressFailure } from "./lockout";
 
 /**

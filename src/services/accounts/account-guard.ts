@@ -1,11 +1,9 @@
-import { and, eq } from "drizzle-orm";
-import { getConfig } from "../config";
-import { recordAudit } from "../db/audit";
-import { getDb } from "../db/client";
-import { sessions } from "../db/schema/accounts";
-import { signInAddresses } from "../db/schema/sign-in-addresses";
-import type { Bindings } from "../env";
-import { checkAllowed, hitFailure, resetThrottle, throttleKey } from "../throttle";
+import { getConfig } from "../../config";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { deletePendingTwoFactorSessions, hasSignInAddress, rememberSignInAddressOf } from "../../db/user-accounts";
+import type { Bindings } from "../../env";
+import { checkAllowed, hitFailure, resetThrottle, throttleKey } from "../../throttle";
 
 /**
  * The account-wide bound on guessing (docs/security.md, "Account-wide bound").
@@ -40,20 +38,12 @@ function policy(env: Bindings, kind: GuardedSecret) {
 
 /** Has this account completed a sign-in from this address (by throttle key) before? */
 export async function isKnownAddress(env: Bindings, userId: number, ip: string | null): Promise<boolean> {
-  const row = await getDb(env.DB)
-    .select({ userId: signInAddresses.userId })
-    .from(signInAddresses)
-    .where(and(eq(signInAddresses.userId, userId), eq(signInAddresses.address, throttleKey(ip))))
-    .get();
-  return row !== undefined;
+  return hasSignInAddress(getDb(env.DB), userId, throttleKey(ip));
 }
 
 /** Remembers the address of a completed sign-in (called once both factors passed). */
 export async function rememberSignInAddress(env: Bindings, userId: number, ip: string | null, now = Date.now()): Promise<void> {
-  await getDb(env.DB)
-    .insert(signInAddresses)
-    .values({ userId, address: throttleKey(ip), lastSignInAt: now })
-    .onConflictDoUpdate({ target: [signInAddresses.userId, signInAddresses.address], set: { lastSignInAt: now } });
+  await rememberSignInAddressOf(getDb(env.DB), userId, throttleKey(ip), now);
 }
 
 /**
@@ -77,13 +67,7 @@ export async function countGuardedFailure(env: Bindings, userId: number, ip: str
   if (!hit.banStarted) return false;
   const db = getDb(env.DB);
   let pendingEnded = 0;
-  if (kind === "two_factor") {
-    const ended = await db
-      .delete(sessions)
-      .where(and(eq(sessions.userId, userId), eq(sessions.pendingTwoFactor, true)))
-      .returning({ id: sessions.idHash });
-    pendingEnded = ended.length;
-  }
+  if (kind === "two_factor") pendingEnded = await deletePendingTwoFactorSessions(db, userId);
   await recordAudit(db, {
     action: "account_guarded",
     entityType: "user",
@@ -100,7 +84,7 @@ export async function countGuardedFailure(env: Bindings, userId: number, ip: str
   return true;
 }
 
-/** An administrator's unlock also lifts the guard (src/auth/lockout.ts unlockAccount). */
+/** An administrator's unlock also lifts the guard (src/services/accounts/lockout.ts unlockAccount). */
 export async function liftGuard(env: Bindings, userId: number): Promise<number> {
   return resetThrottle(env, BUCKET, String(userId));
 }

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { securityReportFindings } from "../../db/schema/graphql";
-import { ciPipelines } from "../../db/schema/packages";
-import type { Page, Window } from "../connection";
-import { pageOf, type PipelineRow } from "./packages";
+import type { Db } from "./client";
+import { securityReportFindings } from "./schema/graphql";
+import { ciPipelines } from "./schema/packages";
+import { pageAndCount as pageOf, type Page, type Window } from "./page";
+import type { PipelineRow } from "./package-lists";
 
 /** Pipelines (REST area's ci_pipelines) and their security report findings (this area's table). */
 export type FindingRow = typeof securityReportFindings.$inferSelect;

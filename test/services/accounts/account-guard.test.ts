@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { verifyPasswordLogin } from "../../src/auth/password-login";
-import { base32Decode, totp } from "../../src/crypto/totp";
-import { Browser, textOf } from "../helpers/browser";
-import { TEST_PASSWORD, call, callFrom, makeUser, makeUserWithToken } from "../helpers/fixtures";
+import { verifyPasswordLogin } from "../../../src/services/accounts/password-login";
+import { base32Decode, totp } from "../../../src/crypto/totp";
+import { Browser, textOf } from "../../helpers/browser";
+import { TEST_PASSWORD, call, callFrom, makeUser, makeUserWithToken } from "../../helpers/fixtures";
 
 /**
  * docs/security.md, "Account-wide bound": failures of one account count over every address; once

@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { inIdList } from "../../db/listing";
-import { ciPipelines, packageFiles, packagePipelines, packages } from "../../db/schema/packages";
-import type { Page, Window } from "../connection";
+import type { Db } from "./client";
+import { inIdList } from "./listing";
+import { ciPipelines, packageFiles, packagePipelines, packages } from "./schema/packages";
+import { pageAndCount as pageOf, type Page, type Window } from "./page";
 
 /** Package registry queries for GraphQL on the REST area's tables (src/db/schema/packages.ts). */
-import type { PackageFileRow, PackageRow, PipelineRow } from "../../db/packages";
+import type { PackageFileRow, PackageRow, PipelineRow } from "./packages";
 export type { PackageFileRow, PackageRow, PipelineRow };
 
 export interface PackageFilter {
@@ -26,10 +26,6 @@ export async function findPackage(db: Db, id: number): Promise<PackageRow | null
 /** GitLab hides packages being processed or destroyed from lists. */
 const listed = sql`${packages.status} NOT IN ('processing', 'pending_destruction')`;
 
-async function pageOf<T>(db: Db, rowsQuery: Promise<T[]> | unknown, countQuery: unknown): Promise<Page<T>> {
-  const [rows, [{ n }]] = (await db.batch([rowsQuery as never, countQuery as never])) as unknown as [T[], { n: number }[]];
-  return { rows, total: n };
-}
 
 /** Conditions of a package list: listed packages, name (partial, case-insensitive) and type. */
 export function packageConditions(f: { packageName?: string; packageType?: string }): SQL[] {
@@ -84,4 +80,3 @@ export function listPackageFiles(db: Db, packageId: number, w: Window): Promise<
   );
 }
 
-export { pageOf };

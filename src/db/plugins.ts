@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { pluginCallResults, pluginFiles, plugins } from "../db/schema/plugins";
+import type { Db } from "./client";
+import { pluginCallResults, pluginFiles, plugins } from "./schema/plugins";
 
 export type PluginRow = typeof plugins.$inferSelect;
 export type PluginFileRow = typeof pluginFiles.$inferSelect;

@@ -1,8 +1,8 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { usageTrendsMeasurements } from "../../db/schema/graphql";
-import type { Page, Window } from "../connection";
-import { pageOf } from "./packages";
+import type { Db } from "./client";
+import { usageTrendsMeasurements } from "./schema/graphql";
+import { pageAndCount as pageOf, type Page, type Window } from "./page";
+
 
 /**
  * GitLab's usage trends: daily instance counts. GitLab records them with a daily worker; a Worker

@@ -1,5 +1,5 @@
-import { sha256HexMemo } from "../crypto/hash-memo";
-import type { UserRow } from "../db/users";
+import { sha256HexMemo } from "../../crypto/hash-memo";
+import type { UserRow } from "../../db/users";
 
 /** Every user entity hashes the e-mail again: remembered per isolate (bench/RESULTS.md, Profile). */
 const emailHashes = sha256HexMemo(1024);

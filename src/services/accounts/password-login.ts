@@ -1,11 +1,10 @@
-import { eq } from "drizzle-orm";
-import { DUMMY_PASSWORD_HASH, verifyPassword } from "../crypto/password";
-import { recordAudit } from "../db/audit";
-import { activateUser } from "../accounts/user-state";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { findUserByLogin, type UserRow } from "../db/users";
-import type { Bindings } from "../env";
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../crypto/password";
+import { recordAudit } from "../../db/audit";
+import { activateUser } from "./user-state";
+import { getDb } from "../../db/client";
+import { recordSignInOfUser } from "../../db/user-accounts";
+import { findUserByLogin, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
 import { guardRefuses, rememberSignInAddress } from "./account-guard";
 import { assertAttemptAllowed, countAddressFailure, isLockedOut, recordFailedAttempt } from "./lockout";
 
@@ -86,8 +85,8 @@ export async function recordSuccessfulSignIn(
   method: "password" | "two_factor" | "recovery_code",
 ): Promise<UserRow> {
   const db = getDb(env.DB);
-  const [[row]] = await Promise.all([
-    db.update(users).set({ failedAttempts: 0, lastSignInAt: Date.now() }).where(eq(users.id, user.id)).returning(),
+  const [row] = await Promise.all([
+    recordSignInOfUser(db, user.id),
     rememberSignInAddress(env, user.id, ip),
   ]);
   await recordAudit(db, { action: "sign_in", authorId: user.id, entityType: "user", entityId: user.id, details: { method }, ip });

@@ -1,11 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { recordAudit, type AuditActor } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { findUserById, type UserRow } from "../db/users";
-import type { Bindings } from "../env";
-import { deleteSessionsOfUser } from "../credentials/session";
-import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../credentials/user-credentials";
+import { recordAudit, type AuditActor } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { transitionUserState, type AccountState } from "../../db/user-accounts";
+import { findUserById, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+import { deleteSessionsOfUser } from "../../credentials/session";
+import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../../credentials/user-credentials";
 
 /**
  * Account controls, as GitLab's admin API (docs/operations.md, "Account controls"):
@@ -19,7 +18,7 @@ import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } fro
  * Every credential check already refuses a user whose state is not "active" (sessions, PATs, the
  * OAuth family's user snapshot, which userChanged() drops), so the change holds on the next request.
  */
-export type UserState = "active" | "blocked" | "deactivated";
+export type UserState = AccountState;
 
 /** GitLab's ::User::MINIMUM_INACTIVE_DAYS. */
 export const MINIMUM_INACTIVE_DAYS = 90;
@@ -48,13 +47,7 @@ async function target(env: Bindings, userId: number): Promise<UserRow> {
 
 /** One conditional UPDATE, so two admins racing change the state once and audit it once. */
 async function transition(env: Bindings, userId: number, from: UserState[], to: UserState): Promise<boolean> {
-  const db = getDb(env.DB);
-  const rows = await db
-    .update(users)
-    .set({ state: to })
-    .where(and(eq(users.id, userId), inArray(users.state, from)))
-    .returning({ id: users.id });
-  return rows.length > 0;
+  return transitionUserState(getDb(env.DB), userId, from, to);
 }
 
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {

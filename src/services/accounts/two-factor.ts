@@ -1,17 +1,15 @@
-import { and, eq, sql } from "drizzle-orm";
-import { getConfig } from "../config";
-import { decryptWithAny, encryptString } from "../crypto/encrypt";
-import { sha256Hex } from "../crypto/hash";
+import { getConfig } from "../../config";
+import { decryptWithAny, encryptString } from "../../crypto/encrypt";
+import { sha256Hex } from "../../crypto/hash";
 import { verifyReenteredPassword } from "./password-reentry";
-import { randomBytes, toHex } from "../crypto/random";
-import { generateTotpSecret, otpauthUri, verifyTotp } from "../crypto/totp";
-import { recordAudit } from "../db/audit";
-import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
-import { userOtpState } from "../db/schema/two-factor";
-import { findUserById, type UserRow } from "../db/users";
-import type { Bindings } from "../env";
-import { userChanged } from "../credentials/user-credentials";
+import { randomBytes, toHex } from "../../crypto/random";
+import { generateTotpSecret, otpauthUri, verifyTotp } from "../../crypto/totp";
+import { recordAudit } from "../../db/audit";
+import { getDb } from "../../db/client";
+import { acceptOtpStep, disableOtp, enableOtp, setBackupCodeHashes, setPendingOtpSecret, swapBackupCodeHashes } from "../../db/two-factor";
+import { findUserById, type UserRow } from "../../db/users";
+import type { Bindings } from "../../env";
+import { userChanged } from "../../credentials/user-credentials";
 
 /**
  * Two-factor authentication with TOTP (RFC 6238) and one-time recovery codes, as GitLab:
@@ -44,14 +42,7 @@ export async function pendingEnrolment(env: Bindings, user: UserRow): Promise<{ 
     const enc = await encryptString(getConfig(env).secretKeyBase, PURPOSE, secret);
     // Only set it when still unset (or unreadable: sealed under a key that is gone after a
     // SECRET_KEY_BASE rotation), so two tabs show the same secret and a lost key cannot loop.
-    const unsetOrUnreadable = user.otpSecretEnc
-      ? sql`(${users.otpSecretEnc} IS NULL OR ${users.otpSecretEnc} = ${user.otpSecretEnc})`
-      : sql`${users.otpSecretEnc} IS NULL`;
-    const [row] = await getDb(env.DB)
-      .update(users)
-      .set({ otpSecretEnc: enc })
-      .where(and(eq(users.id, user.id), unsetOrUnreadable, eq(users.otpRequired, false)))
-      .returning();
+    const row = await setPendingOtpSecret(getDb(env.DB), user, enc);
     if (!row) {
       const fresh = await findUserById(getDb(env.DB), user.id);
       if (!fresh) throw new TwoFactorError("not_enabled");
@@ -84,10 +75,7 @@ export async function enableTwoFactor(
   if (!secret || !(await acceptTotp(env, user.id, secret, code))) throw new TwoFactorError("wrong_code");
   const codes = newRecoveryCodes();
   const db = getDb(env.DB);
-  await db
-    .update(users)
-    .set({ otpRequired: true, otpBackupCodeHashes: await hashCodes(codes) })
-    .where(eq(users.id, user.id));
+  await enableOtp(db, user.id, await hashCodes(codes));
   await recordAudit(db, { action: "two_factor_enabled", authorId: user.id, entityType: "user", entityId: user.id, ip });
   // Token families keep a copy of the user (two_factor_enabled is part of it): drop it now.
   await userChanged(env, user.id);
@@ -97,10 +85,7 @@ export async function enableTwoFactor(
 export async function disableTwoFactor(env: Bindings, user: UserRow, password: string, ip: string | null): Promise<void> {
   if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
   const db = getDb(env.DB);
-  await db.batch([
-    db.update(users).set({ otpRequired: false, otpSecretEnc: null, otpBackupCodeHashes: "[]" }).where(eq(users.id, user.id)),
-    db.delete(userOtpState).where(eq(userOtpState.userId, user.id)),
-  ]);
+  await disableOtp(db, user.id);
   await recordAudit(db, { action: "two_factor_disabled", authorId: user.id, entityType: "user", entityId: user.id, ip });
   await userChanged(env, user.id);
 }
@@ -110,7 +95,7 @@ export async function regenerateRecoveryCodes(env: Bindings, user: UserRow, pass
   if (!user.otpRequired) throw new TwoFactorError("not_enabled");
   if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
   const codes = newRecoveryCodes();
-  await getDb(env.DB).update(users).set({ otpBackupCodeHashes: await hashCodes(codes) }).where(eq(users.id, user.id));
+  await setBackupCodeHashes(getDb(env.DB), user.id, await hashCodes(codes));
   return codes;
 }
 
@@ -121,16 +106,7 @@ export async function regenerateRecoveryCodes(env: Bindings, user: UserRow, pass
 async function acceptTotp(env: Bindings, userId: number, secret: string, code: string): Promise<boolean> {
   const step = await verifyTotp(secret, code);
   if (step === null) return false;
-  const rows = await getDb(env.DB)
-    .insert(userOtpState)
-    .values({ userId, lastUsedStep: step })
-    .onConflictDoUpdate({
-      target: userOtpState.userId,
-      set: { lastUsedStep: step },
-      setWhere: sql`${userOtpState.lastUsedStep} < ${step}`,
-    })
-    .returning({ step: userOtpState.lastUsedStep });
-  return rows.length === 1;
+  return acceptOtpStep(getDb(env.DB), userId, step);
 }
 
 /** Spends a recovery code with compare-and-swap on the stored list, so each works once. */
@@ -145,12 +121,7 @@ async function consumeRecoveryCode(env: Bindings, user: UserRow, code: string): 
     const list: string[] = JSON.parse(fresh.otpBackupCodeHashes || "[]");
     if (!list.includes(hash)) return false;
     const rest = JSON.stringify(list.filter((h) => h !== hash));
-    const res = await db
-      .update(users)
-      .set({ otpBackupCodeHashes: rest })
-      .where(and(eq(users.id, user.id), eq(users.otpBackupCodeHashes, fresh.otpBackupCodeHashes)))
-      .returning({ id: users.id });
-    if (res.length === 1) return true;
+    if (await swapBackupCodeHashes(db, user.id, fresh.otpBackupCodeHashes, rest)) return true;
   }
   return false;
 }

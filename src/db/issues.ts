@@ -1,9 +1,9 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
-import { isUniqueViolation } from "../../db/errors";
-import type { Db } from "../../db/client";
-import { issues } from "../../db/schema/graphql";
-import type { Page, Window } from "../connection";
-import { pageOf } from "./packages";
+import { isUniqueViolation } from "./errors";
+import type { Db } from "./client";
+import { issues } from "./schema/graphql";
+import { pageAndCount as pageOf, type Page, type Window } from "./page";
+
 
 /** Issues (this area's table; merge requests are the REST area's src/db/merge-requests.ts). */
 export type IssueRow = typeof issues.$inferSelect;

@@ -1,0 +1,107 @@
+import { getConfig } from "../config";
+import {
+  createApplication as insertApplication,
+  deleteApplication as removeApplication,
+  renewApplicationSecret as storeNewSecret,
+  updateApplication as patchApplication,
+  type ApplicationRow,
+} from "../db/applications";
+import { recordAudit, type AuditActor } from "../db/audit";
+import { getDb } from "../db/client";
+import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
+import { formatScopes } from "../domain/scopes";
+import type { Bindings } from "../env";
+import { revokeAllForApplication } from "../oauth/authorizations";
+import { newApplicationTtl } from "../oauth/issue";
+
+/**
+ * OAuth applications as use cases, shared by the admin API (/api/v4/applications) and
+ * /profile/applications: each validates, writes and audits in one place, so both surfaces write
+ * the same row and the same audit event. Who may touch which application is the caller's check
+ * (administrators: instance applications; users: their own).
+ */
+
+export interface ApplicationFields {
+  name: string;
+  /** One URI per line. */
+  redirectUri: string;
+  /** Parsed by the entry point (src/domain/scopes.ts); each surface knows its grammar. */
+  scopes: readonly string[];
+  /** Seconds, as typed; blank or absent keeps the default (or, on update, the current value). */
+  accessTokenExpiresIn?: string | number;
+  confidential: boolean;
+  expireAccessTokens: boolean;
+  trusted?: boolean;
+}
+
+export type ApplicationResult<T> = ({ ok: true } & T) | { ok: false; errors: ApplicationErrors };
+
+function check(env: Bindings, input: ApplicationFields) {
+  return validateApplicationInput(
+    { name: input.name, redirectUri: input.redirectUri, scopes: input.scopes, accessTokenExpiresIn: input.accessTokenExpiresIn },
+    getConfig(env).allowInsecureRedirects,
+  );
+}
+
+type ApplicationAction = "application_created" | "application_deleted" | "application_secret_renewed";
+
+function audit(env: Bindings, actor: AuditActor, action: ApplicationAction, app: ApplicationRow) {
+  return recordAudit(getDb(env.DB), {
+    action,
+    actor,
+    entityType: "oauth_application",
+    entityId: app.id,
+    details: { name: app.name, application_id: app.uid },
+  });
+}
+
+/** Registers an application of `ownerId` (null: instance-wide). The secret is in this answer only; storage keeps its hash. */
+export async function createApplication(
+  env: Bindings,
+  actor: AuditActor,
+  input: ApplicationFields & { ownerId: number | null },
+): Promise<ApplicationResult<{ row: ApplicationRow; secret: string }>> {
+  const checked = check(env, input);
+  if (!checked.ok) return checked;
+  const { row, secret } = await insertApplication(getDb(env.DB), {
+    ...checked.value,
+    accessTokenTtlSeconds: newApplicationTtl(env, checked.value.accessTokenTtlSeconds),
+    confidential: input.confidential,
+    trusted: input.trusted ?? false,
+    expireAccessTokens: input.expireAccessTokens,
+    ownerId: input.ownerId,
+  });
+  await audit(env, actor, "application_created", row);
+  return { ok: true, row, secret };
+}
+
+/** Changes an application's settings; an emptied lifetime keeps the current one. */
+export async function updateApplication(env: Bindings, app: ApplicationRow, input: ApplicationFields): Promise<ApplicationResult<{ row: ApplicationRow }>> {
+  const checked = check(env, input);
+  if (!checked.ok) return checked;
+  const row = await patchApplication(getDb(env.DB), app.id, {
+    name: checked.value.name,
+    redirectUri: checked.value.redirectUri,
+    scopes: formatScopes(checked.value.scopes),
+    confidential: input.confidential,
+    expireAccessTokens: input.expireAccessTokens,
+    ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
+    ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
+  });
+  return { ok: true, row: row ?? app };
+}
+
+/** Deletes an application; every grant of it dies first, so no token of it outlives it. */
+export async function deleteApplication(env: Bindings, actor: AuditActor, app: ApplicationRow): Promise<void> {
+  await revokeAllForApplication(env, app.id);
+  await removeApplication(getDb(env.DB), app.id);
+  await audit(env, actor, "application_deleted", app);
+}
+
+/** A new secret replaces the old at once; null when the application is gone. */
+export async function renewApplicationSecret(env: Bindings, actor: AuditActor, app: ApplicationRow): Promise<{ row: ApplicationRow; secret: string } | null> {
+  const renewed = await storeNewSecret(getDb(env.DB), app.id);
+  if (!renewed) return null;
+  await audit(env, actor, "application_secret_renewed", renewed.row);
+  return renewed;
+}

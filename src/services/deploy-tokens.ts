@@ -1,0 +1,41 @@
+import { recordAudit, type AuditActor } from "../db/audit";
+import { getDb } from "../db/client";
+import { createDeployToken as insertToken, deleteDeployToken, type DeployTokenOwner, type DeployTokenRow } from "../db/deploy-tokens";
+import { validateDeployTokenInput, type DeployTokenErrors } from "../domain/deploy-token-input";
+import type { Bindings } from "../env";
+
+/**
+ * Deploy tokens as use cases, shared by the REST API (/api/v4/{projects,groups}/:id/deploy_tokens)
+ * and the project's Settings → Repository page. Both are audited (GitLab's deploy_token_created and
+ * deploy_token_revoked events). The caller has checked that the actor maintains the owner.
+ */
+
+function audit(env: Bindings, actor: AuditActor, action: "deploy_token_created" | "deploy_token_revoked", t: DeployTokenRow) {
+  return recordAudit(getDb(env.DB), {
+    action,
+    actor,
+    entityType: "deploy_token",
+    entityId: t.id,
+    details: { name: t.name, username: t.username, scopes: t.scopes, project_id: t.projectId, group_id: t.groupId },
+  });
+}
+
+/** Creates a token of the project or group; the plaintext is in this answer only, storage keeps its hash. */
+export async function createDeployToken(
+  env: Bindings,
+  actor: AuditActor,
+  owner: DeployTokenOwner,
+  input: { name: string; /** Parsed by the entry point (src/domain/scopes.ts). */ scopes: readonly string[]; expiresAt?: string | null; username?: string | null },
+): Promise<{ ok: true; token: string; row: DeployTokenRow } | { ok: false; errors: DeployTokenErrors }> {
+  const checked = validateDeployTokenInput(input);
+  if (!checked.ok) return checked;
+  const { token, row } = await insertToken(getDb(env.DB), owner, checked.value);
+  await audit(env, actor, "deploy_token_created", row);
+  return { ok: true, token, row };
+}
+
+/** GitLab's DELETE destroys the token; every use reads the row, so it stops working at once. */
+export async function revokeDeployToken(env: Bindings, actor: AuditActor, token: DeployTokenRow): Promise<void> {
+  await deleteDeployToken(getDb(env.DB), token.id);
+  await audit(env, actor, "deploy_token_revoked", token);
+}

@@ -1,0 +1,130 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { AccessLevel } from "../../src/domain/access";
+import { call, json, makePat, makeUserWithToken, unique } from "../helpers/fixtures";
+import { signedInUser } from "../helpers/browser";
+import { addMemberTo, makeProject } from "../helpers/resources";
+
+/**
+ * DESIGN "Layout", src/services: REST and the pages call the same use case, so a change made on
+ * either surface writes the same audit row (action, entity, the detail keys, the actor).
+ */
+
+interface AuditRow {
+  action: string;
+  author_id: number | null;
+  impersonator_id: number | null;
+  entity_type: string;
+  entity_id: string;
+  details: string;
+  ip_address: string | null;
+}
+
+async function auditOf(action: string, entityId: string | number): Promise<AuditRow[]> {
+  const { results } = await env.DB.prepare("SELECT * FROM audit_events WHERE action = ? AND entity_id = ? ORDER BY id").bind(action, String(entityId)).all<AuditRow>();
+  return results;
+}
+
+/** What must agree between the two surfaces: everything but the entity's own values. */
+function shapeOf(row: AuditRow) {
+  return { action: row.action, entity_type: row.entity_type, impersonator_id: row.impersonator_id, ip_address: row.ip_address, detail_keys: Object.keys(JSON.parse(row.details)).sort() };
+}
+
+describe("applications: the admin API and /profile/applications write one audit row each, alike", () => {
+  it("create, renew-secret and delete audit the same action, entity and details on both surfaces", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const rest = (await (await call("/api/v4/applications", { ...json({ name: "rest app", redirect_uri: "https://a.example/cb", scopes: "api" }), token: admin.token })).json()) as { id: number };
+    expect((await call(`/api/v4/applications/${rest.id}/renew-secret`, { method: "POST", token: admin.token })).status).toBe(201);
+    expect((await call(`/api/v4/applications/${rest.id}`, { method: "DELETE", token: admin.token })).status).toBe(204);
+
+    const { user, browser } = await signedInUser();
+    await browser.get("/profile/applications");
+    const created = await browser.post("/profile/applications", { name: "page app", redirect_uri: "https://a.example/cb", scopes: ["api"], confidential: "1", expire_access_tokens: "1" });
+    expect(created.status).toBe(201);
+    const pageId = Number(/\/profile\/applications\/(\d+)\/renew/.exec(await created.text())![1]);
+    expect((await browser.post(`/profile/applications/${pageId}/renew`, {})).status).toBe(200);
+    expect((await browser.post(`/profile/applications/${pageId}/delete`, {})).status).toBe(303);
+
+    for (const action of ["application_created", "application_secret_renewed", "application_deleted"]) {
+      const [r] = await auditOf(action, rest.id);
+      const [p] = await auditOf(action, pageId);
+      expect(r.author_id).toBe(admin.user.id);
+      expect(p.author_id).toBe(user.id);
+      expect(shapeOf(p)).toEqual(shapeOf(r));
+      expect(JSON.parse(p.details)).toMatchObject({ name: "page app" });
+      expect(await auditOf(action, pageId)).toHaveLength(1);
+    }
+  });
+});
+
+describe("personal access tokens: the REST API and /profile/personal_access_tokens write one audit row each, alike", () => {
+  it("create and revoke audit the token's name, user and scopes on both surfaces", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const { user, browser } = await signedInUser();
+    const expires = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
+    const rest = (await (await call(`/api/v4/users/${user.id}/personal_access_tokens`, { ...json({ name: "rest pat", scopes: ["read_api"], expires_at: expires }), token: admin.token })).json()) as { id: number };
+    expect((await call(`/api/v4/personal_access_tokens/${rest.id}`, { method: "DELETE", token: admin.token })).status).toBe(204);
+
+    await browser.get("/profile/personal_access_tokens");
+    expect((await browser.post("/profile/personal_access_tokens", { name: "page pat", expires_at: expires, scopes: ["read_api"] })).status).toBe(201);
+    const pageId = Number(/personal_access_tokens\/(\d+)\/revoke/.exec(browser.lastHtml)![1]);
+    expect((await browser.post(`/profile/personal_access_tokens/${pageId}/revoke`, {})).status).toBe(303);
+    // Revoking it again on the page changes nothing and writes nothing.
+    await browser.get("/profile/personal_access_tokens");
+    await browser.post(`/profile/personal_access_tokens/${pageId}/revoke`, {});
+
+    for (const action of ["personal_access_token_created", "personal_access_token_revoked"]) {
+      const [r] = await auditOf(action, rest.id);
+      const pageRows = await auditOf(action, pageId);
+      expect(pageRows).toHaveLength(1);
+      expect(r.author_id).toBe(admin.user.id);
+      expect(pageRows[0].author_id).toBe(user.id);
+      expect(shapeOf(pageRows[0])).toEqual(shapeOf(r));
+      expect(JSON.parse(pageRows[0].details)).toEqual({ name: "page pat", user_id: user.id, scopes: "read_api" });
+    }
+  });
+});
+
+describe("deploy tokens are audited: deploy_token_created and deploy_token_revoked, from REST and from Settings → Repository", () => {
+  it("REST create and delete each write one row naming the maintainer, the token and its project", async () => {
+    const owner = await makeUserWithToken();
+    const project = await makeProject(owner.user.id);
+    const created = (await (await call(`/api/v4/projects/${project.id}/deploy_tokens`, { ...json({ name: "ci", scopes: ["read_registry"] }), token: owner.token })).json()) as { id: number; username: string; token: string };
+    const [c] = await auditOf("deploy_token_created", created.id);
+    expect(c).toMatchObject({ author_id: owner.user.id, entity_type: "deploy_token" });
+    expect(JSON.parse(c.details)).toEqual({ name: "ci", username: created.username, scopes: "read_registry", project_id: project.id, group_id: null });
+    expect(c.details).not.toContain(created.token);
+    expect(await auditOf("deploy_token_revoked", created.id)).toHaveLength(0);
+    expect((await call(`/api/v4/projects/${project.id}/deploy_tokens/${created.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    const revoked = await auditOf("deploy_token_revoked", created.id);
+    expect(revoked).toHaveLength(1);
+    expect(shapeOf(revoked[0])).toEqual({ ...shapeOf(c), action: "deploy_token_revoked" });
+  });
+
+  it("the page's create and revoke write the same rows as REST, with the signed-in maintainer as author", async () => {
+    const owner = await makeUserWithToken();
+    const project = await makeProject(owner.user.id);
+    const rest = (await (await call(`/api/v4/projects/${project.id}/deploy_tokens`, { ...json({ name: "rest", scopes: ["read_registry"] }), token: owner.token })).json()) as { id: number };
+    await call(`/api/v4/projects/${project.id}/deploy_tokens/${rest.id}`, { method: "DELETE", token: owner.token });
+
+    const { user, browser } = await signedInUser();
+    await addMemberTo("project", project.id, user.id, AccessLevel.MAINTAINER);
+    const base = `/${project.pathWithNamespace}/-/settings/repository`;
+    await browser.get(base);
+    const name = unique("page");
+    expect((await browser.post(`${base}/deploy_tokens`, { name, scopes: ["read_registry"], username: "", expires_at: "" })).status).toBe(201);
+    const id = Number(/deploy_tokens\/(\d+)\/revoke/.exec(browser.lastHtml)![1]);
+    expect((await browser.post(`${base}/deploy_tokens/${id}/revoke`, {})).status).toBe(303);
+
+    for (const action of ["deploy_token_created", "deploy_token_revoked"]) {
+      const [r] = await auditOf(action, rest.id);
+      const pageRows = await auditOf(action, id);
+      expect(pageRows).toHaveLength(1);
+      expect(pageRows[0].author_id).toBe(user.id);
+      expect(shapeOf(pageRows[0])).toEqual(shapeOf(r));
+      expect(JSON.parse(pageRows[0].details)).toMatchObject({ name, project_id: project.id });
+    }
+    // The token of the page's revoke is gone, as a REST DELETE leaves it.
+    expect((await call(`/api/v4/projects/${project.id}/deploy_tokens/${id}`, { token: await makePat(owner.user.id) })).status).toBe(404);
+  });
+});
