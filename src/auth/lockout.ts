@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { AccountStateError, type StateChange } from "../accounts/user-state";
+import { accountStateError, type StateChange } from "../accounts/user-state";
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
@@ -96,7 +96,7 @@ export async function accountLocks(env: Bindings, userId: number): Promise<{ add
 export async function unlockAccount(env: Bindings, actor: AuditActor, userId: number): Promise<StateChange> {
   const db = getDb(env.DB);
   const [user] = await db.update(users).set({ lockedUntil: null, failedAttempts: 0 }).where(eq(users.id, userId)).returning({ id: users.id });
-  if (!user) throw new AccountStateError("not_found", "User Not Found");
+  if (!user) throw accountStateError("not_found", "User Not Found");
   const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
   const guardsLifted = await liftGuard(env, userId);
   await recordAudit(db, { action: "account_unlocked", actor, entityType: "user", entityId: userId, details: { locks_lifted: lifted, guards_lifted: guardsLifted } });

@@ -1,12 +1,11 @@
 import { sql } from "drizzle-orm";
-import { getConfig } from "../config";
+import { configRefused, getConfig } from "../config";
 import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import { users } from "../db/schema/accounts";
 import { createUser } from "../db/users";
 import { passwordWeakness } from "../crypto/password";
 import type { Bindings } from "../env";
-import { StartupRefused } from "./readiness";
 
 /**
  * GitLab's initial root password: when no user exists, the administrator `root` is created with
@@ -21,10 +20,10 @@ export async function ensureRootUser(env: Bindings): Promise<void> {
   const db = getDb(env.DB);
   const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(users);
   if (n > 0) return;
-  if (!password) throw new StartupRefused(["ROOT_PASSWORD is not set and no user exists yet: set it (wrangler secret put ROOT_PASSWORD) to create the administrator root"]);
+  if (!password) throw configRefused(["ROOT_PASSWORD is not set and no user exists yet: set it (wrangler secret put ROOT_PASSWORD) to create the administrator root"]);
   const weakness = passwordWeakness(password);
   if (weakness) {
-    if (!local) throw new StartupRefused([`ROOT_PASSWORD is refused: ${weakness}`]);
+    if (!local) throw configRefused([`ROOT_PASSWORD is refused: ${weakness}`]);
     console.error(`ROOT_PASSWORD refused: ${weakness}. The administrator was not created.`);
     return;
   }
