@@ -17,7 +17,8 @@ import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
-import { readinessRefusal, refusalResponse, StartupRefused } from "./setup/readiness";
+import { readinessRefusal, refusalResponse } from "./setup/readiness";
+import { refusedProblems } from "./config";
 import { renderUnhandledError } from "./app-errors";
 import { MOUNTS } from "./http/families";
 import { rejectMalformedPath } from "./http/path-decoding";
@@ -61,7 +62,8 @@ app.use(async (c, next) => {
   try {
     await ensureFirstStart(c.env);
   } catch (err) {
-    if (err instanceof StartupRefused) return refusalResponse(err);
+    const problems = refusedProblems(err);
+    if (problems) return refusalResponse(problems);
     throw err;
   }
   await next();

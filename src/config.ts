@@ -1,4 +1,5 @@
 import { checkVariables, MIN_SECRET_KEY_BASE_LENGTH, PUBLISHED_SECRET_KEY_BASE } from "./config-variables";
+import { AppError } from "./domain/errors";
 import type { Bindings } from "./env";
 import type { ThrottlePolicy } from "./throttle/failure-counter";
 
@@ -38,11 +39,12 @@ export interface Config {
 }
 
 /** The configuration cannot be used: the service refuses to serve and says why (src/setup/readiness.ts). */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`configuration refused: ${problems.join("; ")}`);
-    this.name = "ConfigError";
-  }
+export type ConfigError = AppError & { details: { problems: string[] } };
+export const configRefused = (problems: string[]): ConfigError =>
+  new AppError("unavailable", `configuration refused: ${problems.join("; ")}`, { reason: "startup_refused", problems }) as ConfigError;
+/** The problems of a refused configuration or first start (src/setup/readiness.ts), else null. */
+export function refusedProblems(err: unknown): string[] | null {
+  return err instanceof AppError && err.details.reason === "startup_refused" && Array.isArray(err.details.problems) ? (err.details.problems as string[]) : null;
 }
 
 const cache = new WeakMap<object, Config | ConfigError>();
@@ -53,7 +55,7 @@ export function getConfig(env: Bindings): Config {
     hit = parseConfig(env as unknown as Record<string, unknown>);
     cache.set(env, hit);
   }
-  if (hit instanceof ConfigError) throw hit;
+  if (hit instanceof AppError) throw hit;
   return hit;
 }
 
@@ -63,7 +65,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
   const { values, problems } = checkVariables(env, false);
   if (localDev) values.SECRET_KEY_BASE ??= PUBLISHED_SECRET_KEY_BASE;
   else problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE));
-  if (problems.length) return new ConfigError(problems);
+  if (problems.length) return configRefused(problems);
   const int = (name: string) => Number(values[name]);
   return {
     serviceVersion: values.SERVICE_VERSION,

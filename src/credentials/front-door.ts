@@ -4,16 +4,15 @@ import { countAddressFailure } from "../services/accounts/lockout";
 import { getDb } from "../db/client";
 import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
-import { ThrottledError } from "../throttle";
 import { countBearerFailure } from "./bearer-throttle";
 import { isDeployTokenSecret, resolveDeployToken, type DeployTokenPrincipal } from "./deploy-token";
-import { AuthError, ScopeError } from "./errors";
+import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
 import type { Principal } from "./principal";
 import { requireScopes } from "./resolve";
-import { applySudo, sudoIdentifier, SudoError } from "./sudo";
+import { applySudo, sudoIdentifier } from "./sudo";
 
 /**
  * The front door (DESIGN.md, "One front door"): the one way a request's credential becomes a
@@ -58,8 +57,6 @@ export interface Door {
   sudo?: boolean;
   /** Scopes the principal must hold (any one suffices). */
   scopes?: readonly string[];
-  /** How a refusal renders when the family's onError does not render credential errors itself. */
-  refuse?: (err: Error, c: Context<AppEnv>) => Response | Promise<Response>;
 }
 
 export interface Admission {
@@ -70,12 +67,10 @@ export interface Admission {
   form?: URLSearchParams | null;
 }
 
-/** A credential error the door raises: the family renders it (in `refuse` or its onError). */
-export function isRefusal(err: unknown): boolean {
-  return err instanceof AuthError || err instanceof ScopeError || err instanceof SudoError || err instanceof ThrottledError;
-}
-
-/** The caller of a request through `door`; throws AuthError, ScopeError, SudoError or ThrottledError. */
+/**
+ * The caller of a request through `door`; throws AuthError, ScopeError, ThrottledError or Sudo's
+ * AppError, which the family's renderer (its onError) answers in its shape.
+ */
 export async function admit(door: Door, a: Admission): Promise<Caller> {
   const presented = presentedCredential(a.req, door.sources, a.form);
   if (!presented) {
@@ -128,19 +123,14 @@ async function refuse(door: Door, a: Admission, err: AuthError): Promise<never> 
 }
 
 /**
- * The door as Hono middleware: sets c.var.caller (and c.var.principal for a user) or renders the
- * refusal (door.refuse, else the family's onError).
+ * The door as Hono middleware: sets c.var.caller (and c.var.principal for a user); a refusal is
+ * thrown to the family's onError, its one renderer.
  */
 export function frontDoor(door: Door) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    try {
-      const caller = await admitRequest(c, door);
-      c.set("caller", caller);
-      if (caller.kind === "user") c.set("principal", caller.principal);
-    } catch (err) {
-      if (door.refuse && isRefusal(err)) return door.refuse(err as Error, c);
-      throw err;
-    }
+    const caller = await admitRequest(c, door);
+    c.set("caller", caller);
+    if (caller.kind === "user") c.set("principal", caller.principal);
     await next();
   });
 }

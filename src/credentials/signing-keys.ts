@@ -6,6 +6,7 @@ import { getDb } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { oidcSigningKeys } from "../db/schema/oidc";
 import type { Bindings } from "../env";
+import { AppError } from "../domain/errors";
 
 /**
  * The OpenID Connect signing key ring (docs/oidc.md, Signing keys): RS256 keys, generated on first
@@ -54,12 +55,8 @@ export const RETIRE_AFTER_MS = ID_TOKEN_TTL_SECONDS * 1000 + RING_CACHE_MS;
 const PURPOSE = "oidc-signing-key";
 const ALGORITHM = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
-export class KeyRotationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "KeyRotationError";
-  }
-}
+/** A rotation refused for now (409 in REST): the next key is too young, or another rotation won. */
+const rotationRefused = (message: string) => new AppError("conflict", message, { reason: "key_rotation" });
 
 interface Ring {
   rows: KeyRow[];
@@ -210,7 +207,7 @@ export async function rotateKeys(env: Bindings): Promise<KeyInfo[]> {
   const next = rows.find((r) => r.state === "next")!;
   if (now - next.createdAt < MIN_PUBLISHED_MS) {
     const at = new Date(next.createdAt + MIN_PUBLISHED_MS).toISOString();
-    throw new KeyRotationError(`The next key ${next.kid} has not been published long enough; it may sign from ${at}.`);
+    throw rotationRefused(`The next key ${next.kid} has not been published long enough; it may sign from ${at}.`);
   }
   const fresh = await newKeyRow(getConfig(env).secretKeyBase, "next", now);
   try {
@@ -227,7 +224,7 @@ export async function rotateKeys(env: Bindings): Promise<KeyInfo[]> {
       db.insert(oidcSigningKeys).values(fresh),
     ]);
   } catch (e) {
-    if (isUniqueViolation(e)) throw new KeyRotationError("Another rotation happened at the same time; list the keys and try again.");
+    if (isUniqueViolation(e)) throw rotationRefused("Another rotation happened at the same time; list the keys and try again.");
     throw e;
   }
   rings.delete(env.DB as object);

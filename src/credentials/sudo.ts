@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import { recordAudit } from "../db/audit";
 import { findUserById, findUserByUsername } from "../db/users";
+import { AppError } from "../domain/errors";
 import { hasAnyScope } from "../domain/scopes";
 import { ScopeError } from "./errors";
 import type { Principal } from "./principal";
@@ -11,15 +12,10 @@ import type { Principal } from "./principal";
  * (lib/api/helpers.rb, sudo!): administrator first, then the token's scope, then the user.
  * Every use is audited with both identities.
  */
-export class SudoError extends Error {
-  constructor(
-    readonly reason: "not_admin" | "user_not_found",
-    readonly identifier: string,
-  ) {
-    super(`sudo: ${reason}`);
-    this.name = "SudoError";
-  }
-}
+// GitLab's messages (lib/api/helpers.rb, sudo!); REST and GraphQL show them as "403 Forbidden - …" and "404 …".
+const notAdmin = () => new AppError("forbidden", "Must be admin to use sudo", { reason: "sudo_not_admin" });
+const sudoUserNotFound = (identifier: string) =>
+  new AppError("not_found", `User with ID or username '${identifier}' Not Found`, { reason: "sudo_user_not_found" });
 
 export const SUDO_SCOPE = ["sudo"] as const;
 
@@ -32,7 +28,7 @@ export function sudoIdentifier(req: Request): string | null {
 
 /**
  * The principal the request acts for: the token's own, or with Sudo the named user's (keeping
- * the token's scopes, and the administrator in sudoFrom). Throws SudoError or ScopeError.
+ * the token's scopes, and the administrator in sudoFrom). Throws AppError (forbidden, not_found) or ScopeError.
  */
 export async function applySudo(
   db: Db,
@@ -41,10 +37,10 @@ export async function applySudo(
   audit: { ip?: string | null; method: string; path: string; defer: (p: Promise<unknown>) => void },
 ): Promise<Principal> {
   if (identifier === null) return principal;
-  if (!principal.user.isAdmin) throw new SudoError("not_admin", identifier);
+  if (!principal.user.isAdmin) throw notAdmin();
   if (!hasAnyScope(principal.scopes, SUDO_SCOPE)) throw new ScopeError(SUDO_SCOPE);
   const target = /^[0-9]+$/.test(identifier) ? await findUserById(db, Number(identifier)) : await findUserByUsername(db, identifier);
-  if (!target) throw new SudoError("user_not_found", identifier);
+  if (!target) throw sudoUserNotFound(identifier);
   audit.defer(
     recordAudit(db, {
       action: "sudo",

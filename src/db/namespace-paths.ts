@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { isReservedTopLevelPath, NamespacePathError, type NamespaceField } from "../domain/namespace-paths";
+import { isReservedTopLevelPath, namespacePathError, type NamespaceField } from "../domain/namespace-paths";
 import { isUniqueViolation } from "./errors";
 
 /**
@@ -8,20 +8,20 @@ import { isUniqueViolation } from "./errors";
  * whether it is free: the unique indexes on lower(username), lower(email), lower(full_path) and
  * lower(path_with_namespace), and the namespace triggers (a username is never a top-level group's
  * path, a group never a project's full path), so two concurrent creations never both win. This
- * turns D1's refusal, and a reserved top-level name, into NamespacePathError.
+ * turns D1's refusal, and a reserved top-level name, into namespacePathError (an AppError).
  */
 export async function claimNamespacePath<T>(
   claim: { field: Exclude<NamespaceField, "email">; value: string; topLevel: boolean },
   write: () => Promise<T>,
 ): Promise<T> {
-  if (claim.topLevel && isReservedTopLevelPath(claim.value)) throw new NamespacePathError(claim.field, "reserved", claim.value);
+  if (claim.topLevel && isReservedTopLevelPath(claim.value)) throw namespacePathError(claim.field, "reserved", claim.value);
   try {
     return await write();
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
     // The email's index names itself; every other refusal is of the path being claimed.
     const field = /users_email_lower_idx|users\.email/.test(errorText(e)) ? "email" : claim.field;
-    throw new NamespacePathError(field, "taken", claim.value, { cause: e });
+    throw namespacePathError(field, "taken", claim.value, { cause: e });
   }
 }
 

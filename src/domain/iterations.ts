@@ -1,5 +1,6 @@
 import { catalogueEntry } from "../versioning/catalogue";
 import { stateAt } from "../versioning/gate";
+import { AppError } from "./errors";
 
 /** Iteration state derives from its dates (GitLab: 1 upcoming, 2 current — once "started" —, 3 closed). */
 export type IterationState = "upcoming" | "current" | "closed";
@@ -14,11 +15,7 @@ export function iterationState(startDate: string, dueDate: string, today: string
 
 export const todayUtc = (now = Date.now()) => new Date(now).toISOString().slice(0, 10);
 
-export class IterationParamError extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
-  }
-}
+const stateParamError = (why: string) => new AppError("invalid", why, { param: "state" });
 
 /**
  * The state filter: which states it selects, and whether it used the deprecated value started
@@ -38,9 +35,9 @@ export function parseIterationStateFilter(value: string | undefined, version: st
       return { states: ["closed"], deprecated: false };
     case "started":
       if (stateAt(catalogueEntry("iterations-state-started"), version) === "removed") {
-        throw new IterationParamError("state does not have a valid value; started was removed in 15.0, use current");
+        throw stateParamError("does not have a valid value; started was removed in 15.0, use current");
       }
       return { states: ["current"], deprecated: true };
   }
-  throw new IterationParamError("state does not have a valid value");
+  throw stateParamError("does not have a valid value");
 }

@@ -1,5 +1,6 @@
 import { catalogueEntry } from "../versioning/catalogue";
 import { stateAt } from "../versioning/gate";
+import { AppError } from "./errors";
 
 /**
  * License-policy approval names by version (spec part b): allowed/denied; the old approved and
@@ -10,19 +11,15 @@ const OLD: Record<ApprovalStatus, string> = { allowed: "approved", denied: "blac
 const ID = "managed-licenses-approval-names";
 const removed = (version: string) => stateAt(catalogueEntry(ID), version) === "removed";
 
-export class ApprovalStatusError extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
-  }
-}
+const approvalStatusError = (why: string) => new AppError("invalid", why, { param: "approval_status" });
 
 export function parseApprovalStatus(value: string, version: string): ApprovalStatus {
   if (value === "allowed" || value === "denied") return value;
   if (value === "approved" || value === "blacklisted") {
-    if (removed(version)) throw new ApprovalStatusError(`approval_status does not have a valid value; ${value} was removed in 15.0, use ${value === "approved" ? "allowed" : "denied"}`);
+    if (removed(version)) throw approvalStatusError(`does not have a valid value; ${value} was removed in 15.0, use ${value === "approved" ? "allowed" : "denied"}`);
     return value === "approved" ? "allowed" : "denied";
   }
-  throw new ApprovalStatusError("approval_status does not have a valid value");
+  throw approvalStatusError("does not have a valid value");
 }
 
 /** The name a response uses at the version. */

@@ -1,3 +1,5 @@
+import { AppError } from "./errors";
+
 /**
  * GitLab's namespace rules (DESIGN.md "Namespaces"; docs/security.md "Namespaces"): users and
  * top-level groups share one namespace of paths, unique without regard to case, and the service's
@@ -67,16 +69,11 @@ export type NamespaceField = "path" | "username" | "email";
 
 /**
  * A path, username or email that cannot be used: taken (without regard to case, by a user, group
- * or project of the same namespace) or reserved. `message` is GitLab's validation message.
+ * or project of the same namespace) or reserved. The message is GitLab's validation message, which
+ * REST renders as `{"message":{"<field>":["<message>"]}}`; GitLab's users API answers a taken
+ * username or email with 409, everything else with 400.
  */
-export class NamespacePathError extends Error {
-  constructor(
-    readonly field: NamespaceField,
-    readonly reason: "taken" | "reserved",
-    readonly value: string,
-    options?: { cause?: unknown },
-  ) {
-    super(reason === "taken" ? "has already been taken" : `${value} is a reserved name`, options);
-    this.name = "NamespacePathError";
-  }
+export function namespacePathError(field: NamespaceField, reason: "taken" | "reserved", value: string, options?: { cause?: unknown }): AppError {
+  const code = reason === "taken" && field !== "path" ? "conflict" : "invalid";
+  return new AppError(code, reason === "taken" ? "has already been taken" : `${value} is a reserved name`, { field, reason }, options);
 }

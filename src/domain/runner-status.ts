@@ -1,5 +1,6 @@
 import { catalogueEntry } from "../versioning/catalogue";
 import { stateAt } from "../versioning/gate";
+import { AppError } from "./errors";
 
 /**
  * Runner status by service version (spec part b, States and transitions; Limits: staleness is no
@@ -35,15 +36,8 @@ export type StatusFilter =
   | { kind: "contact"; value: "online" | "offline" | "stale" | "never_contacted"; deprecatedId?: string }
   | { kind: "paused"; paused: boolean; deprecatedId: string };
 
-export class RunnerParamError extends Error {
-  constructor(
-    readonly param: string,
-    readonly detail: string,
-  ) {
-    super(`${param} ${detail}`);
-    this.name = "RunnerParamError";
-  }
-}
+/** A filter value the version refuses: GitLab's `{"error":"status <why>"}`. */
+const statusParamError = (why: string) => new AppError("invalid", why, { param: "status" });
 
 /** Which status filter values a version accepts, and what each means. */
 export function parseStatusFilter(value: string, version: string): StatusFilter {
@@ -60,15 +54,15 @@ export function parseStatusFilter(value: string, version: string): StatusFilter 
       return { kind: "contact", value };
     case "not_connected":
       if (removed("runner-status-never-contacted", version)) {
-        throw new RunnerParamError("status", "does not have a valid value; use never_contacted");
+        throw statusParamError("does not have a valid value; use never_contacted");
       }
       return { kind: "contact", value: "never_contacted", deprecatedId: "runner-status-never-contacted" };
     case "active":
     case "paused":
       if (removed("runner-status-filter-active-paused", version)) {
-        throw new RunnerParamError("status", `does not accept ${value}; use paused=${value === "paused"}`);
+        throw statusParamError(`does not accept ${value}; use paused=${value === "paused"}`);
       }
       return { kind: "paused", paused: value === "paused", deprecatedId: "runner-status-filter-active-paused" };
   }
-  throw new RunnerParamError("status", "does not have a valid value");
+  throw statusParamError("does not have a valid value");
 }

@@ -1,5 +1,6 @@
 import type { Principal } from "../credentials/principal";
 import { canPushCode, canReadCode, type Visibility } from "../domain/access";
+import { AppError } from "../domain/errors";
 import { hasAnyScope } from "../domain/scopes";
 
 /** What a git request does: upload-pack serves a fetch or clone, receive-pack a push. */
@@ -18,12 +19,18 @@ export const OAUTH_GIT_USERNAME = "oauth2";
  */
 export type GitDenial = "unauthorized" | "forbidden" | "not_found";
 
-export class GitAccessError extends Error {
-  constructor(readonly denial: GitDenial) {
-    super(`git access ${denial}`);
-    this.name = "GitAccessError";
-  }
-}
+// GitLab's wording; git shows the status line, and the 401 challenge makes it ask for credentials.
+export const GIT_DENIAL_MESSAGES = {
+  unauthorized:
+    "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped.",
+  forbidden: "You are not allowed to push code to this project.",
+  not_found: "The project you were looking for could not be found or you don't have permission to view it.",
+} as const;
+
+const CODES = { unauthorized: "unauthenticated", forbidden: "forbidden", not_found: "not_found" } as const;
+
+/** A git refusal in the error family; renderGitError answers it as plain text (401 with a Basic challenge). */
+export const gitDenied = (denial: GitDenial) => new AppError(CODES[denial], GIT_DENIAL_MESSAGES[denial], { reason: denial });
 
 export interface ProjectFacts {
   visibility: Visibility;
@@ -36,9 +43,9 @@ export interface ProjectFacts {
  * `oauth2`; personal access tokens under any user name (GitLab).
  */
 export function checkGitLogin(principal: Principal, username: string): void {
-  if (principal.kind === "oauth" && username !== OAUTH_GIT_USERNAME) throw new GitAccessError("unauthorized");
+  if (principal.kind === "oauth" && username !== OAUTH_GIT_USERNAME) throw gitDenied("unauthorized");
   // A token without any repository scope is not a git credential at all (GitLab answers 401).
-  if (!hasAnyScope(principal.scopes, FETCH_SCOPES)) throw new GitAccessError("unauthorized");
+  if (!hasAnyScope(principal.scopes, FETCH_SCOPES)) throw gitDenied("unauthorized");
 }
 
 /**
@@ -49,15 +56,15 @@ export function checkGitLogin(principal: Principal, username: string): void {
 export function decideGitAccess(op: GitOperation, principal: Principal | null, project: ProjectFacts | null): void {
   if (!principal) {
     if (op === "fetch" && project && canReadCode(project.visibility, 0, false, false)) return;
-    throw new GitAccessError("unauthorized");
+    throw gitDenied("unauthorized");
   }
   const isAdmin = principal.user.isAdmin;
   if (!project || !canReadCode(project.visibility, project.accessLevel, true, isAdmin)) {
-    throw new GitAccessError("not_found");
+    throw gitDenied("not_found");
   }
   if (op === "fetch") return;
-  if (!hasAnyScope(principal.scopes, PUSH_SCOPES)) throw new GitAccessError("forbidden");
-  if (!canPushCode(project.accessLevel, isAdmin)) throw new GitAccessError("forbidden");
+  if (!hasAnyScope(principal.scopes, PUSH_SCOPES)) throw gitDenied("forbidden");
+  if (!canPushCode(project.accessLevel, isAdmin)) throw gitDenied("forbidden");
 }
 
 /**
@@ -65,7 +72,7 @@ export function decideGitAccess(op: GitOperation, principal: Principal | null, p
  * does not cover is not found (404); it never pushes (403), as no deploy-token scope writes code.
  */
 export function decideDeployTokenGitAccess(op: GitOperation, scopes: readonly string[], coversProject: boolean): void {
-  if (!scopes.includes("read_repository")) throw new GitAccessError("unauthorized");
-  if (!coversProject) throw new GitAccessError("not_found");
-  if (op === "push") throw new GitAccessError("forbidden");
+  if (!scopes.includes("read_repository")) throw gitDenied("unauthorized");
+  if (!coversProject) throw gitDenied("not_found");
+  if (op === "push") throw gitDenied("forbidden");
 }

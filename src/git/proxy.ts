@@ -1,3 +1,4 @@
+import { AppError } from "../domain/errors";
 /**
  * Forwards an authorised git request to the origin as a stream both ways: packs are never held in
  * memory, so pushes and clones of any size pass through the Worker.
@@ -11,12 +12,9 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "te
 /** The header that tells the origin who pushes (git http-backend enables receive-pack only with REMOTE_USER). */
 export const REMOTE_USER_HEADER = "X-Remote-User";
 
-export class GitOriginUnavailable extends Error {
-  constructor(readonly reason: "not_configured" | "unreachable") {
-    super(`git origin ${reason}`);
-    this.name = "GitOriginUnavailable";
-  }
-}
+/** The origin is not configured (503) or did not answer (502). */
+const originUnavailable = (reason: "not_configured" | "unreachable") =>
+  new AppError(reason === "not_configured" ? "unavailable" : "bad_gateway", "The git storage is unavailable; try again later.", { reason });
 
 export async function forwardToOrigin(
   origin: string,
@@ -24,7 +22,7 @@ export async function forwardToOrigin(
   originPath: string,
   remoteUser: string | null,
 ): Promise<Response> {
-  if (!origin) throw new GitOriginUnavailable("not_configured");
+  if (!origin) throw originUnavailable("not_configured");
   const url = new URL(req.url);
   const target = `${origin.replace(/\/+$/, "")}${originPath}${url.search}`;
   const headers = new Headers();
@@ -42,7 +40,7 @@ export async function forwardToOrigin(
       redirect: "manual",
     });
   } catch {
-    throw new GitOriginUnavailable("unreachable");
+    throw originUnavailable("unreachable");
   }
   const out = new Headers();
   upstream.headers.forEach((value, name) => {

@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { AuthError } from "../credentials/errors";
 import { deployTokenCovers, type DeployTokenPrincipal } from "../credentials/deploy-token";
 import { admitRequest, type Caller, type Door } from "../credentials/front-door";
 import { getConfig } from "../config";
@@ -7,10 +6,10 @@ import { getDb } from "../db/client";
 import { findProject, projectAccessLevel } from "../db/projects";
 import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
-import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessError, type GitOperation } from "./access";
-import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
+import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GIT_DENIAL_MESSAGES, type GitOperation } from "./access";
+import { forwardToOrigin } from "./proxy";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
-import { MalformedPathError } from "../http/path-decoding";
+import { AppError, ERROR_STATUS } from "../domain/errors";
 import { logUnexpectedError } from "../observability/error-log";
 
 /**
@@ -20,31 +19,20 @@ import { logUnexpectedError } from "../observability/error-log";
  */
 const routes = new Hono<AppEnv>();
 
-// GitLab's wording; git shows the status line, and the 401 challenge makes it ask for credentials.
-const MESSAGES = {
-  unauthorized:
-    "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped.",
-  forbidden: "You are not allowed to push code to this project.",
-  not_found: "The project you were looking for could not be found or you don't have permission to view it.",
-} as const;
-const STATUS = { unauthorized: 401, forbidden: 403, not_found: 404 } as const;
-
 // The one place git errors are rendered: plain text, never a stack.
 export function renderGitError(err: Error, c: Context): Response {
   c.header("Cache-Control", "no-store");
-  if (err instanceof GitAccessError) {
-    if (err.denial === "unauthorized") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
-    return c.text(`${MESSAGES[err.denial]}\n`, STATUS[err.denial]);
-  }
   if (err instanceof ThrottledError) {
     // Rack::Attack's answer to a banned address, with GitLab's rate-limit headers.
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.text("Retry later\n", 429);
   }
-  if (err instanceof MalformedPathError) return c.text("The path holds a malformed percent-encoding.\n", 400);
-  if (err instanceof GitOriginUnavailable) {
-    return c.text("The git storage is unavailable; try again later.\n", err.reason === "not_configured" ? 503 : 502);
+  if (err instanceof AppError && err.code === "unauthenticated") {
+    // A refused or missing credential (AuthError at the door, or git's own denial): git asks again.
+    c.header("WWW-Authenticate", 'Basic realm="GitLab"');
+    return c.text(`${GIT_DENIAL_MESSAGES.unauthorized}\n`, 401);
   }
+  if (err instanceof AppError && err.code !== "internal") return c.text(`${err.message}\n`, ERROR_STATUS[err.code]);
   logUnexpectedError("git", err, c);
   return c.text("Internal server error\n", 500);
 }
@@ -62,14 +50,7 @@ const GIT_DOOR = {
   failures: { bucket: "failed_auth", method: "git_basic" },
 } as const satisfies Door;
 
-async function gitCaller(c: Context<AppEnv>): Promise<Caller> {
-  try {
-    return await admitRequest(c, GIT_DOOR);
-  } catch (err) {
-    if (err instanceof AuthError) throw new GitAccessError("unauthorized");
-    throw err;
-  }
-}
+const gitCaller = (c: Context<AppEnv>): Promise<Caller> => admitRequest(c, GIT_DOOR);
 
 /** Deploy tokens act for their project or group, not a user: read_repository fetches, nothing pushes. */
 async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: string, op: GitOperation) {

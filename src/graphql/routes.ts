@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
-import { SudoError } from "../credentials/sudo";
 import { API_TOKEN_SOURCES } from "../credentials/extract";
 import { frontDoor, type Door } from "../credentials/front-door";
 import type { Principal } from "../credentials/principal";
@@ -13,7 +12,7 @@ import { combinedDeprecationHeaders, isDeprecated } from "../versioning/gate";
 import type { GqlContext } from "./context";
 import { malformedJsonParam } from "./request-params";
 import { serverFor } from "./server";
-import { MalformedPathError } from "../http/path-decoding";
+import { AppError, ERROR_STATUS, gitlabMessage, type ErrorCode } from "../domain/errors";
 import { logUnexpectedError } from "../observability/error-log";
 
 /**
@@ -28,16 +27,27 @@ const GRAPHQL_SCOPES = ["api", "read_api"] as const;
 
 const graphqlError = (message: string, extensions?: Record<string, unknown>) => ({ errors: [{ message, ...(extensions ? { extensions } : {}) }] });
 
-// The family's one error renderer: GraphQL's shape, never a stack.
-export function renderGraphqlError(err: Error, c: Context): Response {
-  if (err instanceof MalformedPathError) return c.json(graphqlError("The path holds a malformed percent-encoding", { code: "BAD_REQUEST" }), 400);
-  logUnexpectedError("graphql", err, c);
-  return c.json(graphqlError("Internal server error"), 500);
-}
-routes.onError(renderGraphqlError);
+/** GitLab's GraphQL `extensions.code` for each code of the error family. */
+const GRAPHQL_CODE: Record<ErrorCode, string> = {
+  invalid: "BAD_REQUEST",
+  unauthenticated: "UNAUTHENTICATED",
+  forbidden: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  conflict: "CONFLICT",
+  too_large: "BAD_REQUEST",
+  unsupported: "BAD_REQUEST",
+  unprocessable: "BAD_REQUEST",
+  rate_limited: "RATE_LIMITED",
+  internal: "INTERNAL_SERVER_ERROR",
+  bad_gateway: "SERVICE_UNAVAILABLE",
+  unavailable: "SERVICE_UNAVAILABLE",
+};
 
-/** A credential refusal in GraphQL's shape (GitLab answers a bad token with 401, never as anonymous). */
-function refuseInGraphqlShape(err: Error, c: Context<AppEnv>): Response {
+/**
+ * The family's one error renderer: GraphQL's shape, never a stack. Refusals at the door come here
+ * too (GitLab answers a bad token with 401, never as anonymous).
+ */
+export function renderGraphqlError(err: Error, c: Context): Response {
   if (err instanceof ThrottledError) {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
@@ -46,16 +56,21 @@ function refuseInGraphqlShape(err: Error, c: Context<AppEnv>): Response {
     c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
     return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
   }
-  if (err instanceof ScopeError && err.accepted.includes("sudo")) {
-    return c.json(graphqlError("Insufficient scope: Sudo needs a token with the sudo scope", { code: "INSUFFICIENT_SCOPE", scope: "sudo" }), 403);
+  if (err instanceof ScopeError) {
+    const message = err.accepted.includes("sudo")
+      ? "Insufficient scope: Sudo needs a token with the sudo scope"
+      : `Insufficient scope: GraphQL needs a token with one of the scopes ${err.accepted.join(", ")}`;
+    return c.json(graphqlError(message, { code: "INSUFFICIENT_SCOPE", scope: err.accepted.join(" ") }), 403);
   }
-  if (err instanceof SudoError) {
-    return err.reason === "not_admin"
-      ? c.json(graphqlError("403 Forbidden - Must be admin to use sudo", { code: "FORBIDDEN" }), 403)
-      : c.json(graphqlError(`404 User with ID or username '${err.identifier}' Not Found`, { code: "NOT_FOUND" }), 404);
+  if (err instanceof AppError && err.code !== "internal") {
+    // GitLab's REST wording for the same refusal (Sudo's "403 Forbidden - Must be admin to use sudo").
+    const message = err.code === "invalid" ? err.message : gitlabMessage(err);
+    return c.json(graphqlError(message, { code: GRAPHQL_CODE[err.code] }), ERROR_STATUS[err.code]);
   }
-  return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
+  logUnexpectedError("graphql", err, c);
+  return c.json(graphqlError("Internal server error"), 500);
 }
+routes.onError(renderGraphqlError);
 
 /** GraphQL's door: the REST places and kinds, Sudo, read_api or api; no token is the anonymous caller. */
 const GRAPHQL_DOOR = {
@@ -65,7 +80,6 @@ const GRAPHQL_DOOR = {
   failures: { bucket: "failed_bearer" },
   sudo: true,
   scopes: GRAPHQL_SCOPES,
-  refuse: refuseInGraphqlShape,
 } as const satisfies Door;
 
 routes.use("/", frontDoor(GRAPHQL_DOOR));

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { HTTPException } from "hono/http-exception";
+import { AppError } from "../domain/errors";
 
 /**
  * The one path-parameter decoder (DESIGN, "Credentials: one layer, one front door"; docs/hardening.md
@@ -8,7 +8,7 @@ import { HTTPException } from "hono/http-exception";
  * - `rejectMalformedPath`, mounted first in src/app.ts, checks the raw path once: every `%` must
  *   start an escape of two hex digits and the escaped bytes must be UTF-8 (RFC 3986 §2.1; the WHATWG
  *   URL percent-decode then UTF-8 decode without replacement). Anything else is a
- *   `MalformedPathError`, which every family's renderer answers with 400 in its own shape.
+ *   `malformedPath()`, an AppError that every family's renderer answers with 400 in its own shape.
  * - Past it, Hono's router has decoded each parameter exactly once, correctly: a route reads
  *   `c.req.param(...)` and never decodes again (a second decode turns `%25zz` into a 500, and
  *   `%252F` into a `/`).
@@ -17,12 +17,7 @@ import { HTTPException } from "hono/http-exception";
  */
 
 /** A request path with a malformed percent-encoding; 400 in the family's shape. */
-export class MalformedPathError extends HTTPException {
-  constructor() {
-    super(400, { message: "400 Bad request - the path holds a malformed percent-encoding" });
-    this.name = "MalformedPathError";
-  }
-}
+export const malformedPath = () => new AppError("invalid", "the path holds a malformed percent-encoding", { reason: "malformed_path" });
 
 /** One segment (or a whole path) decoded once; null when an escape is malformed or not UTF-8. */
 export function decodePathSegment(raw: string): string | null {
@@ -34,16 +29,16 @@ export function decodePathSegment(raw: string): string | null {
   }
 }
 
-/** The segment decoded once, or a MalformedPathError. */
+/** The segment decoded once, or the malformedPath() error. */
 export function decodePathSegmentOrThrow(raw: string): string {
   const decoded = decodePathSegment(raw);
-  if (decoded === null) throw new MalformedPathError();
+  if (decoded === null) throw malformedPath();
   return decoded;
 }
 
 /** Global middleware: a path whose escapes do not decode is refused before any route sees it. */
 export const rejectMalformedPath: MiddlewareHandler = async (c, next) => {
   // Most requests carry no escape at all; only those pay for parsing the URL.
-  if (c.req.url.includes("%") && decodePathSegment(new URL(c.req.url).pathname) === null) throw new MalformedPathError();
+  if (c.req.url.includes("%") && decodePathSegment(new URL(c.req.url).pathname) === null) throw malformedPath();
   await next();
 };

@@ -1,6 +1,4 @@
 import { Hono, type Context } from "hono";
-import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getConfig } from "../config";
 import { findApplicationByUid } from "../db/applications";
 import { getDb } from "../db/client";
@@ -21,6 +19,7 @@ import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
 import { logUnexpectedError } from "../observability/error-log";
+import { pageRefusal } from "../web/refusal";
 
 /**
  * GET /oauth/authorize and the consent decision (POST /oauth/authorize). Never CORS-enabled and
@@ -31,9 +30,9 @@ const routes = new Hono<AppEnv>();
 routes.use("/authorize", pageSecurityHeaders({ formAction: false }));
 /** The authorize endpoint's error renderer: an HTML page, since a person's browser is on it. */
 export async function renderAuthorizeError(err: Error, c: Context): Promise<Response> {
-  const status = (err instanceof HTTPException ? err.status : 500) as ContentfulStatusCode;
-  if (!(err instanceof HTTPException)) logUnexpectedError("oauth_authorize", err, c);
-  const message = err instanceof HTTPException ? err.message : "Something went wrong. Try again.";
+  const refusal = pageRefusal(err, c);
+  if (!refusal) logUnexpectedError("oauth_authorize", err, c);
+  const { status, message } = refusal ?? { status: 500, message: "Something went wrong. Try again." };
   return renderPage(c, "Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
 }
 routes.onError(renderAuthorizeError);

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AuthError, ScopeError } from "../credentials/errors";
+import { AppError, codeOfStatus, ERROR_STATUS, type ErrorCode } from "../domain/errors";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
-import { MalformedPathError } from "../http/path-decoding";
 import { logUnexpectedError } from "../observability/error-log";
 
 /**
@@ -31,7 +32,9 @@ export type OAuthErrorCode =
   | "expired_token"
   // RFC 7591 §3.2.2
   | "invalid_redirect_uri"
-  | "invalid_client_metadata";
+  | "invalid_client_metadata"
+  // RFC 6749 §4.1.2.1
+  | "temporarily_unavailable";
 
 export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
@@ -55,18 +58,49 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   expired_token: "The device code has expired, and the device authorization session has concluded.",
   invalid_redirect_uri: "The value of one or more redirection URIs is invalid.",
   invalid_client_metadata: "The value of one of the client metadata fields is invalid.",
+  temporarily_unavailable: "The authorization server is currently unable to handle the request.",
 };
 
-export class OAuthError extends Error {
+/** The OAuth family's wire error: an RFC 6749 §5.2 code (and the extensions' codes) with its description. */
+export class OAuthError extends AppError {
+  readonly status: ContentfulStatusCode;
   constructor(
-    readonly code: OAuthErrorCode,
-    readonly description: string = DESCRIPTIONS[code],
+    readonly error: OAuthErrorCode,
+    readonly description: string = DESCRIPTIONS[error],
     /** invalid_client answered to an HTTP Basic attempt names that scheme (RFC 6749 §5.2). */
-    readonly status: ContentfulStatusCode = code === "invalid_client" || code === "invalid_token" ? 401 : code === "unauthorized_client" || code === "insufficient_scope" ? 403 : 400,
+    status?: ContentfulStatusCode,
   ) {
-    super(`${code}: ${description}`);
+    const s = status ?? (error === "invalid_client" || error === "invalid_token" ? 401 : error === "unauthorized_client" || error === "insufficient_scope" ? 403 : 400);
+    super(codeOfStatus(s), description, { reason: error });
+    this.status = s;
     this.name = "OAuthError";
   }
+}
+
+/** How an error of the family without an OAuth code of its own reads in OAuth's shape. */
+const OAUTH_CODE: Record<ErrorCode, OAuthErrorCode> = {
+  invalid: "invalid_request",
+  unauthenticated: "invalid_token",
+  forbidden: "access_denied",
+  not_found: "invalid_request",
+  conflict: "invalid_request",
+  too_large: "invalid_request",
+  unsupported: "invalid_request",
+  unprocessable: "invalid_request",
+  rate_limited: "slow_down",
+  internal: "server_error",
+  bad_gateway: "temporarily_unavailable",
+  unavailable: "temporarily_unavailable",
+};
+
+/** Any error of the family as the OAuth error it is on this family's wire. */
+function asOAuthError(err: AppError): OAuthError {
+  if (err instanceof OAuthError) return err;
+  // RFC 6750 §3.1: a refused bearer token is invalid_token, too few scopes insufficient_scope.
+  if (err instanceof AuthError) return new OAuthError("invalid_token");
+  if (err instanceof ScopeError) return new OAuthError("insufficient_scope");
+  const code = OAUTH_CODE[err.code];
+  return new OAuthError(code, err.message || DESCRIPTIONS[code], ERROR_STATUS[err.code]);
 }
 
 export const missingParam = (name: string) => new OAuthError("invalid_request", `Missing required parameter: ${name}.`);
@@ -80,12 +114,12 @@ export function renderOAuthError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.json({ error: "too_many_requests", error_description: "Too many failed authentication attempts from this address. Retry later." }, 429);
   }
-  if (err instanceof MalformedPathError) return c.json({ error: "invalid_request", error_description: "The request path holds a malformed percent-encoding." }, 400);
-  if (err instanceof OAuthError) {
-    if (err.code === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
-    if (err.code === "insufficient_scope") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="openid"`);
-    if (err.code === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${err.description}"`);
-    return c.json({ error: err.code, error_description: err.description }, err.status);
+  if (err instanceof AppError && err.code !== "internal") {
+    const o = asOAuthError(err);
+    if (o.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
+    if (o.error === "insufficient_scope") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="openid"`);
+    if (o.error === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${o.description}"`);
+    return c.json({ error: o.error, error_description: o.description }, o.status);
   }
   logUnexpectedError("oauth", err, c);
   return c.json({ error: "server_error", error_description: DESCRIPTIONS.server_error }, 500);

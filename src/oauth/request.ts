@@ -64,7 +64,7 @@ export async function countingSecretFailures<T>(c: Context<AppEnv>, creds: Clien
   try {
     return await run();
   } catch (e) {
-    if (e instanceof OAuthError && e.code === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "client_secret");
+    if (e instanceof OAuthError && e.error === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "client_secret");
     throw e;
   }
 }

@@ -1,6 +1,7 @@
 import { cors as connectCors, createConnectRouter, createContextValues, type ConnectRouter } from "@connectrpc/connect";
 import { universalServerRequestFromFetch, universalServerResponseToFetch, type UniversalHandler } from "@connectrpc/connect/protocol";
 import { Hono, type Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../env";
 import { Plugin } from "../gen/proto/plugin_pb";
@@ -8,7 +9,9 @@ import { workerKey } from "./context";
 import { concat } from "./files";
 import { fastUnaryCall, isFastUnary } from "./unary-fast";
 import { pluginService } from "./service";
-import { MalformedPathError } from "../http/path-decoding";
+import { AppError } from "../domain/errors";
+import { ThrottledError, rateLimitHeaders } from "../throttle";
+import { PLUGIN_CODES } from "./codes";
 import { logUnexpectedError } from "../observability/error-log";
 
 /**
@@ -86,13 +89,17 @@ async function* plainChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Ui
 
 /**
  * The Plugin RPC family's renderer for an exception outside the Connect router (which renders its
- * own handlers' errors): Connect's JSON error with code internal, never a stack.
+ * own handlers' errors): Connect's JSON error, its code from the error family's code (internal for
+ * anything unexpected), never a stack.
  */
 export function renderConnectError(err: Error, c: Context): Response {
-  logUnexpectedError("plugin_rpc", err, c);
   c.header("Cache-Control", "no-store");
-  if (err instanceof MalformedPathError) return c.json({ code: "invalid_argument", message: "the path holds a malformed percent-encoding" }, 400);
-  console.error("plugin RPC: unexpected error", err instanceof Error ? err.name : typeof err);
+  if (err instanceof ThrottledError) for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
+  if (err instanceof AppError && err.code !== "internal") {
+    const { connect, http } = PLUGIN_CODES[err.code];
+    return c.json({ code: connect, message: err.message }, http as ContentfulStatusCode);
+  }
+  logUnexpectedError("plugin_rpc", err, c);
   return c.json({ code: "internal", message: "internal error" }, 500);
 }
 

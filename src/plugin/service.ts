@@ -4,7 +4,8 @@ import type { Principal } from "../credentials/principal";
 import { getDb, type Db } from "../db/client";
 import { sha256Hex } from "../crypto/hash";
 import { Plugin, ResSchema, type FileStream, type Req, type Res } from "../gen/proto/plugin_pb";
-import { PluginError, ResCode } from "./codes";
+import { PluginError, ResCode, resCodeOf } from "./codes";
+import { AppError } from "../domain/errors";
 import { authenticate } from "./context";
 import { CORE_CALLS, CORE_CHATS } from "./core";
 import { checkHeader, CORE, replyHeader, type CheckedHeader } from "./envelope";
@@ -101,7 +102,7 @@ async function runCall(req: Req, env: Envelope, signal: AbortSignal): Promise<Re
     const out = await forwardCall(env.fc.worker.env, env.target.name, env.target.endpoint, req, caller, signal);
     return res(h, out.code, out.desc, out.data);
   } catch (err) {
-    if (err instanceof PluginError) return res(h, err.code, err.desc);
+    if (err instanceof AppError && err.code !== "internal") return res(h, resCodeOf(err), err.message);
     throw err;
   }
 }
@@ -174,7 +175,7 @@ export const pluginService: ServiceImpl<typeof Plugin> = {
         }
         return res(h, ResCode.OK, reply.warnings.length ? reply.warnings.join("; ") : "", reply.data);
       } catch (err) {
-        if (err instanceof PluginError) return res(h, err.code, err.desc);
+        if (err instanceof AppError && err.code !== "internal") return res(h, resCodeOf(err), err.message);
         throw err;
       }
     }),
@@ -215,8 +216,8 @@ async function* chatStream(req: Req, ctx: HandlerContext): AsyncGenerator<Res> {
       yield res(h, m.code, m.desc ?? "", m.data);
     }
   } catch (err) {
-    if (err instanceof PluginError) {
-      yield res(h, err.code, err.desc);
+    if (err instanceof AppError && err.code !== "internal") {
+      yield res(h, resCodeOf(err), err.message);
       return;
     }
     if (err instanceof ConnectError) throw err;

@@ -1,12 +1,10 @@
+import { AppError } from "../domain/errors";
 import { MultipartSink, Sha256Stream, StreamPutSink, type Sink } from "../storage/r2-stream";
 
 /** The bytes went past the blob size limit, or did not match the declared length. */
-export class BlobWriteError extends Error {
-  constructor(readonly reason: "too_large" | "length_mismatch") {
-    super(reason);
-    this.name = "BlobWriteError";
-  }
-}
+export type BlobWriteFailure = "too_large" | "length_mismatch";
+const blobWriteError = (reason: BlobWriteFailure) =>
+  new AppError(reason === "too_large" ? "too_large" : "invalid", reason === "too_large" ? "the blob is too large" : "the body does not match its Content-Length", { reason });
 
 export interface WrittenObject {
   key: string;
@@ -27,7 +25,7 @@ export async function writeHashedObject(
 ): Promise<WrittenObject> {
   if (opts.length !== null && opts.length > opts.maxBytes) {
     await body.cancel().catch(() => {});
-    throw new BlobWriteError("too_large");
+    throw blobWriteError("too_large");
   }
   const sink: Sink = opts.length !== null && opts.length <= opts.streamPutMaxBytes ? new StreamPutSink(bucket, key, opts.length, {}) : new MultipartSink(bucket, key, {});
   const hash = new Sha256Stream();
@@ -38,12 +36,12 @@ export async function writeHashedObject(
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > opts.maxBytes) throw new BlobWriteError("too_large");
-      if (opts.length !== null && size > opts.length) throw new BlobWriteError("length_mismatch");
+      if (size > opts.maxBytes) throw blobWriteError("too_large");
+      if (opts.length !== null && size > opts.length) throw blobWriteError("length_mismatch");
       hash.update(value);
       await sink.write(value);
     }
-    if (opts.length !== null && size !== opts.length) throw new BlobWriteError("length_mismatch");
+    if (opts.length !== null && size !== opts.length) throw blobWriteError("length_mismatch");
     await sink.finish();
   } catch (err) {
     reader.cancel().catch(() => {});

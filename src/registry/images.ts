@@ -22,7 +22,7 @@ import { sha256Hex } from "../crypto/hash";
 import type { Bindings } from "../env";
 import { getConfig } from "../config";
 import { RegistryError } from "./errors";
-import { DIGEST, ManifestError, MEDIA_TYPES, parseManifest, TAG } from "./manifest";
+import { DIGEST, MEDIA_TYPES, parseManifest, TAG } from "./manifest";
 
 /**
  * Images of a repository: manifests by tag or digest, tags, deletion and the collection of blobs
@@ -64,13 +64,7 @@ export async function pushManifest(
   checkReference(reference);
   const digest = `sha256:${await sha256Hex(bytes)}`;
   if (isDigest(reference) && reference !== digest) throw new RegistryError("DIGEST_INVALID", "the manifest does not match the digest it was pushed under", { detail: { reference, digest } });
-  let parsed;
-  try {
-    parsed = parseManifest(bytes, contentType);
-  } catch (err) {
-    if (err instanceof ManifestError) throw new RegistryError(err.code, err.message);
-    throw err;
-  }
+  const parsed = parseManifest(bytes, contentType);
   const db = getDb(env.DB);
   // Hold the blobs first, then check them: a collection running meanwhile either removed a blob
   // before the hold (refused here, nothing stored) or skips it (docs/registries.md, "Sweeping").

@@ -1,3 +1,5 @@
+import { RegistryError } from "./errors";
+
 /**
  * Manifests the registry accepts (OCI image spec v1.1 and Docker's v2 schema 2): image manifests
  * name a config and layers (blobs); indexes and manifest lists name other manifests. Pure parsing:
@@ -20,16 +22,6 @@ export const DIGEST = /^sha256:[a-f0-9]{64}$/;
 /** RFC 6838 type/subtype (with optional +suffix and parameters-free), as OCI media types are. */
 export const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 export const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-
-export class ManifestError extends Error {
-  constructor(
-    readonly code: "MANIFEST_INVALID" | "UNSUPPORTED",
-    message: string,
-  ) {
-    super(message);
-    this.name = "ManifestError";
-  }
-}
 
 export interface ParsedManifest {
   mediaType: string;
@@ -57,9 +49,9 @@ interface Descriptor {
 
 function descriptor(d: unknown, where: string): { digest: string; size: number; mediaType: string } {
   const x = d as Descriptor;
-  if (!x || typeof x !== "object") throw new ManifestError("MANIFEST_INVALID", `${where} is not a descriptor`);
-  if (typeof x.digest !== "string" || !DIGEST.test(x.digest)) throw new ManifestError("MANIFEST_INVALID", `${where}.digest must be a sha256 digest`);
-  if (typeof x.size !== "number" || !Number.isSafeInteger(x.size) || x.size < 0) throw new ManifestError("MANIFEST_INVALID", `${where}.size must be a non-negative integer`);
+  if (!x || typeof x !== "object") throw new RegistryError("MANIFEST_INVALID", `${where} is not a descriptor`);
+  if (typeof x.digest !== "string" || !DIGEST.test(x.digest)) throw new RegistryError("MANIFEST_INVALID", `${where}.digest must be a sha256 digest`);
+  if (typeof x.size !== "number" || !Number.isSafeInteger(x.size) || x.size < 0) throw new RegistryError("MANIFEST_INVALID", `${where}.size must be a non-negative integer`);
   return { digest: x.digest, size: x.size, mediaType: typeof x.mediaType === "string" ? x.mediaType : "" };
 }
 
@@ -72,23 +64,23 @@ export function parseManifest(bytes: Uint8Array, contentType: string | null): Pa
   try {
     doc = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch {
-    throw new ManifestError("MANIFEST_INVALID", "the manifest is not valid UTF-8 JSON");
+    throw new RegistryError("MANIFEST_INVALID", "the manifest is not valid UTF-8 JSON");
   }
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new ManifestError("MANIFEST_INVALID", "the manifest must be a JSON object");
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new RegistryError("MANIFEST_INVALID", "the manifest must be a JSON object");
   const declared = typeof doc.mediaType === "string" ? doc.mediaType : null;
   const header = contentType ? contentType.split(";")[0].trim().toLowerCase() : null;
-  if (declared && header && declared !== header) throw new ManifestError("MANIFEST_INVALID", `mediaType ${declared} does not match Content-Type ${header}`);
+  if (declared && header && declared !== header) throw new RegistryError("MANIFEST_INVALID", `mediaType ${declared} does not match Content-Type ${header}`);
   const mediaType = declared ?? header ?? "";
-  if (!SUPPORTED_MANIFEST_TYPES.includes(mediaType)) throw new ManifestError("UNSUPPORTED", `manifest media type "${mediaType}" is not supported`);
-  if (doc.schemaVersion !== 2) throw new ManifestError("MANIFEST_INVALID", "schemaVersion must be 2");
+  if (!SUPPORTED_MANIFEST_TYPES.includes(mediaType)) throw new RegistryError("UNSUPPORTED", `manifest media type "${mediaType}" is not supported`);
+  if (doc.schemaVersion !== 2) throw new RegistryError("MANIFEST_INVALID", "schemaVersion must be 2");
   const refers = referrerFields(doc);
   if (INDEX_TYPES.includes(mediaType)) {
-    if (!Array.isArray(doc.manifests)) throw new ManifestError("MANIFEST_INVALID", "an index needs a manifests array");
+    if (!Array.isArray(doc.manifests)) throw new RegistryError("MANIFEST_INVALID", "an index needs a manifests array");
     const manifests = doc.manifests.map((m, i) => descriptor(m, `manifests[${i}]`));
     return { mediaType, kind: "index", configDigest: "", blobs: [], manifests: manifests.map(({ digest, size }) => ({ digest, size })), ...refers };
   }
   const config = descriptor(doc.config, "config");
-  if (!Array.isArray(doc.layers)) throw new ManifestError("MANIFEST_INVALID", "an image manifest needs a layers array");
+  if (!Array.isArray(doc.layers)) throw new RegistryError("MANIFEST_INVALID", "an image manifest needs a layers array");
   const layers = doc.layers.map((l, i) => descriptor(l, `layers[${i}]`)).filter((l) => !FOREIGN_LAYER.test(l.mediaType));
   return {
     mediaType,
@@ -108,11 +100,11 @@ export function parseManifest(bytes: Uint8Array, contentType: string | null): Pa
 function referrerFields(doc: Record<string, unknown>): Pick<ParsedManifest, "subject" | "artifactType" | "annotations"> {
   const subject = doc.subject === undefined ? null : descriptor(doc.subject, "subject").digest;
   if (doc.artifactType !== undefined && (typeof doc.artifactType !== "string" || !MEDIA_TYPE.test(doc.artifactType))) {
-    throw new ManifestError("MANIFEST_INVALID", "artifactType must be a media type");
+    throw new RegistryError("MANIFEST_INVALID", "artifactType must be a media type");
   }
   const raw = doc.annotations;
   if (raw !== undefined && (!raw || typeof raw !== "object" || Array.isArray(raw) || Object.values(raw).some((v) => typeof v !== "string"))) {
-    throw new ManifestError("MANIFEST_INVALID", "annotations must map strings to strings");
+    throw new RegistryError("MANIFEST_INVALID", "annotations must map strings to strings");
   }
   const annotations = raw && Object.keys(raw).length ? (raw as Record<string, string>) : null;
   return { subject, artifactType: (doc.artifactType as string | undefined) ?? null, annotations };

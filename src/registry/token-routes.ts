@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { AuthError } from "../credentials/errors";
 import { admitRequest, type Caller, type Door } from "../credentials/front-door";
 import { getConfig } from "../config";
 import type { AppEnv } from "../env";
@@ -17,8 +16,6 @@ import { REGISTRY_AUDIENCE, signRegistryToken, type AccessEntry } from "../crede
 const tokenRoutes = new Hono<AppEnv>();
 tokenRoutes.onError(renderRegistryError);
 
-const DENIED_MESSAGE =
-  "HTTP Basic: Access denied. The container registry accepts a personal access token (scopes read_registry, write_registry or api) or a deploy token as the password; OAuth access tokens and passwords are not accepted.";
 const MAX_SCOPES = 16;
 
 /**
@@ -35,13 +32,7 @@ const TOKEN_SERVICE_DOOR = {
 } as const satisfies Door;
 
 async function callerOf(c: Context<AppEnv>): Promise<RegistryCaller> {
-  let caller: Caller;
-  try {
-    caller = await admitRequest(c, TOKEN_SERVICE_DOOR);
-  } catch (err) {
-    if (err instanceof AuthError) throw new RegistryError("UNAUTHORIZED", DENIED_MESSAGE);
-    throw err;
-  }
+  const caller: Caller = await admitRequest(c, TOKEN_SERVICE_DOOR);
   if (caller.kind === "user") return { kind: "user", user: caller.principal.user, scopes: caller.principal.scopes };
   return caller;
 }

@@ -16,7 +16,8 @@ import {
   type UploadRow,
 } from "../db/registry-content";
 import type { Bindings } from "../env";
-import { BlobWriteError, concatObjects, writeHashedObject } from "./blob-writer";
+import { concatObjects, writeHashedObject } from "./blob-writer";
+import { reasonOf } from "../domain/errors";
 import { RegistryError } from "./errors";
 import { DIGEST } from "./manifest";
 
@@ -53,10 +54,10 @@ async function writeChunk(env: Bindings, key: string, body: BodyInput, room: num
     const written = await writeHashedObject(env.FILES, key, body.stream ?? new Blob([]).stream(), { length: body.length, maxBytes: room, streamPutMaxBytes: l.streamPutMaxBytes });
     return { key: written.key, size: written.size, sha256: written.sha256 };
   } catch (err) {
-    if (err instanceof BlobWriteError) {
-      if (err.reason === "too_large") throw sizeError(l.maxBytes);
-      throw new RegistryError("BLOB_UPLOAD_INVALID", "the body does not match its Content-Length");
-    }
+    // The limit named is the configured one, not the room this chunk had left.
+    const reason = reasonOf(err, ["too_large", "length_mismatch"] as const);
+    if (reason === "too_large") throw sizeError(l.maxBytes);
+    if (reason === "length_mismatch") throw new RegistryError("BLOB_UPLOAD_INVALID", "the body does not match its Content-Length");
     throw err;
   }
 }
@@ -157,7 +158,7 @@ export async function completeUpload(env: Bindings, target: UploadTarget, id: st
       else chunks.push(await writeChunk(env, `${BLOB_PREFIX}${id}-${chunks.length}`, body, limits(env).maxBytes - row.offset));
     }
   } catch (err) {
-    if (err instanceof RegistryError && err.code === "DIGEST_INVALID") await deleteUpload(getDb(env.DB), id);
+    if (err instanceof RegistryError && err.oci === "DIGEST_INVALID") await deleteUpload(getDb(env.DB), id);
     else await releaseUpload(getDb(env.DB), id, { offset: chunks.reduce((n, c) => n + c.size, 0), chunks });
     throw err;
   }

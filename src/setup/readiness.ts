@@ -1,30 +1,14 @@
-import { ConfigError, getConfig } from "../config";
+import { getConfig, refusedProblems } from "../config";
 import type { Bindings } from "../env";
 import { schemaBehindResponse, schemaState } from "./schema-check";
 
 /**
  * The service refuses to serve rather than run unsafely: a malformed variable, a missing or weak
  * SECRET_KEY_BASE outside local development, or a first start without ROOT_PASSWORD. The refusal
- * is a 503 with a plain explanation for the operator (no secret in it) and one log line, and it is
- * re-evaluated on every request, so fixing the variable and redeploying is all it takes.
+ * (configRefused in src/config.ts, an AppError with its problems) is a 503 with a plain
+ * explanation for the operator (no secret in it) and one log line, and it is re-evaluated on every
+ * request, so fixing the variable and redeploying is all it takes.
  */
-export class StartupRefused extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join("; "));
-    this.name = "StartupRefused";
-  }
-}
-
-/** Throws StartupRefused when the configuration cannot be used. */
-export function assertConfigUsable(env: Bindings): void {
-  try {
-    getConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new StartupRefused(err.problems);
-    throw err;
-  }
-}
-
 /**
  * Null when the service may serve; else the operator's 503: a configuration that cannot be used,
  * or a database behind this build's migrations (./schema-check.ts, checked once per isolate).
@@ -32,21 +16,22 @@ export function assertConfigUsable(env: Bindings): void {
  */
 export async function readinessRefusal(env: Bindings): Promise<Response | null> {
   try {
-    assertConfigUsable(env);
+    getConfig(env);
   } catch (err) {
-    if (err instanceof StartupRefused) return refusalResponse(err);
+    const problems = refusedProblems(err);
+    if (problems) return refusalResponse(problems);
     throw err;
   }
   const schema = await schemaState(env);
   return schema.current ? null : schemaBehindResponse(schema, getConfig(env).localDev);
 }
 
-export function refusalResponse(err: StartupRefused): Response {
-  console.error(`service refused to start: ${err.problems.join("; ")}`);
+export function refusalResponse(problems: string[]): Response {
+  console.error(`service refused to start: ${problems.join("; ")}`);
   const body = [
     "This service is not configured safely yet, so it refuses to serve.",
     "",
-    ...err.problems.map((p) => `- ${p}`),
+    ...problems.map((p) => `- ${p}`),
     "",
     "See docs/deploy.md (Secrets and configuration).",
     "",

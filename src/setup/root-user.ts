@@ -1,10 +1,9 @@
-import { getConfig } from "../config";
+import { configRefused, getConfig } from "../config";
 import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import { anyUserExists, createUser } from "../db/users";
 import { passwordWeakness } from "../crypto/password";
 import type { Bindings } from "../env";
-import { StartupRefused } from "./readiness";
 
 /**
  * GitLab's initial root password: when no user exists, the administrator `root` is created with
@@ -18,10 +17,10 @@ export async function ensureRootUser(env: Bindings): Promise<void> {
   if (!password && local) return;
   const db = getDb(env.DB);
   if (await anyUserExists(db)) return;
-  if (!password) throw new StartupRefused(["ROOT_PASSWORD is not set and no user exists yet: set it (wrangler secret put ROOT_PASSWORD) to create the administrator root"]);
+  if (!password) throw configRefused(["ROOT_PASSWORD is not set and no user exists yet: set it (wrangler secret put ROOT_PASSWORD) to create the administrator root"]);
   const weakness = passwordWeakness(password);
   if (weakness) {
-    if (!local) throw new StartupRefused([`ROOT_PASSWORD is refused: ${weakness}`]);
+    if (!local) throw configRefused([`ROOT_PASSWORD is refused: ${weakness}`]);
     console.error(`ROOT_PASSWORD refused: ${weakness}. The administrator was not created.`);
     return;
   }

@@ -1,4 +1,5 @@
 import { toHex } from "../crypto/random";
+import { AppError } from "../domain/errors";
 
 /**
  * Streaming uploads into R2 with a streaming SHA-256, shared by SendFile (src/plugin/upload.ts)
@@ -169,23 +170,11 @@ export function openSink(bucket: R2Bucket, key: string, size: number | null, str
 }
 
 /** The body held more bytes than allowed (413 for HTTP callers). */
-export class UploadTooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`the upload exceeds ${maxBytes} bytes`);
-    this.name = "UploadTooLargeError";
-  }
-}
+const uploadTooLarge = (maxBytes: number) => new AppError("too_large", `the upload exceeds ${maxBytes} bytes`, { reason: "upload_too_large", maxBytes });
 
 /** The body ended before the declared Content-Length, or broke off (a client that gave up). */
-export class UploadIncompleteError extends Error {
-  constructor(
-    readonly received: number,
-    readonly declared: number | null,
-  ) {
-    super(`the upload ended after ${received} of ${declared ?? "an unknown number of"} bytes`);
-    this.name = "UploadIncompleteError";
-  }
-}
+const uploadIncomplete = (received: number, declared: number | null) =>
+  new AppError("invalid", "the upload ended before the whole file was received", { reason: "upload_incomplete", received, declared });
 
 /**
  * Streams an HTTP request body into R2 under `key`, hashing on the way. The size limit is enforced
@@ -196,7 +185,7 @@ export async function streamBodyToR2(
   body: ReadableStream<Uint8Array> | null,
   opts: { bucket: R2Bucket; key: string; maxBytes: number; declaredSize: number | null; streamPutMaxBytes: number; meta?: R2PutOptions },
 ): Promise<{ size: number; sha256: string }> {
-  if (opts.declaredSize !== null && opts.declaredSize > opts.maxBytes) throw new UploadTooLargeError(opts.maxBytes);
+  if (opts.declaredSize !== null && opts.declaredSize > opts.maxBytes) throw uploadTooLarge(opts.maxBytes);
   const sink = openSink(opts.bucket, opts.key, opts.declaredSize, opts.streamPutMaxBytes, opts.meta ?? {});
   const hash = new Sha256Stream();
   let received = 0;
@@ -204,16 +193,16 @@ export async function streamBodyToR2(
   try {
     while (reader) {
       const { done, value } = await reader.read().catch(() => {
-        throw new UploadIncompleteError(received, opts.declaredSize);
+        throw uploadIncomplete(received, opts.declaredSize);
       });
       if (done) break;
       received += value.byteLength;
-      if (received > opts.maxBytes) throw new UploadTooLargeError(opts.maxBytes);
-      if (opts.declaredSize !== null && received > opts.declaredSize) throw new UploadIncompleteError(received, opts.declaredSize);
+      if (received > opts.maxBytes) throw uploadTooLarge(opts.maxBytes);
+      if (opts.declaredSize !== null && received > opts.declaredSize) throw uploadIncomplete(received, opts.declaredSize);
       hash.update(value);
       await sink.write(value);
     }
-    if (opts.declaredSize !== null && received !== opts.declaredSize) throw new UploadIncompleteError(received, opts.declaredSize);
+    if (opts.declaredSize !== null && received !== opts.declaredSize) throw uploadIncomplete(received, opts.declaredSize);
     await sink.finish();
   } catch (err) {
     hash.abort();

@@ -1,4 +1,5 @@
 import { getConfig } from "../config";
+import { AppError } from "../domain/errors";
 import type { Bindings } from "../env";
 import type { FailureCounter, HitResult, ThrottlePolicy, ThrottleStatus } from "./failure-counter";
 
@@ -54,9 +55,9 @@ export async function resetThrottle(env: Bindings, bucket: ThrottleBucket | stri
 }
 
 /** A request refused by the throttle; each API family renders it in its own error shape. */
-export class ThrottledError extends Error {
+export class ThrottledError extends AppError {
   constructor(readonly status: ThrottleStatus) {
-    super("throttled");
+    super("rate_limited", "Too many failed authentication attempts from this address. Retry later.", { retryAfterSeconds: status.retryAfterSeconds });
     this.name = "ThrottledError";
   }
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { csrf } from "hono/csrf";
-import { HTTPException } from "hono/http-exception";
+import { AppError } from "../domain/errors";
 import type { AppEnv } from "../env";
 import { verifyCsrf } from "./session";
 
@@ -35,11 +35,7 @@ export function pageSecurityHeaders(opts: { formAction?: boolean } = {}) {
   });
 }
 
-export class CsrfError extends HTTPException {
-  constructor() {
-    super(403, { message: "The form's security token is missing or out of date. Go back, reload the page and try again." });
-  }
-}
+const csrfRefused = () => new AppError("forbidden", "The form's security token is missing or out of date. Go back, reload the page and try again.", { reason: "csrf" });
 
 const originCheck = csrf();
 
@@ -52,9 +48,9 @@ export const requireCsrf = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await originCheck(c, async () => {});
   } catch {
-    throw new CsrfError();
+    throw csrfRefused();
   }
-  if (!(await verifyCsrf(c, await formToken(c)))) throw new CsrfError();
+  if (!(await verifyCsrf(c, await formToken(c)))) throw csrfRefused();
   await next();
 });
 

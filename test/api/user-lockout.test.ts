@@ -8,7 +8,7 @@ const ATTACKER = "203.0.113.80";
 
 async function lockOut(username: string) {
   for (let i = 0; i < 10; i++) await verifyPasswordLogin(env, username, `wrong-${i}`, ATTACKER).catch(() => undefined);
-  await expect(verifyPasswordLogin(env, username, TEST_PASSWORD, ATTACKER)).rejects.toMatchObject({ reason: "invalid" });
+  await expect(verifyPasswordLogin(env, username, TEST_PASSWORD, ATTACKER)).rejects.toMatchObject({ details: { reason: "invalid" } });
 }
 
 const audits = async (action: string, entityId: number) =>

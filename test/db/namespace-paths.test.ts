@@ -4,7 +4,7 @@ import app from "../../src/app";
 import { getDb } from "../../src/db/client";
 import { createGroup, createProject } from "../../src/db/namespaces";
 import { createUser } from "../../src/db/users";
-import { isReservedTopLevelPath, NamespacePathError } from "../../src/domain/namespace-paths";
+import { isReservedTopLevelPath } from "../../src/domain/namespace-paths";
 import { makeUser, unique } from "../helpers/fixtures";
 
 /**
@@ -69,21 +69,21 @@ describe("D1 refuses a second row of a namespace path, whoever writes it", () =>
   });
 });
 
-describe("the repository functions answer with NamespacePathError (GitLab's messages)", () => {
+describe("the repository functions answer with namespacePathError (GitLab's messages)", () => {
   it("createUser, createGroup, createProject: taken and reserved", async () => {
     const owner = await makeUser();
     const taken = createUser(db, { username: owner.username.toUpperCase(), name: "x", email: `${unique("e")}@example.com`, password: "correct horse battery staple" });
-    await expect(taken).rejects.toMatchObject({ name: "NamespacePathError", field: "username", reason: "taken", message: "has already been taken" });
+    await expect(taken).rejects.toMatchObject({ code: "conflict", details: { field: "username", reason: "taken" }, message: "has already been taken" });
     const email = createUser(db, { username: unique("u"), name: "x", email: owner.email.toUpperCase(), password: "correct horse battery staple" });
-    await expect(email).rejects.toMatchObject({ field: "email", reason: "taken" });
+    await expect(email).rejects.toMatchObject({ code: "conflict", details: { field: "email", reason: "taken" } });
     const reserved = createGroup(db, { name: "x", path: "Dashboard", parent: null, visibility: "private", description: "", ownerId: owner.id });
-    await expect(reserved).rejects.toThrow(new NamespacePathError("path", "reserved", "Dashboard"));
+    await expect(reserved).rejects.toMatchObject({ code: "invalid", details: { field: "path", reason: "reserved" } });
     await expect(reserved).rejects.toThrow("Dashboard is a reserved name");
     const group = await createGroup(db, { name: "x", path: unique("G"), parent: null, visibility: "private", description: "", ownerId: owner.id });
     const namespace = { kind: "group" as const, id: group.id, fullPath: group.fullPath };
     await createProject(db, { name: "x", path: "Svc", namespace, visibility: "private", description: "", creatorId: owner.id });
     const dup = createProject(db, { name: "x", path: "svc", namespace, visibility: "private", description: "", creatorId: owner.id });
-    await expect(dup).rejects.toMatchObject({ field: "path", reason: "taken" });
+    await expect(dup).rejects.toMatchObject({ code: "invalid", details: { field: "path", reason: "taken" } });
   });
 });
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LoginError, verifyPasswordLogin } from "../../src/services/accounts/password-login";
+import { verifyPasswordLogin } from "../../src/services/accounts/password-login";
+import { AppError } from "../../src/domain/errors";
 import { getDb } from "../../src/db/client";
 import { findUserById } from "../../src/db/users";
 import { TEST_PASSWORD, call, callFrom, makeUser, unique } from "../helpers/fixtures";
@@ -168,7 +169,7 @@ describe("account lockout per account and client address (issue 8 item 2: the lo
   it("counts 20 concurrent failures race-free: exactly one lockout audited", async () => {
     const user = await makeUser();
     const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => verifyPasswordLogin(env, user.username, `wrong-${i}`, "203.0.113.13")));
-    expect(results.every((r) => r.status === "rejected" && (r.reason as LoginError).reason === "invalid")).toBe(true);
+    expect(results.every((r) => r.status === "rejected" && (r.reason as AppError).details.reason === "invalid")).toBe(true);
     expect(await auditCount("lockout", String(user.id))).toBe(1);
   });
 
@@ -181,8 +182,8 @@ describe("account lockout per account and client address (issue 8 item 2: the lo
 
   it("unknown users get the same answer as a wrong password", async () => {
     const err = await verifyPasswordLogin(env, unique("nobody"), "whatever-password", null).catch((e) => e);
-    expect(err).toBeInstanceOf(LoginError);
-    expect(err.reason).toBe("invalid");
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.details.reason).toBe("invalid");
   });
 
   it("a blocked user with the right password is told the account is blocked", async () => {

@@ -2,20 +2,19 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
-import { SudoError } from "../../credentials/sudo";
-import { NamespacePathError } from "../../domain/namespace-paths";
+import { AppError, codeOfStatus, ERROR_STATUS, gitlabMessage } from "../../domain/errors";
 import { protectedResourceMetadataUrl } from "../../oauth/protected-resource";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { logUnexpectedError } from "../../observability/error-log";
 
-/** An error of the REST family, with GitLab's body. Thrown by routes; rendered by renderApiError. */
-export class ApiError extends Error {
+/** The REST family's wire error, with GitLab's exact body. Thrown by REST routes; rendered by renderApiError. */
+export class ApiError extends AppError {
   constructor(
     readonly status: ContentfulStatusCode,
     readonly body: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
   ) {
-    super(JSON.stringify(body));
+    super(codeOfStatus(status), typeof body.message === "string" ? body.message : typeof body.error === "string" ? body.error : "");
     this.name = "ApiError";
   }
 }
@@ -40,11 +39,6 @@ export function renderApiError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
     return c.json(err.body, err.status);
   }
-  if (err instanceof NamespacePathError) {
-    // GitLab's validation error of the attribute; its users API answers a taken username or email with 409.
-    const status = err.reason === "taken" && err.field !== "path" ? 409 : 400;
-    return c.json({ message: { [err.field]: [err.message] } }, status);
-  }
   if (err instanceof ThrottledError) {
     // GitLab's Rack::Attack answer: plain 429 with its rate-limit headers.
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
@@ -61,12 +55,6 @@ export function renderApiError(err: Error, c: Context): Response {
     c.header("WWW-Authenticate", `Bearer realm="GitLab", ${metadata}`);
     return c.json({ message: "401 Unauthorized" }, 401);
   }
-  if (err instanceof SudoError) {
-    // GitLab's exact messages (lib/api/helpers.rb, sudo!).
-    return err.reason === "not_admin"
-      ? c.json({ message: "403 Forbidden - Must be admin to use sudo" }, 403)
-      : c.json({ message: `404 User with ID or username '${err.identifier}' Not Found` }, 404);
-  }
   if (err instanceof ScopeError) {
     const scope = err.accepted.join(" ");
     c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="${scope}"`);
@@ -78,6 +66,14 @@ export function renderApiError(err: Error, c: Context): Response {
       },
       403,
     );
+  }
+  if (err instanceof AppError && err.code !== "internal") {
+    const status = ERROR_STATUS[err.code];
+    // GitLab's forms: a parameter's `{"error":"<param> <why>"}`, an attribute's validation
+    // `{"message":{"<attribute>":["<why>"]}}`, else the helpers' message.
+    if (err.details.param) return c.json({ error: `${err.details.param} ${err.message}` }, status);
+    if (err.details.field) return c.json({ message: { [err.details.field]: [err.message] } }, status);
+    return c.json({ message: gitlabMessage(err) }, status);
   }
   if (err instanceof HTTPException) {
     return c.json({ message: err.message || `${err.status}` }, err.status as ContentfulStatusCode);

@@ -5,7 +5,7 @@ import { getDb } from "../../db/client";
 import { createIteration, listIterations, overlapping, type IterationRow } from "../../db/iterations";
 import { groupAncestry } from "../../db/projects";
 import { iterations } from "../../db/schema/iterations";
-import { IterationParamError, iterationState, parseIterationStateFilter, STATE_NUMBER, todayUtc } from "../../domain/iterations";
+import { iterationState, parseIterationStateFilter, STATE_NUMBER, todayUtc } from "../../domain/iterations";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
@@ -41,13 +41,7 @@ const ListQuery = z.object({ state: z.string().optional(), search: z.string().op
 async function respond(c: Context<AppEnv>, groupId: number, groupPaths: Map<number, string>) {
   const q = parseParams(ListQuery, queryParams(c));
   const g = gate(c);
-  let filter;
-  try {
-    filter = parseIterationStateFilter(q.state, g.version);
-  } catch (e) {
-    if (e instanceof IterationParamError) throw new ApiError(400, { error: e.detail });
-    throw e;
-  }
+  const filter = parseIterationStateFilter(q.state, g.version);
   if (filter.deprecated) g.markDeprecated("iterations-state-started");
   const db = getDb(c.env.DB);
   const ids = coerceBool(q.include_ancestors) === false ? [groupId] : await groupAncestry(db, groupId);

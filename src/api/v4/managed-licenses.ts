@@ -10,11 +10,11 @@ import {
   type ManagedLicenseRow,
 } from "../../db/licenses";
 import { AccessLevel } from "../../domain/access";
-import { approvalStatusName, ApprovalStatusError, parseApprovalStatus, usesOldNames, type ApprovalStatus } from "../../domain/license-policy";
+import { approvalStatusName, parseApprovalStatus, usesOldNames, type ApprovalStatus } from "../../domain/license-policy";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { ApiError, conflict, notFound } from "./errors";
+import { conflict, notFound } from "./errors";
 import { loadProject } from "./load";
 import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
@@ -34,14 +34,9 @@ function render(c: Context<AppEnv>, l: ManagedLicenseRow) {
 }
 
 function approval(c: Context<AppEnv>, value: string): ApprovalStatus {
-  try {
-    const parsed = parseApprovalStatus(value, gate(c).version);
-    if (value !== parsed) gate(c).markDeprecated(ENTRY);
-    return parsed;
-  } catch (e) {
-    if (e instanceof ApprovalStatusError) throw new ApiError(400, { error: e.detail });
-    throw e;
-  }
+  const parsed = parseApprovalStatus(value, gate(c).version);
+  if (value !== parsed) gate(c).markDeprecated(ENTRY);
+  return parsed;
 }
 
 licenses.get("/projects/:id/managed_licenses", requireAuth(READ_API), async (c) => {

@@ -2,9 +2,8 @@ import { Hono } from "hono";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
-import { KeyRotationError, listKeys, rotateKeys, type KeyInfo } from "../../credentials/signing-keys";
+import { listKeys, rotateKeys, type KeyInfo } from "../../credentials/signing-keys";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
-import { conflict } from "./errors";
 
 /**
  * The OpenID Connect signing keys (administrators; GitLab has no such API, docs/oidc.md says why
@@ -26,13 +25,7 @@ const entity = (k: KeyInfo) => ({
 keys.get("/admin/oidc/signing_keys", async (c) => c.json((await listKeys(c.env)).map(entity)));
 
 keys.post("/admin/oidc/signing_keys/rotate", async (c) => {
-  let ring: KeyInfo[];
-  try {
-    ring = await rotateKeys(c.env);
-  } catch (e) {
-    if (e instanceof KeyRotationError) throw conflict(e.message);
-    throw e;
-  }
+  const ring: KeyInfo[] = await rotateKeys(c.env);
   await recordAudit(getDb(c.env.DB), {
     action: "oidc_signing_key_rotated",
     actor: requestActor(c),

@@ -30,7 +30,7 @@ import { parseParams, queryParams } from "./validate";
 import { loadPackageProject, requirePackageAuth } from "./package-auth";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { idParam, intParam } from "./params";
-import { streamBodyToR2, UploadIncompleteError, UploadTooLargeError } from "../../storage/r2-stream";
+import { streamBodyToR2 } from "../../storage/r2-stream";
 
 /** Package registry API (GitLab): generic packages, the package list and its pipelines (spec part b). */
 const packagesApp = new Hono<AppEnv>();
@@ -115,14 +115,8 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requirePa
   }
   // The bytes go first, the rows after: a failed or aborted upload leaves no object and no package.
   const key = `packages/${project.id}/${crypto.randomUUID()}/${file}`;
-  let stored: { size: number; sha256: string };
-  try {
-    stored = await streamBodyToR2(body, { bucket: c.env.FILES, key, maxBytes: limits.maxFileBytes, declaredSize: size, streamPutMaxBytes: limits.streamPutMaxBytes });
-  } catch (e) {
-    if (e instanceof UploadTooLargeError) throw tooLarge();
-    if (e instanceof UploadIncompleteError) throw new ApiError(400, { message: "400 Bad request - the upload ended before the whole file was received" });
-    throw e;
-  }
+  // Too large: 413; ended early: 400 (renderApiError, from the error family's codes).
+  const stored = await streamBodyToR2(body, { bucket: c.env.FILES, key, maxBytes: limits.maxFileBytes, declaredSize: size, streamPutMaxBytes: limits.streamPutMaxBytes });
   let pkg: PackageRow;
   let pf: Awaited<ReturnType<typeof addPackageFile>>;
   try {

@@ -10,7 +10,6 @@ import {
   parseStatusFilter,
   replacementAvailable,
   RUNNER_TYPES,
-  RunnerParamError,
   runnerStatus,
   type StatusFilter,
 } from "../../domain/runner-status";
@@ -102,13 +101,7 @@ export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly
     where.push(eq(runners.runnerType, query.type));
   }
   if (query.status !== undefined) {
-    let f: StatusFilter;
-    try {
-      f = parseStatusFilter(query.status, g.version);
-    } catch (e) {
-      if (e instanceof RunnerParamError) throw invalidParam(e.param, e.detail);
-      throw e;
-    }
+    const f: StatusFilter = parseStatusFilter(query.status, g.version);
     if (f.kind === "paused") {
       g.markDeprecated(f.deprecatedId);
       where.push(eq(runners.paused, f.paused));

@@ -12,11 +12,11 @@ import {
   type StatusCheckRow,
 } from "../../db/merge-requests";
 import { AccessLevel } from "../../domain/access";
-import { StatusRequiredError, statusCheckOutcome, StatusValueError } from "../../domain/status-checks";
+import { statusCheckOutcome } from "../../domain/status-checks";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { ApiError, conflict, invalidParam, notFound } from "./errors";
+import { conflict, notFound } from "./errors";
 import { loadProject, uniqueOr400 } from "./load";
 import { parseParams, readParams } from "./validate";
 import { loadMergeRequest } from "./merge-requests";
@@ -79,14 +79,7 @@ checks.post("/projects/:id/merge_requests/:merge_request_iid/status_check_respon
     await readParams(c),
   );
   const g = gate(c);
-  let outcome;
-  try {
-    outcome = statusCheckOutcome(input.status, g.version);
-  } catch (e) {
-    if (e instanceof StatusRequiredError) throw new ApiError(422, { message: e.message });
-    if (e instanceof StatusValueError) throw invalidParam("status", "does not have a valid value");
-    throw e;
-  }
+  const outcome = statusCheckOutcome(input.status, g.version);
   for (const id of outcome.deprecatedIds) g.markDeprecated(id);
   const db = getDb(c.env.DB);
   const check = await findStatusCheck(db, mr.projectId, input.external_status_check_id);

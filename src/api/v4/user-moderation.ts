@@ -1,11 +1,11 @@
 import { Hono } from "hono";
-import { AccountStateError, activateUser, blockUser, deactivateUser, unblockUser, type StateChange } from "../../services/accounts/user-state";
+import { activateUser, blockUser, deactivateUser, unblockUser, type StateChange } from "../../services/accounts/user-state";
 import { unlockAccount } from "../../services/accounts/lockout";
 import type { AppEnv } from "../../env";
 import type { Bindings } from "../../env";
 import type { AuditActor } from "../../db/audit";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
-import { ApiError, invalidParam, notFound } from "./errors";
+import { invalidParam } from "./errors";
 import { idParam } from "./params";
 import { clientAddress } from "../../http/client-address";
 
@@ -24,14 +24,9 @@ for (const [name, action] of Object.entries(ACTIONS)) {
   moderation.post(`/users/:id/${name}`, requireAuth(WRITE_API), requireAdmin, async (c) => {
     const id = idParam.safeParse(c.req.param("id"));
     if (!id.success) throw invalidParam("id");
-    try {
-      const result = await action(c.env, requestActor(c), id.data);
-      return c.json(result, 201);
-    } catch (e) {
-      if (!(e instanceof AccountStateError)) throw e;
-      if (e.kind === "not_found") throw notFound(e.message);
-      throw new ApiError(403, { message: `403 Forbidden - ${e.message}` });
-    }
+    // Refusals are AppErrors: 404 "404 User Not Found", 403 "403 Forbidden - <why>" (renderApiError).
+    const result = await action(c.env, requestActor(c), id.data);
+    return c.json(result, 201);
   });
 }
 

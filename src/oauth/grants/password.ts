@@ -1,4 +1,5 @@
-import { LoginError, verifyPasswordLogin } from "../../services/accounts/password-login";
+import { LOGIN_FAILURES, verifyPasswordLogin } from "../../services/accounts/password-login";
+import { reasonOf } from "../../domain/errors";
 import { isScope, parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 import { issueAccessOnly, tokenResponse } from "../issue";
@@ -29,7 +30,8 @@ export const passwordGrant: Grant = {
     try {
       user = await verifyPasswordLogin(env, params.get("username")!, params.get("password")!, ip);
     } catch (e) {
-      if (e instanceof LoginError) throw new OAuthError("invalid_grant");
+      // RFC 6749 §5.2: a refused resource owner password is invalid_grant.
+      if (reasonOf(e, LOGIN_FAILURES)) throw new OAuthError("invalid_grant");
       throw e;
     }
     // Two-factor users use personal access tokens instead (spec, Authentication 3).

@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { AuthError } from "../../credentials/errors";
 import type { AppEnv } from "../../env";
 import { frontDoor, type Door } from "../../credentials/front-door";
 import { OAuthError, renderOAuthError } from "../errors";
@@ -19,13 +18,13 @@ routes.get("/discovery/keys", async (c) => {
 
 /**
  * Userinfo's door: an OAuth access token in the RFC 6750 §2.1 header or the §2.2 form body (never
- * the query string); a failed token counts in failed_bearer like every token sent as a token.
+ * the query string); a failed token counts in failed_bearer like every token sent as a token, and
+ * renderOAuthError answers it as RFC 6750 §3.1 invalid_token.
  */
 const USERINFO_DOOR = {
   sources: ["bearer", "form"],
   accepts: ["oauth"],
   failures: { bucket: "failed_bearer" },
-  refuse: (err, c) => renderOAuthError(err instanceof AuthError ? new OAuthError("invalid_token") : err, c),
 } as const satisfies Door;
 
 /** OIDC Core §5.3: an OAuth access token holding `openid`; claims by scope (docs/oidc.md, Claims). */

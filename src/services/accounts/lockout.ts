@@ -1,4 +1,4 @@
-import { AccountStateError, type StateChange } from "./user-state";
+import { accountStateError, type StateChange } from "./user-state";
 import { recordAudit, type AuditActor } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { clearLockoutOfUser, markLockedUntil } from "../../db/user-accounts";
@@ -94,7 +94,7 @@ export async function accountLocks(env: Bindings, userId: number): Promise<{ add
  */
 export async function unlockAccount(env: Bindings, actor: AuditActor, userId: number): Promise<StateChange> {
   const db = getDb(env.DB);
-  if (!(await clearLockoutOfUser(db, userId))) throw new AccountStateError("not_found", "User Not Found");
+  if (!(await clearLockoutOfUser(db, userId))) throw accountStateError("not_found", "User Not Found");
   const lifted = await resetThrottle(env, "account_lock", lockKey(userId));
   const guardsLifted = await liftGuard(env, userId);
   await recordAudit(db, { action: "account_unlocked", actor, entityType: "user", entityId: userId, details: { locks_lifted: lifted, guards_lifted: guardsLifted } });

@@ -6,19 +6,12 @@ import { setPasswordHash } from "../../db/user-accounts";
 import type { UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { userChanged } from "../../credentials/user-credentials";
+import { AppError } from "../../domain/errors";
 
-export type PasswordChangeFailure = "wrong_password" | "mismatch" | "weak" | "unchanged";
-
-export class PasswordChangeError extends Error {
-  constructor(
-    readonly reason: PasswordChangeFailure,
-    /** For "weak": GitLab's sentence about the new password. */
-    readonly detail: string | null = null,
-  ) {
-    super(`password change ${reason}`);
-    this.name = "PasswordChangeError";
-  }
-}
+export const PASSWORD_CHANGE_FAILURES = ["wrong_password", "mismatch", "weak", "unchanged"] as const;
+export type PasswordChangeFailure = (typeof PASSWORD_CHANGE_FAILURES)[number];
+/** For "weak" the message is GitLab's sentence about the new password. */
+const passwordChangeError = (reason: PasswordChangeFailure, message = `password change ${reason}`) => new AppError("invalid", message, { reason });
 
 /**
  * GitLab's "Change your password" (Profile > Password): the current password, then the new one
@@ -30,11 +23,11 @@ export async function changePassword(
   input: { current: string; password: string; confirmation: string },
   ip: string | null,
 ): Promise<void> {
-  if (!(await verifyReenteredPassword(env, input.current, user.passwordHash, ip))) throw new PasswordChangeError("wrong_password");
-  if (input.password !== input.confirmation) throw new PasswordChangeError("mismatch");
+  if (!(await verifyReenteredPassword(env, input.current, user.passwordHash, ip))) throw passwordChangeError("wrong_password");
+  if (input.password !== input.confirmation) throw passwordChangeError("mismatch");
   const weakness = passwordWeakness(input.password);
-  if (weakness) throw new PasswordChangeError("weak", weakness);
-  if (input.password === input.current) throw new PasswordChangeError("unchanged");
+  if (weakness) throw passwordChangeError("weak", weakness);
+  if (input.password === input.current) throw passwordChangeError("unchanged");
   const db = getDb(env.DB);
   await setPasswordHash(db, user.id, await hashPassword(input.password));
   await recordAudit(db, { action: "password_changed", authorId: user.id, entityType: "user", entityId: user.id, ip });

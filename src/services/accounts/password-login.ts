@@ -7,19 +7,15 @@ import { findUserByLogin, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { guardRefuses, rememberSignInAddress } from "./account-guard";
 import { assertAttemptAllowed, countAddressFailure, isLockedOut, recordFailedAttempt } from "./lockout";
+import { AppError } from "../../domain/errors";
 
 /**
  * "invalid" covers unknown users, wrong passwords and addresses locked out of the account alike:
  * one answer, so that sign-in and the password grant do not reveal which usernames exist.
  */
-export type LoginFailure = "invalid" | "blocked";
-
-export class LoginError extends Error {
-  constructor(readonly reason: LoginFailure) {
-    super(`login ${reason}`);
-    this.name = "LoginError";
-  }
-}
+export const LOGIN_FAILURES = ["invalid", "blocked"] as const;
+export type LoginFailure = (typeof LOGIN_FAILURES)[number];
+const loginError = (reason: LoginFailure) => new AppError(reason === "blocked" ? "forbidden" : "unauthenticated", `login ${reason}`, { reason });
 
 /**
  * Checks a username-or-email and password. Used by the sign-in page and the password grant; it
@@ -50,7 +46,7 @@ export async function verifyPasswordLogin(
     await verifyPassword(password, DUMMY_PASSWORD_HASH);
     await recordAudit(db, { action: "failed_sign_in", entityType: "user", entityId: "unknown", details: { reason: "unknown_user" }, ip });
     await countAddressFailure(env, source, "password");
-    throw new LoginError("invalid");
+    throw loginError("invalid");
   }
   // The account-wide bound (./account-guard.ts), then the lock of this address: either refuses
   // without checking the password, answered as a wrong one.
@@ -58,11 +54,11 @@ export async function verifyPasswordLogin(
     // Not audited one by one (the lock was); counted towards the address throttle.
     await verifyPassword(password, DUMMY_PASSWORD_HASH);
     await countAddressFailure(env, source, "password");
-    throw new LoginError("invalid");
+    throw loginError("invalid");
   }
   if (!(await verifyPassword(password, user.passwordHash))) {
     await recordFailedAttempt(env, user.id, source, "password");
-    throw new LoginError("invalid");
+    throw loginError("invalid");
   }
   if (user.state === "deactivated" && opts.reactivate) {
     await activateUser(env, null, user.id);
@@ -71,7 +67,7 @@ export async function verifyPasswordLogin(
   // Only someone who knows the password learns that the account is blocked.
   if (user.state !== "active") {
     await recordAudit(db, { action: "failed_sign_in", entityType: "user", entityId: user.id, details: { reason: "blocked" }, ip });
-    throw new LoginError("blocked");
+    throw loginError("blocked");
   }
   if (user.otpRequired) return user;
   return recordSuccessfulSignIn(env, user, ip, "password");

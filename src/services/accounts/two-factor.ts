@@ -10,6 +10,7 @@ import { acceptOtpStep, disableOtp, enableOtp, setBackupCodeHashes, setPendingOt
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { userChanged } from "../../credentials/user-credentials";
+import { AppError } from "../../domain/errors";
 
 /**
  * Two-factor authentication with TOTP (RFC 6238) and one-time recovery codes, as GitLab:
@@ -20,12 +21,10 @@ export const RECOVERY_CODE_COUNT = 10;
 const PURPOSE = "otp-secret";
 export const TOTP_ISSUER = "Edge Auth";
 
-export class TwoFactorError extends Error {
-  constructor(readonly reason: "wrong_password" | "wrong_code" | "already_enabled" | "not_enabled") {
-    super(`two-factor: ${reason}`);
-    this.name = "TwoFactorError";
-  }
-}
+export const TWO_FACTOR_FAILURES = ["wrong_password", "wrong_code", "already_enabled", "not_enabled"] as const;
+export type TwoFactorFailure = (typeof TWO_FACTOR_FAILURES)[number];
+const twoFactorError = (reason: TwoFactorFailure) =>
+  new AppError(reason === "wrong_password" || reason === "wrong_code" ? "invalid" : "conflict", `two-factor: ${reason}`, { reason });
 
 async function secretOf(env: Bindings, user: UserRow): Promise<string | null> {
   if (!user.otpSecretEnc) return null;
@@ -35,7 +34,7 @@ async function secretOf(env: Bindings, user: UserRow): Promise<string | null> {
 
 /** The pending secret for enrolment (made on first visit, kept until confirmed), and its URI. */
 export async function pendingEnrolment(env: Bindings, user: UserRow): Promise<{ secret: string; uri: string }> {
-  if (user.otpRequired) throw new TwoFactorError("already_enabled");
+  if (user.otpRequired) throw twoFactorError("already_enabled");
   let secret = await secretOf(env, user).catch(() => null);
   if (!secret) {
     secret = generateTotpSecret();
@@ -45,7 +44,7 @@ export async function pendingEnrolment(env: Bindings, user: UserRow): Promise<{ 
     const row = await setPendingOtpSecret(getDb(env.DB), user, enc);
     if (!row) {
       const fresh = await findUserById(getDb(env.DB), user.id);
-      if (!fresh) throw new TwoFactorError("not_enabled");
+      if (!fresh) throw twoFactorError("not_enabled");
       return pendingEnrolment(env, fresh);
     }
   }
@@ -69,10 +68,10 @@ export async function enableTwoFactor(
   password: string,
   ip: string | null,
 ): Promise<string[]> {
-  if (user.otpRequired) throw new TwoFactorError("already_enabled");
-  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
+  if (user.otpRequired) throw twoFactorError("already_enabled");
+  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw twoFactorError("wrong_password");
   const secret = await secretOf(env, user).catch(() => null);
-  if (!secret || !(await acceptTotp(env, user.id, secret, code))) throw new TwoFactorError("wrong_code");
+  if (!secret || !(await acceptTotp(env, user.id, secret, code))) throw twoFactorError("wrong_code");
   const codes = newRecoveryCodes();
   const db = getDb(env.DB);
   await enableOtp(db, user.id, await hashCodes(codes));
@@ -83,7 +82,7 @@ export async function enableTwoFactor(
 }
 
 export async function disableTwoFactor(env: Bindings, user: UserRow, password: string, ip: string | null): Promise<void> {
-  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
+  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw twoFactorError("wrong_password");
   const db = getDb(env.DB);
   await disableOtp(db, user.id);
   await recordAudit(db, { action: "two_factor_disabled", authorId: user.id, entityType: "user", entityId: user.id, ip });
@@ -92,8 +91,8 @@ export async function disableTwoFactor(env: Bindings, user: UserRow, password: s
 
 /** New recovery codes replace all old ones (GitLab: "Regenerate recovery codes"). */
 export async function regenerateRecoveryCodes(env: Bindings, user: UserRow, password: string, ip: string | null): Promise<string[]> {
-  if (!user.otpRequired) throw new TwoFactorError("not_enabled");
-  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw new TwoFactorError("wrong_password");
+  if (!user.otpRequired) throw twoFactorError("not_enabled");
+  if (!(await verifyReenteredPassword(env, password, user.passwordHash, ip))) throw twoFactorError("wrong_password");
   const codes = newRecoveryCodes();
   await setBackupCodeHashes(getDb(env.DB), user.id, await hashCodes(codes));
   return codes;

@@ -5,6 +5,7 @@ import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { deleteSessionsOfUser } from "../../credentials/session";
 import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../../credentials/user-credentials";
+import { AppError } from "../../domain/errors";
 
 /**
  * Account controls, as GitLab's admin API (docs/operations.md, "Account controls"):
@@ -23,15 +24,8 @@ export type UserState = AccountState;
 /** GitLab's ::User::MINIMUM_INACTIVE_DAYS. */
 export const MINIMUM_INACTIVE_DAYS = 90;
 
-export class AccountStateError extends Error {
-  constructor(
-    readonly kind: "not_found" | "forbidden",
-    message: string,
-  ) {
-    super(message);
-    this.name = "AccountStateError";
-  }
-}
+/** A refused state change: not_found (404) or forbidden (403, GitLab's sentence as the reason). */
+export const accountStateError = (kind: "not_found" | "forbidden", message: string) => new AppError(kind, message);
 
 /** What an action did: GitLab answers `true` on a change, `null` when there was nothing to do, `false` when refused quietly. */
 export type StateChange = true | false | null;
@@ -41,7 +35,7 @@ type Actor = AuditActor;
 
 async function target(env: Bindings, userId: number): Promise<UserRow> {
   const user = await findUserById(getDb(env.DB), userId);
-  if (!user) throw new AccountStateError("not_found", "User Not Found");
+  if (!user) throw accountStateError("not_found", "User Not Found");
   return user;
 }
 
@@ -52,7 +46,7 @@ async function transition(env: Bindings, userId: number, from: UserState[], to: 
 
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.id === actor.id) throw new AccountStateError("forbidden", "The API initiating user cannot be blocked by the API");
+  if (user.id === actor.id) throw accountStateError("forbidden", "The API initiating user cannot be blocked by the API");
   if (user.state === "blocked") return null;
   if (!(await transition(env, userId, ["active", "deactivated"], "blocked"))) return null;
   const db = getDb(env.DB);
@@ -63,7 +57,7 @@ export async function blockUser(env: Bindings, actor: Actor, userId: number): Pr
 
 export async function unblockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.state === "deactivated") throw new AccountStateError("forbidden", "Deactivated users cannot be unblocked by the API");
+  if (user.state === "deactivated") throw accountStateError("forbidden", "Deactivated users cannot be unblocked by the API");
   if (user.state !== "blocked") return false;
   if (!(await transition(env, userId, ["blocked"], "active"))) return false;
   await userChanged(env, userId);
@@ -79,9 +73,9 @@ export function recentlyActive(user: Pick<UserRow, "lastSignInAt">, now: number)
 export async function deactivateUser(env: Bindings, actor: Actor, userId: number, now = Date.now()): Promise<StateChange> {
   const user = await target(env, userId);
   if (user.state === "deactivated") return null;
-  if (user.state === "blocked") throw new AccountStateError("forbidden", "A blocked user cannot be deactivated by the API");
+  if (user.state === "blocked") throw accountStateError("forbidden", "A blocked user cannot be deactivated by the API");
   if (recentlyActive(user, now)) {
-    throw new AccountStateError(
+    throw accountStateError(
       "forbidden",
       `The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`,
     );
@@ -99,7 +93,7 @@ export async function deactivateUser(env: Bindings, actor: Actor, userId: number
 
 export async function activateUser(env: Bindings, actor: Actor | null, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.state === "blocked") throw new AccountStateError("forbidden", "A blocked user must be unblocked to be activated");
+  if (user.state === "blocked") throw accountStateError("forbidden", "A blocked user must be unblocked to be activated");
   if (user.state === "active") return true;
   if (!(await transition(env, userId, ["deactivated"], "active"))) return true;
   await userChanged(env, userId);

@@ -1,9 +1,9 @@
 import { Hono, type Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import assets from "../assets";
 import demoSpa from "../demo-spa";
 import { renderPage, type PageEnv } from "../page";
 import { pageSecurityHeaders, requireCsrf } from "../security";
+import { pageRefusal } from "../refusal";
 import activeSessions from "./active-sessions";
 import adminUserLockout from "./admin-user-lockout";
 import applications from "./applications";
@@ -27,20 +27,21 @@ const pages = new Hono<PageEnv>();
 
 /** The pages family's error renderer: a refusal page for client errors, a plain page for the rest. */
 export async function renderPagesError(err: Error, c: Context): Promise<Response> {
-  if (err instanceof HTTPException && err.status < 500) {
+  const refusal = pageRefusal(err, c);
+  if (refusal) {
     return renderPage(
       c,
       "Request refused",
       <>
         <h1>Request refused</h1>
         <div class="flash error" role="alert">
-          {err.message || "The request was refused."}
+          {refusal.message}
         </div>
         <p>
           <a href="/">Back to the home page</a>
         </p>
       </>,
-      err.status,
+      refusal.status,
     );
   }
   logUnexpectedError("pages", err, c);

@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
-import { PasswordChangeError, changePassword } from "../../services/accounts/password-change";
+import { PASSWORD_CHANGE_FAILURES, changePassword, type PasswordChangeFailure } from "../../services/accounts/password-change";
+import { reasonOf } from "../../domain/errors";
 import { throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
 import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
@@ -11,7 +12,7 @@ const password = new Hono<PageEnv>();
 password.use("/profile/password", requireUser);
 password.use("/profile/password/*", requireUser);
 
-const ERRORS: Record<PasswordChangeError["reason"], string> = {
+const ERRORS: Record<PasswordChangeFailure, string> = {
   wrong_password: "You must provide a valid current password.",
   mismatch: "Password confirmation doesn't match Password.",
   weak: "",
@@ -53,8 +54,10 @@ password.post("/profile/password", async (c) => {
     await changePassword(c.env, c.var.user, { current: field("current_password"), password: field("password"), confirmation: field("password_confirmation") }, clientAddress(c.req.raw, c.env));
   } catch (e) {
     if (e instanceof ThrottledError) return form(c, throttledPageError(c, e), 429);
-    if (!(e instanceof PasswordChangeError)) throw e;
-    return form(c, e.detail ?? ERRORS[e.reason], 422);
+    const reason = reasonOf(e, PASSWORD_CHANGE_FAILURES);
+    if (!reason) throw e;
+    // "weak" shows GitLab's sentence about the new password, which is the error's message.
+    return form(c, ERRORS[reason] || (e as Error).message, 422);
   }
   const ended = await endOtherSessions(c, c.var.user.id);
   setFlash(c, `Password was successfully updated.${ended ? ` ${ended} other session${ended === 1 ? " was" : "s were"} signed out.` : ""}`);

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { guardRefuses } from "../../services/accounts/account-guard";
 import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../services/accounts/lockout";
-import { LoginError, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
+import { LOGIN_FAILURES, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
+import { reasonOf } from "../../domain/errors";
 import { verifySecondFactor } from "../../services/accounts/two-factor";
 import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
@@ -92,8 +93,9 @@ signIn.post("/users/sign_in", async (c) => {
       for (const [k, v] of Object.entries(rateLimitHeaders(e.status))) c.header(k, v);
       return again(throttledMessage(e), 429);
     }
-    if (!(e instanceof LoginError)) throw e;
-    return e.reason === "blocked" ? again(BLOCKED, 403) : again(INVALID, 401);
+    const reason = reasonOf(e, LOGIN_FAILURES);
+    if (!reason) throw e;
+    return reason === "blocked" ? again(BLOCKED, 403) : again(INVALID, 401);
   }
 });
 

@@ -3,13 +3,15 @@ import { raw } from "hono/html";
 import qrcode from "qrcode-generator";
 import {
   RECOVERY_CODE_COUNT,
-  TwoFactorError,
+  TWO_FACTOR_FAILURES,
+  type TwoFactorFailure,
   disableTwoFactor,
   enableTwoFactor,
   pendingEnrolment,
   regenerateRecoveryCodes,
   remainingRecoveryCodes,
 } from "../../services/accounts/two-factor";
+import { reasonOf } from "../../domain/errors";
 import type { UserRow } from "../../db/users";
 import { statusFor, throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
@@ -22,12 +24,18 @@ const twoFactor = new Hono<PageEnv>();
 twoFactor.use("/profile/two_factor_auth", requireUser);
 twoFactor.use("/profile/two_factor_auth/*", requireUser);
 
-const ERRORS: Record<TwoFactorError["reason"], string> = {
+const ERRORS: Record<TwoFactorFailure, string> = {
   wrong_password: "The current password is incorrect.",
   wrong_code: "The verification code is invalid or was already used. Try the next code from your app.",
   already_enabled: "Two-factor authentication is already enabled.",
   not_enabled: "Two-factor authentication is not enabled.",
 };
+
+/** The sentence a refused two-factor step shows on its page; null for anything else. */
+function pageError(e: unknown): string | null {
+  const reason = reasonOf(e, TWO_FACTOR_FAILURES);
+  return reason ? ERRORS[reason] : null;
+}
 
 function qrSvg(uri: string): string {
   const qr = qrcode(0, "M");
@@ -178,7 +186,7 @@ twoFactor.post("/profile/two_factor_auth", async (c) => {
     const fresh = { ...user, otpRequired: true, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "Two-factor authentication is now enabled.", codes });
   } catch (e) {
-    const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;
+    const error = e instanceof ThrottledError ? throttledPageError(c, e) : pageError(e);
     if (error) return statusFor(e, await enrolPage(c, user, error));
     throw e;
   }
@@ -193,7 +201,7 @@ twoFactor.post("/profile/two_factor_auth/codes", async (c) => {
     const fresh = { ...user, otpBackupCodeHashes: JSON.stringify(codes) };
     return enabledPage(c, fresh, { notice: "New recovery codes were generated; the old ones no longer work.", codes });
   } catch (e) {
-    const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;
+    const error = e instanceof ThrottledError ? throttledPageError(c, e) : pageError(e);
     if (error) return statusFor(e, await (user.otpRequired ? enabledPage(c, user, { error }) : enrolPage(c, user, error)));
     throw e;
   }
@@ -207,7 +215,7 @@ twoFactor.post("/profile/two_factor_auth/disable", async (c) => {
     await disableTwoFactor(c.env, user, String(body.current_password ?? ""), clientAddress(c.req.raw, c.env));
     await endOtherSessions(c, user.id);
   } catch (e) {
-    const error = e instanceof ThrottledError ? throttledPageError(c, e) : e instanceof TwoFactorError ? ERRORS[e.reason] : null;
+    const error = e instanceof ThrottledError ? throttledPageError(c, e) : pageError(e);
     if (error) return statusFor(e, await enabledPage(c, user, { error }));
     throw e;
   }

@@ -30,10 +30,10 @@ describe("account-wide bound on failed passwords (docs/security.md, Account-wide
     expect((await verifyPasswordLogin(env, user.username, TEST_PASSWORD, OWNER)).id).toBe(user.id);
     // 6 addresses x 9 wrong passwords: each stays under the per-address lock of 10.
     for (let a = 0; a < 6; a++) {
-      for (let i = 0; i < 9; i++) await expect(verifyPasswordLogin(env, user.username, `guess-${a}-${i}`, attacker(a))).rejects.toMatchObject({ reason: "invalid" });
+      for (let i = 0; i < 9; i++) await expect(verifyPasswordLogin(env, user.username, `guess-${a}-${i}`, attacker(a))).rejects.toMatchObject({ details: { reason: "invalid" } });
     }
     // The budget is spent: the right password from a fresh /64 is answered as a wrong one.
-    await expect(verifyPasswordLogin(env, user.username, TEST_PASSWORD, attacker(100))).rejects.toMatchObject({ reason: "invalid" });
+    await expect(verifyPasswordLogin(env, user.username, TEST_PASSWORD, attacker(100))).rejects.toMatchObject({ details: { reason: "invalid" } });
     // The owner from their usual address is not locked out.
     expect((await verifyPasswordLogin(env, user.username, TEST_PASSWORD, OWNER)).id).toBe(user.id);
     // Audited once, on the account.

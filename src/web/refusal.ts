@@ -1,0 +1,19 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError, ERROR_STATUS } from "../domain/errors";
+import { ThrottledError } from "../throttle";
+import { throttledPageError } from "./throttled";
+
+/**
+ * What a page shows for a refused request (the pages' and the authorize endpoint's renderers): the
+ * status and the sentence, from the error family (its message is written for the person) or from
+ * Hono's own HTTPException (a body limit, say). Null for an unexpected error, which the renderer
+ * logs and answers with its plain 500 page.
+ */
+export function pageRefusal(err: Error, c: Context): { status: ContentfulStatusCode; message: string } | null {
+  if (err instanceof ThrottledError) return { status: 429, message: throttledPageError(c, err) };
+  if (err instanceof AppError && err.code !== "internal") return { status: ERROR_STATUS[err.code], message: err.message };
+  if (err instanceof HTTPException && err.status < 500) return { status: err.status as ContentfulStatusCode, message: err.message || "The request was refused." };
+  return null;
+}
