@@ -9,7 +9,7 @@ import { renderPage } from "../web/page";
 import { pageSecurityHeaders, requireCsrf } from "../web/security";
 import { csrfToken, currentUser, endSession, sessionAuthTime } from "../web/session";
 import type { UserRow } from "../db/users";
-import { listAuthorizedApplications } from "./authorizations";
+import { listAuthorizedApplications } from "../services/authorizations";
 import { afterReauthentication, decidePrompt } from "./oidc/prompt";
 import { subjectClaims } from "./oidc/claims";
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";

@@ -11,7 +11,7 @@ import { getDb } from "../db/client";
 import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
-import { revokeAllForApplication } from "../oauth/authorizations";
+import { revokeAllForApplication } from "./authorizations";
 import { newApplicationTtl } from "../oauth/issue";
 
 /**

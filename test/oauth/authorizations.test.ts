@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../src/oauth/authorizations";
+import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../src/services/authorizations";
 import { signedInUser } from "../helpers/browser";
 import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 

@@ -2,7 +2,7 @@ import type { ApplicationRow } from "../../db/applications";
 import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS, type ApplicationErrors } from "../../domain/application-input";
 import { registeredUris } from "../../domain/redirect-uri";
 import { ALL_SCOPES } from "../../domain/scopes";
-import type { AuthorizedApplication } from "../../oauth/authorizations";
+import type { AuthorizedApplication } from "../../services/authorizations";
 import { CopyableCode, RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
 import { CsrfField, formatDate } from "../page";
 import { parseScopes } from "../../domain/scopes";

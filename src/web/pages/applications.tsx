@@ -3,7 +3,7 @@ import { getConfig } from "../../config";
 import { findApplicationById, listApplications, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
 import type { ApplicationErrors } from "../../domain/application-input";
-import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../oauth/authorizations";
+import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../services/authorizations";
 import { createApplication, deleteApplication, renewApplicationSecret, updateApplication, type ApplicationFields } from "../../services/applications";
 import { CsrfField, Flash, renderPage, requireUser, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
