@@ -63,3 +63,9 @@ export async function findDeployTokenBySecret(db: Db, token: string): Promise<De
 export async function deleteDeployToken(db: Db, id: number): Promise<void> {
   await db.delete(deployTokens).where(eq(deployTokens.id, id));
 }
+
+/** One token by id, whoever owns it (GraphQL's global ids name no owner; the caller checks it). */
+export async function findDeployTokenById(db: Db, id: number): Promise<DeployTokenRow | null> {
+  const [row] = await db.select().from(deployTokens).where(eq(deployTokens.id, id)).limit(1);
+  return row ?? null;
+}

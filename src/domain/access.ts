@@ -33,3 +33,21 @@ export function canReadCode(visibility: Visibility, accessLevel: number, signedI
 export function canPushCode(accessLevel: number, isAdmin: boolean): boolean {
   return isAdmin || accessLevel >= AccessLevel.DEVELOPER;
 }
+
+/**
+ * Abilities that REST and GraphQL both check, as minimum levels (GitLab's policies; administrators
+ * pass every one). Routes pass them to their loaders; GraphQL resolvers ask `hasAbility`.
+ */
+export const Ability = {
+  /** destroy_container_image: delete container repositories and tags. */
+  destroyContainerImage: AccessLevel.DEVELOPER,
+  /** Deploy tokens of a project or group: list, read, create, revoke. */
+  manageDeployTokens: AccessLevel.MAINTAINER,
+} as const;
+
+export function hasAbility(accessLevel: number, isAdmin: boolean, minimum: number): boolean {
+  return isAdmin || accessLevel >= minimum;
+}
+
+/** read_container_image: as reading code (reporter on private projects, else the visibility). */
+export const canReadContainerImages = canReadCode;

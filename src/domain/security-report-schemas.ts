@@ -1,80 +1,75 @@
 import type { Schema } from "@cfworker/json-schema";
+import {
+  dependencyFilesSchema,
+  type Generation,
+  remediationsSchema,
+  REPORT_TYPES,
+  type ReportType,
+  scanSchema,
+  vulnerabilitySchema,
+} from "./security-report-schema-parts";
+
+export { REPORT_TYPES, type ReportType };
 
 /**
- * Compact JSON Schemas of the security report types the schedule names (part b, Limits): the
- * structure GitLab's report schemas 14.x/15.x require, without their optional detail. A report is
- * validated against the schema of the type it declares (its scan.type, which must match the
- * Purpose's type).
+ * The published security-report schema versions from 14.0.0 on (the schedule's minimum), each
+ * with the generation of definitions it has (security-report-schema-parts.ts). A report is
+ * validated against the schema of the version it declares in its `version` field.
  */
-export const REPORT_TYPES = [
-  "container_scanning",
-  "coverage_fuzzing",
-  "dast",
-  "dependency_scanning",
-  "sast",
-  "secret_detection",
-] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
-
-const identifier: Schema = {
-  type: "object",
-  required: ["type", "name", "value"],
-  properties: { type: { type: "string", minLength: 1 }, name: { type: "string", minLength: 1 }, value: { type: "string", minLength: 1 } },
+const PUBLISHED: Record<Generation, string[]> = {
+  "14.0": ["14.0.0", "14.0.1", "14.0.2", "14.0.3", "14.0.4", "14.0.5", "14.0.6"],
+  "14.1": ["14.1.0", "14.1.1", "14.1.2", "14.1.3"],
+  "15.0": ["15.0.0", "15.0.1", "15.0.2", "15.0.3", "15.0.4", "15.0.5", "15.0.6", "15.0.7"],
 };
 
-const vendor: Schema = { type: "object", required: ["name"], properties: { name: { type: "string", minLength: 1 } } };
-const tool: Schema = {
-  type: "object",
-  required: ["id", "name", "vendor", "version"],
-  properties: { id: { type: "string", minLength: 1 }, name: { type: "string" }, vendor, version: { type: "string" } },
-};
+export const PUBLISHED_VERSIONS: readonly string[] = Object.values(PUBLISHED).flat();
 
-const LOCATIONS: Record<ReportType, Schema> = {
-  container_scanning: { type: "object", required: ["image", "operating_system", "dependency"], properties: { image: { type: "string" }, operating_system: { type: "string" }, dependency: { type: "object" } } },
-  coverage_fuzzing: { type: "object", properties: { crash_address: { type: "string" }, crash_type: { type: "string" }, stacktrace_snippet: { type: "string" } } },
-  dast: { type: "object", properties: { hostname: { type: "string" }, method: { type: "string" }, path: { type: "string" }, param: { type: "string" } } },
-  dependency_scanning: { type: "object", required: ["file", "dependency"], properties: { file: { type: "string", minLength: 1 }, dependency: { type: "object" } } },
-  sast: { type: "object", properties: { file: { type: "string" }, start_line: { type: "integer", minimum: 1 }, end_line: { type: "integer", minimum: 1 } } },
-  secret_detection: { type: "object", required: ["file", "commit"], properties: { file: { type: "string" }, commit: { type: "object", required: ["sha"] } } },
-};
+export function compareSemver(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
 
-export function reportSchema(type: ReportType): Schema {
-  const properties: Record<string, Schema> = {
-    version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$" },
-    schema: { type: "string" },
-    scan: {
-      type: "object",
-      required: ["analyzer", "scanner", "type", "start_time", "end_time", "status"],
-      properties: {
-        analyzer: tool,
-        scanner: tool,
-        type: { const: type },
-        start_time: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$" },
-        end_time: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$" },
-        status: { enum: ["success", "failure"] },
-      },
-    },
-    vulnerabilities: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["id", "identifiers", "location"],
-        properties: {
-          id: { type: "string", minLength: 1 },
-          name: { type: "string", maxLength: 255 },
-          description: { type: "string", maxLength: 1048576 },
-          severity: { enum: ["Info", "Unknown", "Low", "Medium", "High", "Critical"] },
-          identifiers: { type: "array", minItems: 1, items: identifier },
-          location: LOCATIONS[type],
-        },
-      },
-    },
-    remediations: { type: "array" },
-  };
-  const required = ["version", "scan", "vulnerabilities"];
-  if (type === "dependency_scanning") {
-    properties.dependency_files = { type: "array", items: { type: "object", required: ["path", "package_manager", "dependencies"] } };
-    required.push("dependency_files");
+export interface SchemaChoice {
+  /** The published version whose schema the report is checked against. */
+  version: string;
+  generation: Generation;
+  /** True when the declared version was published; false when the nearest older one stands in. */
+  published: boolean;
+}
+
+/**
+ * The schema version a declared version is validated against: itself when published; otherwise
+ * the newest published version not above it (a report declaring 14.5.0 is checked with 14.1.3's
+ * definitions, one declaring 16.1.0 with 15.0.7's), so an unpublished version is reported and
+ * still gets the strictest check it could mean. Versions below 14.0.0 stand in with 14.0.0.
+ */
+export function chooseSchema(declared: string): SchemaChoice {
+  for (const [generation, versions] of Object.entries(PUBLISHED) as [Generation, string[]][]) {
+    if (versions.includes(declared)) return { version: declared, generation, published: true };
   }
-  return { $schema: "https://json-schema.org/draft/2019-09/schema", type: "object", required, properties };
+  let best: SchemaChoice = { version: "14.0.0", generation: "14.0", published: false };
+  for (const [generation, versions] of Object.entries(PUBLISHED) as [Generation, string[]][]) {
+    for (const v of versions) if (compareSemver(v, declared) <= 0) best = { version: v, generation, published: false };
+  }
+  return best;
+}
+
+/** The JSON Schema of one report type at one generation of the published schemas. */
+export function reportSchema(type: ReportType, generation: Generation): Schema {
+  const required = ["version", "vulnerabilities"];
+  if (generation === "15.0") required.unshift("scan");
+  const properties: Record<string, Schema> = {
+    scan: scanSchema(type, generation),
+    schema: generation === "15.0" ? { type: "string", pattern: "^https?://.+" } : { type: "string", format: "uri" },
+    version: { type: "string", pattern: "^[0-9]+\\.[0-9]+\\.[0-9]+$" },
+    vulnerabilities: { type: "array", items: vulnerabilitySchema(type, generation) },
+    remediations: remediationsSchema(),
+  };
+  if (type === "dependency_scanning") {
+    properties.dependency_files = dependencyFilesSchema();
+    required.unshift("dependency_files");
+  }
+  return { $schema: "http://json-schema.org/draft-07/schema#", type: "object", required, properties };
 }

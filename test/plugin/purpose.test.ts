@@ -4,6 +4,7 @@ import { FileStreamSchema, type Header } from "../../src/gen/proto/plugin_pb";
 import { makeUserWithToken } from "../helpers/fixtures";
 import { envAt } from "../helpers/versioned";
 import { asJson, enc, header, listKeys, pluginClient, workerFetch } from "./client";
+import { SCHEDULED_TYPES, validReport } from "./security-report-fixtures";
 
 /** One-part upload of a text file with a Purpose. */
 function upload(token: string, version: string, purpose: string, text: string, h: Header = header()) {
@@ -68,6 +69,25 @@ describe("Purpose security_report:<type> (spec part b: Errors and Limits; catalo
     expect(res.Code).toBe(0);
     expect(res.Desc).toBe("");
     expect(asJson(res.Data).processing.warnings).toEqual([]);
+  });
+
+  it("every scheduled type through SendFile: a report failing its declared schema is Code 3 from 15.0, stored with a warning at 14.10, a 14.1.0 report is stored", async () => {
+    const { user, token } = await makeUserWithToken();
+    for (const type of SCHEDULED_TYPES) {
+      const bad = validReport(type, "15.0.0");
+      delete (bad.scan as Record<string, unknown>).analyzer;
+      const refused = await upload(token, "15.0", `security_report:${type}`, JSON.stringify(bad));
+      expect(refused.Code, type).toBe(3);
+      expect(refused.Desc, type).toContain("analyzer");
+      const warned = await upload(token, "14.10", `security_report:${type}`, JSON.stringify(bad));
+      expect(warned.Code, type).toBe(0);
+      expect(warned.Desc, type).toContain("analyzer");
+      expect(asJson(warned.Data).processing.warnings.join(" "), type).toContain("analyzer");
+      const old = await upload(token, "15.0", `security_report:${type}`, JSON.stringify(validReport(type, "14.1.0")));
+      expect(old.Code, `${type}: ${old.Desc}`).toBe(0);
+      expect(asJson(old.Data).processing).toMatchObject({ type, schema_version: "14.1.0", warnings: [] });
+    }
+    expect((await listKeys(`plugin-files/${user.id}/`)).length).toBe(SCHEDULED_TYPES.length * 2);
   });
 
   it("a report whose scan.type differs from the Purpose's type fails its schema", async () => {

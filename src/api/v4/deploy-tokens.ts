@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
 import { getDeployToken, listDeployTokens, type DeployTokenOwner, type DeployTokenRow } from "../../db/deploy-tokens";
-import { AccessLevel } from "../../domain/access";
+import { Ability } from "../../domain/access";
 import { isDeployTokenExpired } from "../../domain/deploy-token-input";
 import type { AppEnv } from "../../env";
 import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
@@ -41,8 +41,8 @@ const NewToken = z.object({
 });
 
 async function ownerOf(c: Context<AppEnv>, kind: "projects" | "groups"): Promise<DeployTokenOwner> {
-  if (kind === "projects") return { projectId: (await loadProject(c, c.req.param("id")!, AccessLevel.MAINTAINER)).project.id };
-  return { groupId: (await loadGroup(c, c.req.param("id")!, AccessLevel.MAINTAINER)).group.id };
+  if (kind === "projects") return { projectId: (await loadProject(c, c.req.param("id")!, Ability.manageDeployTokens)).project.id };
+  return { groupId: (await loadGroup(c, c.req.param("id")!, Ability.manageDeployTokens)).group.id };
 }
 
 async function respondList(c: Context<AppEnv>, owner: DeployTokenOwner | null) {

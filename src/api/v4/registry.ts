@@ -5,7 +5,7 @@ import { getDb } from "../../db/client";
 import { groupTreeProjectIds } from "../../db/namespaces";
 import { findProject, type ProjectRow } from "../../db/projects";
 import { findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
-import { AccessLevel } from "../../domain/access";
+import { Ability, AccessLevel, canReadContainerImages, type Visibility } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { removeRepository, removeTag } from "../../registry/images";
 import { gate } from "../../http/gate";
@@ -69,12 +69,13 @@ async function respondRepositories(c: Context<AppEnv>, projectIds: number | SQL,
   );
 }
 
-/** Reading images: reporter on private projects, anyone who sees an internal or public one. */
-const readLevel = (project: ProjectRow) => (project.visibility === "private" ? AccessLevel.REPORTER : AccessLevel.NONE);
+/** Reading images (read_container_image, src/domain/access.ts; GraphQL asks the same rule). */
+const mayReadImages = (c: Context<AppEnv>, project: ProjectRow, level: number) =>
+  canReadContainerImages(project.visibility as Visibility, level, true, c.get("principal").user.isAdmin);
 
 registry.get("/projects/:id/registry/repositories", requireAuth(READ_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"));
-  if (level < readLevel(project)) throw notFound();
+  if (!mayReadImages(c, project, level)) throw notFound();
   return respondRepositories(c, project.id, true);
 });
 
@@ -100,7 +101,7 @@ registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async 
   const project = await findProject(db, String(repo.projectId));
   if (!project) throw notFound();
   const { level } = await loadProject(c, String(project.id));
-  if (level < readLevel(project)) throw notFound();
+  if (!mayReadImages(c, project, level)) throw notFound();
   const wantTags = q.tags === true;
   const wantCount = q.tag_count === true;
   const wantSize = q.size === true;
@@ -116,7 +117,7 @@ registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async 
 
 async function loadRepository(c: Context<AppEnv>, minLevel: number) {
   const { project, level } = await loadProject(c, c.req.param("id")!, minLevel);
-  if (level < readLevel(project)) throw notFound();
+  if (!mayReadImages(c, project, level)) throw notFound();
   const repoId = parseParams(idParam, c.req.param("repository_id"));
   const repo = await findRepository(getDb(c.env.DB), repoId);
   if (!repo || repo.projectId !== project.id) throw notFound("Repository Not Found");
@@ -124,7 +125,7 @@ async function loadRepository(c: Context<AppEnv>, minLevel: number) {
 }
 
 registry.delete("/projects/:id/registry/repositories/:repository_id", requireAuth(WRITE_API), async (c) => {
-  const repo = await loadRepository(c, AccessLevel.DEVELOPER);
+  const repo = await loadRepository(c, Ability.destroyContainerImage);
   // Gone from /v2/ when this answers; GitLab schedules the deletion and answers 202.
   await removeRepository(c.env, repo);
   return c.body(null, 202);
@@ -153,7 +154,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name"
 });
 
 registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
-  const repo = await loadRepository(c, AccessLevel.DEVELOPER);
+  const repo = await loadRepository(c, Ability.destroyContainerImage);
   if (!(await removeTag(c.env, repo.id, c.req.param("tag_name")))) throw notFound("Tag Not Found");
   return c.body(null, 200);
 });

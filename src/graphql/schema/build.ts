@@ -1,5 +1,8 @@
 import type { GraphQLSchema } from "graphql";
 import { createSchema } from "graphql-yoga";
+import { authorizedApplicationResolvers } from "../resolvers/authorized-applications";
+import { containerRegistryResolvers } from "../resolvers/container-registry";
+import { deployTokenResolvers } from "../resolvers/deploy-tokens";
 import { instanceResolvers } from "../resolvers/instance";
 import { mergeRequestResolvers } from "../resolvers/merge-requests";
 import { packageResolvers } from "../resolvers/packages";
@@ -30,6 +33,9 @@ const RESOLVERS = mergeResolvers(
   pipelineResolvers,
   mergeRequestResolvers,
   instanceResolvers,
+  containerRegistryResolvers,
+  deployTokenResolvers,
+  authorizedApplicationResolvers,
 );
 
 export interface VersionedSchema {

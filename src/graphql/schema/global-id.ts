@@ -11,6 +11,9 @@ export const GID_MODELS = {
   IssueID: "Issue",
   MergeRequestID: "MergeRequest",
   CiPipelineID: "Ci::Pipeline",
+  ContainerRepositoryID: "ContainerRepository",
+  DeployTokenID: "DeployToken",
+  AuthnOauthApplicationID: "Authn::OauthApplication",
 } as const;
 export type GidScalar = keyof typeof GID_MODELS;
 
@@ -62,6 +65,21 @@ function parseTime(v: unknown): number {
   return t;
 }
 
+/** GitLab's BigInt: integers beyond 2^53 are sent as strings (sizes in bytes). */
+export const BigIntScalar = new GraphQLScalarType({
+  name: "BigInt",
+  description: "Represents non-fractional signed whole numeric values. Since the value may exceed the size of a 32-bit integer, it's encoded as a string.",
+  serialize: (v) => String(v),
+  parseValue: (v) => parseBigInt(v),
+  parseLiteral: (ast) => parseBigInt(ast.kind === Kind.STRING || ast.kind === Kind.INT ? ast.value : undefined),
+});
+
+function parseBigInt(v: unknown): number {
+  const n = typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : typeof v === "number" && Number.isSafeInteger(v) ? v : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new GraphQLError(`${JSON.stringify(v)} is not a valid BigInt`);
+  return n;
+}
+
 export const SCALAR_RESOLVERS = {
   Time: TimeScalar,
   CiRunnerID: gidScalar("CiRunnerID"),
@@ -69,6 +87,10 @@ export const SCALAR_RESOLVERS = {
   IssueID: gidScalar("IssueID"),
   MergeRequestID: gidScalar("MergeRequestID"),
   CiPipelineID: gidScalar("CiPipelineID"),
+  ContainerRepositoryID: gidScalar("ContainerRepositoryID"),
+  DeployTokenID: gidScalar("DeployTokenID"),
+  AuthnOauthApplicationID: gidScalar("AuthnOauthApplicationID"),
+  BigInt: BigIntScalar,
 };
 
 /** Scalars that the schedule's ID-type rule concerns: specific ID types, where plain ID variables were accepted below 15.0. */

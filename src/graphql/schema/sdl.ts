@@ -1,4 +1,5 @@
 import type { SchemaGate } from "./features";
+import { authorizedApplicationsSdl, containerRegistrySdl, deployTokensSdl } from "./sdl-registry-and-tokens";
 
 /**
  * The schema's type definitions at one service version, with GitLab's names. Removed names are left
@@ -324,6 +325,10 @@ scalar PackagesPackageID
 scalar IssueID
 scalar MergeRequestID
 scalar CiPipelineID
+scalar ContainerRepositoryID
+scalar DeployTokenID
+scalar AuthnOauthApplicationID
+scalar BigInt
 
 type PageInfo {
   endCursor: String
@@ -333,6 +338,14 @@ type PageInfo {
 }
 
 type UserCore {
+  id: ID!
+  username: String!
+  name: String!
+  webUrl: String!
+}
+
+"""The signed-in user (Query.currentUser): UserCore's fields and what only they may see."""
+type CurrentUser {
   id: ID!
   username: String!
   name: String!
@@ -363,7 +376,7 @@ type Group {
 type Query {
   "Testing endpoint to validate the API with."
   echo(text: String!): String!
-  currentUser: UserCore
+  currentUser: CurrentUser
   project(fullPath: ID!): Project
   group(fullPath: ID!): Group
 }
@@ -375,5 +388,8 @@ ${pipelinesAndFindings(g)}
 ${mergeRequestsAndIssues(g)}
 ${usageTrends(g)}
 ${apiFuzzing(g)}
+${containerRegistrySdl()}
+${deployTokensSdl()}
+${authorizedApplicationsSdl()}
 `;
 }

@@ -1,0 +1,127 @@
+import { GraphQLError } from "graphql";
+import type { ProjectRow } from "../../db/projects";
+import { findRepository, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
+import { Ability, canReadContainerImages, hasAbility, type Visibility } from "../../domain/access";
+import { removeRepository, removeTag } from "../../registry/images";
+import { paginate, type ConnectionArgs } from "../connection";
+import { isAdmin, loadProject, notAvailable, projectLevel, requireWrite, type GqlContext } from "../context";
+import { parseGid } from "../schema/global-id";
+
+/**
+ * Project.containerRepositories, Query.containerRepository (details: tags, size), and the
+ * destroyContainerRepository / destroyContainerRepositoryTags mutations. The same abilities as the
+ * REST registry API (src/domain/access.ts: read_container_image, destroy_container_image) and the
+ * same storage functions, so a delete here is gone from /v2/ at once.
+ */
+const MAX_TAGS_PER_DESTROY = 20;
+
+async function mayRead(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
+  return canReadContainerImages(project.visibility as Visibility, await projectLevel(ctx, project), ctx.principal !== null, isAdmin(ctx));
+}
+
+async function mayDestroy(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
+  if (!ctx.principal || !(await mayRead(ctx, project))) return false;
+  return hasAbility(await projectLevel(ctx, project), isAdmin(ctx), Ability.destroyContainerImage);
+}
+
+async function projectOf(ctx: GqlContext, repo: RegistryRepositoryRow): Promise<ProjectRow> {
+  const project = await loadProject(ctx, repo.projectId);
+  if (!project) throw notAvailable();
+  return project;
+}
+
+/** A repository the caller may read, by global id, or null. */
+async function readableRepository(ctx: GqlContext, gid: unknown): Promise<RegistryRepositoryRow | null> {
+  const repo = await findRepository(ctx.db, parseGid(gid, "ContainerRepository", "ContainerRepositoryID"));
+  if (!repo) return null;
+  return (await mayRead(ctx, await projectOf(ctx, repo))) ? repo : null;
+}
+
+function tagsOfRepository(ctx: GqlContext, repo: RegistryRepositoryRow): Promise<RegistryTagRow[]> {
+  const key = `registry-tags:${repo.id}`;
+  let hit = ctx.memo.get(key) as Promise<RegistryTagRow[]> | undefined;
+  if (!hit) {
+    hit = tagsOf(ctx.db, [repo.id]).then((m) => m.get(repo.id) ?? []);
+    ctx.memo.set(key, hit);
+  }
+  return hit;
+}
+
+const host = (ctx: GqlContext) => new URL(ctx.origin).host;
+
+const repositoryFields = {
+  id: (r: RegistryRepositoryRow) => r.id,
+  location: (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => `${host(ctx)}/${r.path}`,
+  tagsCount: async (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => (await tagsOfRepository(ctx, r)).length,
+  // Deletes are carried out when they answer, so none is ever scheduled or ongoing.
+  status: () => null,
+  canDelete: async (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => mayDestroy(ctx, await projectOf(ctx, r)),
+  project: (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => projectOf(ctx, r),
+};
+
+interface TagParent {
+  tag: RegistryTagRow;
+  repo: RegistryRepositoryRow;
+}
+
+export const containerRegistryResolvers = {
+  Project: {
+    containerRepositories: async (project: ProjectRow, args: ConnectionArgs, ctx: GqlContext) => {
+      if (!(await mayRead(ctx, project))) return null;
+      return paginate(args, async (w) => {
+        const { rows, total, hasNext } = await listRepositories(ctx.db, project.id, w);
+        // Above the count cap the total is unknown: count what is known to exist.
+        return { rows, total: total ?? w.offset + rows.length + (hasNext ? 1 : 0) };
+      });
+    },
+    containerRepositoriesCount: async (project: ProjectRow, _: unknown, ctx: GqlContext) => {
+      if (!(await mayRead(ctx, project))) return null;
+      return (await listRepositories(ctx.db, project.id, { limit: 0, offset: 0 })).total;
+    },
+  },
+  Query: {
+    containerRepository: (_: unknown, args: { id: string }, ctx: GqlContext) => readableRepository(ctx, args.id),
+  },
+  ContainerRepository: repositoryFields,
+  ContainerRepositoryDetails: {
+    ...repositoryFields,
+    // As REST's GET /registry/repositories/:id?size=true: the sum of the tags' image sizes.
+    size: async (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => (await tagsOfRepository(ctx, r)).reduce((n, t) => n + t.totalSize, 0),
+    tags: async (r: RegistryRepositoryRow, args: ConnectionArgs, ctx: GqlContext) => {
+      const page = await paginate(args, (w) => listTags(ctx.db, r.id, w));
+      const wrap = (tag: RegistryTagRow): TagParent => ({ tag, repo: r });
+      return { ...page, nodes: page.nodes.map(wrap), edges: page.edges.map((e) => ({ cursor: e.cursor, node: wrap(e.node) })) };
+    },
+  },
+  ContainerRepositoryTag: {
+    name: (p: TagParent) => p.tag.name,
+    path: (p: TagParent) => `${p.repo.path}:${p.tag.name}`,
+    location: (p: TagParent, _: unknown, ctx: GqlContext) => `${host(ctx)}/${p.repo.path}:${p.tag.name}`,
+    digest: (p: TagParent) => p.tag.digest,
+    revision: (p: TagParent) => p.tag.revision,
+    shortRevision: (p: TagParent) => p.tag.revision.slice(0, 9),
+    totalSize: (p: TagParent) => p.tag.totalSize,
+    createdAt: (p: TagParent) => p.tag.createdAt,
+    canDelete: async (p: TagParent, _: unknown, ctx: GqlContext) => mayDestroy(ctx, await projectOf(ctx, p.repo)),
+  },
+  Mutation: {
+    destroyContainerRepository: async (_: unknown, { input }: { input: { id: string; clientMutationId?: string } }, ctx: GqlContext) => {
+      requireWrite(ctx);
+      const repo = await readableRepository(ctx, input.id);
+      if (!repo || !(await mayDestroy(ctx, await projectOf(ctx, repo)))) throw notAvailable();
+      await removeRepository(ctx.env, repo);
+      return { containerRepository: repo, errors: [], clientMutationId: input.clientMutationId ?? null };
+    },
+    destroyContainerRepositoryTags: async (_: unknown, { input }: { input: { id: string; tagNames: string[]; clientMutationId?: string } }, ctx: GqlContext) => {
+      requireWrite(ctx);
+      if (input.tagNames.length > MAX_TAGS_PER_DESTROY) {
+        throw new GraphQLError(`Number of tags is greater than ${MAX_TAGS_PER_DESTROY}`, { extensions: { code: "BAD_USER_INPUT" } });
+      }
+      const repo = await readableRepository(ctx, input.id);
+      if (!repo || !(await mayDestroy(ctx, await projectOf(ctx, repo)))) throw notAvailable();
+      const deletedTagNames: string[] = [];
+      for (const name of new Set(input.tagNames)) if (await removeTag(ctx.env, repo.id, name)) deletedTagNames.push(name);
+      return { deletedTagNames, errors: [], clientMutationId: input.clientMutationId ?? null };
+    },
+  },
+};

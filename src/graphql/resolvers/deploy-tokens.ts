@@ -1,0 +1,104 @@
+import { GraphQLError } from "graphql";
+import {
+  createDeployToken,
+  deleteDeployToken,
+  findDeployTokenById,
+  listDeployTokens,
+  type DeployTokenOwner,
+  type DeployTokenRow,
+} from "../../db/deploy-tokens";
+import type { GroupRow, ProjectRow } from "../../db/projects";
+import { Ability, hasAbility } from "../../domain/access";
+import { isDeployTokenExpired, validateDeployTokenInput } from "../../domain/deploy-token-input";
+import { parseScopes } from "../../domain/scopes";
+import { paginate, type ConnectionArgs } from "../connection";
+import { canSeeGroup, groupLevel, isAdmin, loadGroup, notAvailable, projectLevel, requireWrite, visibleProject, type GqlContext } from "../context";
+import { parseGid } from "../schema/global-id";
+
+/**
+ * Project.deployTokens, Group.deployTokens, deployTokenCreate, deployTokenRevoke: the REST deploy
+ * token API's rules (Ability.manageDeployTokens, maintainers; the input checks of
+ * src/domain/deploy-token-input.ts) and its storage functions. The secret is in the create answer
+ * only.
+ */
+interface ListArgs extends ConnectionArgs {
+  active?: boolean | null;
+}
+
+async function mayManageProject(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
+  return ctx.principal !== null && hasAbility(await projectLevel(ctx, project), isAdmin(ctx), Ability.manageDeployTokens);
+}
+
+async function mayManageGroup(ctx: GqlContext, group: GroupRow): Promise<boolean> {
+  return ctx.principal !== null && hasAbility(await groupLevel(ctx, group.id), isAdmin(ctx), Ability.manageDeployTokens);
+}
+
+function list(ctx: GqlContext, owner: DeployTokenOwner, args: ListArgs) {
+  return paginate(args, (w) => listDeployTokens(ctx.db, owner, { active: args.active ?? undefined, now: ctx.now, limit: w.limit, offset: w.offset }));
+}
+
+/** The owner named by projectPath or groupPath, if the caller may manage its deploy tokens. */
+async function managedOwner(ctx: GqlContext, input: { projectPath?: string | null; groupPath?: string | null }): Promise<DeployTokenOwner> {
+  if ((input.projectPath == null) === (input.groupPath == null)) {
+    throw new GraphQLError("Give exactly one of projectPath and groupPath", { extensions: { code: "BAD_USER_INPUT" } });
+  }
+  if (input.projectPath != null) {
+    const project = await visibleProject(ctx, input.projectPath);
+    if (!project || !(await mayManageProject(ctx, project))) throw notAvailable();
+    return { projectId: project.id };
+  }
+  const group = await loadGroup(ctx, input.groupPath!);
+  if (!group || !(await canSeeGroup(ctx, group)) || !(await mayManageGroup(ctx, group))) throw notAvailable();
+  return { groupId: group.id };
+}
+
+export const deployTokenResolvers = {
+  Project: {
+    deployTokens: async (project: ProjectRow, args: ListArgs, ctx: GqlContext) =>
+      (await mayManageProject(ctx, project)) ? list(ctx, { projectId: project.id }, args) : null,
+  },
+  Group: {
+    deployTokens: async (group: GroupRow, args: ListArgs, ctx: GqlContext) => ((await mayManageGroup(ctx, group)) ? list(ctx, { groupId: group.id }, args) : null),
+  },
+  DeployToken: {
+    id: (t: DeployTokenRow) => t.id,
+    scopes: (t: DeployTokenRow) => parseScopes(t.scopes).map((s) => s.toUpperCase()),
+    expiresAt: (t: DeployTokenRow) => t.expiresAt,
+    expired: (t: DeployTokenRow, _: unknown, ctx: GqlContext) => isDeployTokenExpired(t.expiresAt, ctx.now),
+  },
+  Mutation: {
+    deployTokenCreate: async (_: unknown, { input }: { input: Record<string, unknown> & { clientMutationId?: string } }, ctx: GqlContext) => {
+      requireWrite(ctx);
+      const owner = await managedOwner(ctx, input as { projectPath?: string; groupPath?: string });
+      const checked = validateDeployTokenInput({
+        name: String(input.name),
+        scopes: (input.scopes as string[]).map((s) => s.toLowerCase()),
+        // The Time scalar parsed it to milliseconds; the REST rules take GitLab's date text.
+        expiresAt: typeof input.expiresAt === "number" ? new Date(input.expiresAt).toISOString() : null,
+        username: (input.username as string | null | undefined) ?? null,
+      });
+      const clientMutationId = input.clientMutationId ?? null;
+      if (!checked.ok) {
+        const errors = Object.entries(checked.errors).flatMap(([field, msgs]) => (msgs ?? []).map((m) => `${field} ${m}`));
+        return { deployToken: null, token: null, errors, clientMutationId };
+      }
+      const { token, row } = await createDeployToken(ctx.db, owner, checked.value);
+      return { deployToken: row, token, errors: [], clientMutationId };
+    },
+    deployTokenRevoke: async (_: unknown, { input }: { input: { id: string; clientMutationId?: string } }, ctx: GqlContext) => {
+      requireWrite(ctx);
+      const token = await findDeployTokenById(ctx.db, parseGid(input.id, "DeployToken", "DeployTokenID"));
+      let allowed = false;
+      if (token?.projectId != null) {
+        const project = await visibleProject(ctx, token.projectId);
+        allowed = project !== null && (await mayManageProject(ctx, project));
+      } else if (token?.groupId != null) {
+        const group = await loadGroup(ctx, token.groupId);
+        allowed = group !== null && (await canSeeGroup(ctx, group)) && (await mayManageGroup(ctx, group));
+      }
+      if (!token || !allowed) throw notAvailable();
+      await deleteDeployToken(ctx.db, token.id);
+      return { errors: [], clientMutationId: input.clientMutationId ?? null };
+    },
+  },
+};
