@@ -3,7 +3,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
 import { createProject } from "../../db/namespaces";
-import { listProjects, type ProjectOrder } from "../../db/namespace-listing";
+import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { projects as projectsTable } from "../../db/schema/projects";
@@ -83,7 +83,8 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
 });
 
 const ListProjects = z.object({
-  search: z.string().optional(),
+  search: z.string().max(255).optional(),
+  search_namespaces: z.string().optional(),
   membership: z.string().optional(),
   owned: z.string().optional(),
   visibility: visibilitySchema.optional(),
@@ -104,7 +105,6 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
   const conds = [...extra];
   if (q.visibility) conds.push(sql`${projectsTable.visibility} = ${q.visibility}`);
-  if (q.search) conds.push(sql`lower(${projectsTable.pathWithNamespace}) LIKE ${`%${q.search.toLowerCase()}%`}`);
   if (q.id_after) conds.push(sql`${projectsTable.id} > ${q.id_after}`);
   if (q.id_before) conds.push(sql`${projectsTable.id} < ${q.id_before}`);
   const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly }, conds, {
@@ -112,6 +112,7 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
     sort: q.sort,
     limit: page.perPage,
     offset: keyset ? 0 : page.offset,
+    search: q.search ? projectSearch(q.search, coerceBool(q.search_namespaces) === true) : null,
   });
   if (keyset) {
     const last = rows[rows.length - 1];
