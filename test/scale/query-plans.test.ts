@@ -2,6 +2,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { beforeAll, describe, expect, it } from "vitest";
 import app from "../../src/app";
 import { AccessLevel } from "../../src/domain/access";
+import { getDb } from "../../src/db/client";
+import { groupMemberships } from "../../src/db/group-memberships";
 import { makeUserWithToken } from "../helpers/fixtures";
 import { queryPlan, recordingEnv, type RecordedStatement } from "../helpers/d1-recording";
 import { addMemberTo, makeGroup, makeProject, makeRunner } from "../helpers/resources";
@@ -191,4 +193,17 @@ describe("EXPLAIN QUERY PLAN of every search: found through an index, no walk of
       if (fts) expect(plans.some(({ plan }) => plan.some((line) => line.includes(`SCAN ${fts} VIRTUAL TABLE`)))).toBe(true);
     });
   }
+});
+
+describe("EXPLAIN QUERY PLAN of the OIDC group claims' query (src/db/group-memberships.ts)", () => {
+  it("walks members(user_id) and groups(parent_id), never the whole groups table", async () => {
+    const { env: recording, statements } = recordingEnv();
+    await groupMemberships(getDb(recording.DB), member.user.id);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) {
+      const plan = await queryPlan(s);
+      const walks = plan.filter((line) => /^SCAN (groups|members)\b/.test(line.trim()) && !/COVERING INDEX/.test(line));
+      expect(walks, s.sql).toEqual([]);
+    }
+  });
 });
