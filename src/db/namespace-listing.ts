@@ -17,7 +17,8 @@ import { groups, projects } from "./schema/projects";
  */
 
 export interface Viewer {
-  userId: number;
+  /** null: an anonymous caller, who sees public rows only (GitLab). */
+  userId: number | null;
   isAdmin: boolean;
   /** membership=true / owned=true: only the user's own. */
   membershipOnly: boolean;
@@ -64,6 +65,7 @@ interface Listable {
  * that SQLite finds its rows from the memberships, not by walking every private row in order.
  */
 function branches(t: Listable, v: Viewer): SQL[] {
+  if (v.userId === null) return [v.membershipOnly ? sql`1 = 0` : sql`${t.visibility} = 'public'`];
   if (v.membershipOnly) return [t.mine(v.userId)];
   if (v.isAdmin) return [sql`1 = 1`];
   return [
@@ -79,6 +81,7 @@ function branches(t: Listable, v: Viewer): SQL[] {
  * SQLite from walking a visibility or order index instead, which a rare match would read to its end).
  */
 function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
+  if (v.userId === null) return and(search, v.membershipOnly ? sql`1 = 0` : sql`+${t.visibility} = 'public'`)!;
   if (v.membershipOnly) return and(search, t.mine(v.userId))!;
   if (v.isAdmin) return search;
   return and(search, sql`(+${t.visibility} IN ('public', 'internal') OR ${t.mine(v.userId)})`)!;

@@ -7,7 +7,7 @@ import { encodeCursor } from "../../db/listing";
 import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
 import { iso, loadGroup, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { cursorAfter, keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
@@ -69,15 +69,16 @@ const ListGroups = z.object({
   cursor: z.string().max(2000).optional(),
 });
 
-groups.get("/groups", requireAuth(READ_API), async (c) => {
+groups.get("/groups", allowAnonymous(READ_API), async (c) => {
   const q = parseParams(ListGroups, queryParams(c));
   const page = parsePage(c);
   const keyset = q.pagination === "keyset";
   // GitLab offers keyset pagination of groups ordered by name, ascending only.
   if (keyset && (q.order_by !== "name" || q.sort !== "asc")) throw keysetUnavailable();
   const after = keyset && q.cursor !== undefined ? cursorAfter(q.cursor, "name") : undefined;
-  const { user } = c.var.principal;
-  const viewer = { userId: user.id, isAdmin: user.isAdmin, membershipOnly: coerceBool(q.owned) === true };
+  // Without a token (allowAnonymous): public groups only, as GitLab.
+  const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
+  const viewer = { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly: coerceBool(q.owned) === true };
   const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, [], {
     orderBy: q.order_by,
     sort: q.sort,
