@@ -3,6 +3,10 @@
 // tables are topped up between sizes) seeds that many rows per table itself with one INSERT ... SELECT
 // per table, then measures the median latency of each request one at a time, in interleaved rounds
 // beside two floors: the empty route and one D1 read by primary key.
+// Covers every row of the scaling table (docs/scaling.md): listings, searches, lookups by path,
+// userinfo of a user in 5 groups and of one in min(rows, 30000) groups, ?tags=true on a project
+// with 20 repositories of rows/20 tags each, group packages and group registry repositories of a
+// tree of 160 projects, and the password sign-in of a user created after the bulk rows.
 // Run: node bench/listings.mjs --rows 1000,100000,300000 [--rounds 5] [--per-round 10]
 // Writes bench/results/listings-latest.json; the table is printed as Markdown.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -64,13 +68,38 @@ async function seed(rows, benchUserId) {
     await db.prepare(`${range(k)} INSERT INTO packages (id, project_id, name, version, package_type, created_at)
       SELECT n, CASE WHEN n % 2 = 0 THEN 1 ELSE n END, 'pkg' || n, '1.0.' || n, 'generic', ${now} - n FROM s`).run();
   }
+  // Project 2 holds 20 image repositories with rows/20 tags each (?tags=true).
+  const rr = await have("registry_repositories");
+  if (rr < 20) {
+    await db.prepare(`WITH RECURSIVE s(n) AS (SELECT ${rr + 1} UNION ALL SELECT n + 1 FROM s WHERE n < 20)
+      INSERT INTO registry_repositories (id, project_id, name, path, created_at)
+      SELECT n, 2, 'img' || n, 'group2/project2/img' || n, ${now} FROM s`).run();
+  }
+  const t = await have("registry_tags");
+  if (t < rows) {
+    await db.prepare(`${range(t)} INSERT INTO registry_tags (id, repository_id, name, digest, revision, total_size, created_at)
+      SELECT n, 1 + n % 20, 'v' || n, 'sha256:' || n, 'r', 100, ${now} FROM s`).run();
+  }
+  // Group 1 holds a tree of 160 projects: groups 2-160 become its subgroups (every tenth through its sibling).
+  await db.prepare(`UPDATE groups SET parent_id = 1 WHERE id BETWEEN 2 AND 160 AND parent_id IS NULL AND id % 10 <> 0`).run();
   // The ordinary user is a member of five groups.
   await db.prepare(`INSERT OR IGNORE INTO members (source_type, source_id, user_id, access_level, created_at)
     SELECT 'group', id, ${benchUserId}, 30, ${now} FROM groups WHERE id IN (2, 5, 8, 11, 14)`).run();
 }
 
-async function tokenFor(username, password) {
-  return (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password })))).access_token;
+async function tokenFor(username, password, scope = "api") {
+  return (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password, scope })))).access_token;
+}
+
+/** A user created through the API (after the bulk rows: a late id), with a password. */
+async function createUser(admin, username) {
+  return json(
+    await fetch(`${base}/api/v4/users`, {
+      method: "POST",
+      headers: { ...admin, "Content-Type": "application/json" },
+      body: JSON.stringify({ username, name: username, email: `${username}@example.com`, password: USER_PASSWORD, skip_confirmation: true }),
+    }),
+  );
 }
 
 const results = [];
@@ -78,21 +107,24 @@ try {
   const rootToken = await tokenFor("root", BENCH_VARS.ROOT_PASSWORD);
   const admin = { Authorization: `Bearer ${rootToken}` };
   // The ordinary user is created before the bulk rows (whose ids start above the existing ones).
-  const bench = await json(
-    await fetch(`${base}/api/v4/users`, {
-      method: "POST",
-      headers: { ...admin, "Content-Type": "application/json" },
-      body: JSON.stringify({ username: "bench", name: "Bench", email: "bench@example.com", password: USER_PASSWORD, skip_confirmation: true }),
-    }),
-  );
-  const user = { Authorization: `Bearer ${await tokenFor("bench", USER_PASSWORD)}` };
+  const bench = await createUser(admin, "bench");
+  const user = { Authorization: `Bearer ${await tokenFor("bench", USER_PASSWORD, "api openid")}` };
+  const many = await createUser(admin, "manygroups");
+  const manyUser = { Authorization: `Bearer ${await tokenFor("manygroups", USER_PASSWORD, "openid")}` };
   const gql = (query) => ({ method: "POST", headers: { ...admin, "Content-Type": "application/json" }, body: JSON.stringify({ query }) });
 
   for (const rows of SIZES) {
     const t0 = Date.now();
     await seed(rows, bench.id);
+    // The second user is a member of min(rows, 30000) groups (userinfo's groups claim).
+    await db.prepare(`INSERT OR IGNORE INTO members (source_type, source_id, user_id, access_level, created_at)
+      SELECT 'group', id, ${many.id}, 30, ${Date.now()} FROM groups WHERE id <= ${Math.min(rows, 30000)}`).run();
+    // A user created after the bulk rows signs in with a password (the lookup by lower(username)).
+    const lateName = `late${rows}`;
+    await createUser(admin, lateName);
     console.log(`seeded ${rows} rows per table in ${Date.now() - t0} ms`);
     const late = rows - 1;
+    const signIn = { method: "POST", ...form({ grant_type: "password", username: lateName, password: USER_PASSWORD }) };
     const requests = [
       ["floor: empty route", "/-/bench/empty", {}],
       ["floor: one D1 read", "/-/bench/d1-read", {}],
@@ -101,8 +133,18 @@ try {
       ["GET /projects keyset, deep (id_after)", `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=${Math.floor(rows * 0.9)}`, { headers: admin }],
       ["GET /projects (ordinary user)", "/api/v4/projects", { headers: user }],
       ["GET /groups (ordinary user)", "/api/v4/groups", { headers: user }],
-      ["GET /users?search=", `/api/v4/users?search=user${late}`, { headers: admin }],
+      ["GET /users?search= (administrator)", `/api/v4/users?search=user${late}`, { headers: admin }],
+      ["GET /users?search= (ordinary user, a rare word)", `/api/v4/users?search=ser${late}`, { headers: user }],
+      ["GET /projects?search= (ordinary user)", `/api/v4/projects?search=project${late}`, { headers: user }],
+      ["GET /groups?search= (ordinary user)", `/api/v4/groups?search=group${late}`, { headers: user }],
+      ["password sign-in of a late user (POST /oauth/token)", "/oauth/token", signIn],
       ["GET /projects/:path (a late row)", `/api/v4/projects/${encodeURIComponent(`group${late}/project${late}`)}`, { headers: admin }],
+      ["GET /groups/:path (a late row)", `/api/v4/groups/group${late}`, { headers: admin }],
+      ["/oauth/userinfo, user in 5 groups", "/oauth/userinfo", { headers: user }],
+      [`/oauth/userinfo, user in ${Math.min(rows, 30000)} groups`, "/oauth/userinfo", { headers: manyUser }],
+      ["GET /projects/2/registry/repositories?tags=true", "/api/v4/projects/2/registry/repositories?tags=true&tags_count=true", { headers: admin }],
+      ["GET /groups/1/registry/repositories", "/api/v4/groups/1/registry/repositories", { headers: admin }],
+      ["GraphQL group { packages }", "/api/graphql", gql('{ group(fullPath: "group1") { packages(first: 20) { nodes { name } } } }')],
       ["GET /audit_events page 1", "/api/v4/audit_events", { headers: admin }],
       ["GET /audit_events page 50 of 100", "/api/v4/audit_events?per_page=100&page=50", { headers: admin }],
       ["GraphQL runners(first: 20)", "/api/graphql", gql("{ runners(first: 20) { nodes { id status } } }")],

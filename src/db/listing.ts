@@ -22,7 +22,7 @@ export type Direction = "asc" | "desc";
  * The rows after (col, id) = (value, lastId) in the listing's order: a row-value comparison that
  * an index on (col, id) serves as a range. For id order, col is id itself and value is ignored.
  */
-export function keysetAfter(col: SQLiteColumn, id: SQLiteColumn, dir: Direction, value: unknown, lastId: number): SQL {
+export function keysetAfter(col: SQLiteColumn | SQL, id: SQLiteColumn, dir: Direction, value: unknown, lastId: number): SQL {
   if (col === id) return dir === "asc" ? sql`${id} > ${lastId}` : sql`${id} < ${lastId}`;
   return dir === "asc" ? sql`(${col}, ${id}) > (${value}, ${lastId})` : sql`(${col}, ${id}) < (${value}, ${lastId})`;
 }

@@ -3,6 +3,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
 import { groupsAndDescendants } from "./namespaces";
+import { searchCondition } from "./search";
 import type { GroupRow, ProjectRow } from "./projects";
 import { groups, projects } from "./schema/projects";
 
@@ -16,7 +17,8 @@ import { groups, projects } from "./schema/projects";
  */
 
 export interface Viewer {
-  userId: number;
+  /** null: an anonymous caller, who sees public rows only (GitLab). */
+  userId: number | null;
   isAdmin: boolean;
   /** membership=true / owned=true: only the user's own. */
   membershipOnly: boolean;
@@ -29,6 +31,8 @@ export interface ListOptions<O extends string> {
   offset: number;
   /** Keyset: the rows after this (order value, id) in the listing's order. */
   after?: { value: unknown; id: number };
+  /** A ?search= condition (projectSearch, groupSearch): the listing is read from its matches. */
+  search?: SQL | null;
 }
 
 export interface ListResult<T> {
@@ -61,6 +65,7 @@ interface Listable {
  * that SQLite finds its rows from the memberships, not by walking every private row in order.
  */
 function branches(t: Listable, v: Viewer): SQL[] {
+  if (v.userId === null) return [v.membershipOnly ? sql`1 = 0` : sql`${t.visibility} = 'public'`];
   if (v.membershipOnly) return [t.mine(v.userId)];
   if (v.isAdmin) return [sql`1 = 1`];
   return [
@@ -70,11 +75,24 @@ function branches(t: Listable, v: Viewer): SQL[] {
   ];
 }
 
-async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], col: SQLiteColumn, o: ListOptions<string>): Promise<ListResult<T>> {
+/**
+ * A search is one branch read from its matches (the FTS index or a lower() index, src/db/search.ts)
+ * and sorted: the visibility rule is then a filter on the matches (`+visibility` and `+col` keep
+ * SQLite from walking a visibility or order index instead, which a rare match would read to its end).
+ */
+function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
+  if (v.userId === null) return and(search, v.membershipOnly ? sql`1 = 0` : sql`+${t.visibility} = 'public'`)!;
+  if (v.membershipOnly) return and(search, t.mine(v.userId))!;
+  if (v.isAdmin) return search;
+  return and(search, sql`(+${t.visibility} IN ('public', 'internal') OR ${t.mine(v.userId)})`)!;
+}
+
+async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListResult<T>> {
   const dir = o.sort === "asc" ? asc : desc;
+  const col: SQLiteColumn | SQL = o.search ? sql`+${orderCol}` : orderCol;
   const conds = [...extra];
   if (o.after) conds.push(keysetAfter(col, t.id, o.sort, o.after.value, o.after.id));
-  const parts = branches(t, v).map((b) => and(b, ...conds)!);
+  const parts = (o.search ? [searchBranch(t, v, o.search)] : branches(t, v)).map((b) => and(b, ...conds)!);
   // One row beyond the page tells whether a next page exists, without a count.
   const end = o.offset + o.limit + 1;
   let where: SQL;
@@ -128,6 +146,27 @@ const projectListable: Listable = {
 /** Projects the viewer may see (GitLab: public, internal, and those of their memberships). */
 export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
   return list<ProjectRow>(db, projectListable, viewer, extra, PROJECT_ORDER[o.orderBy], o);
+}
+
+/**
+ * GitLab's Project.search: words in the name, path or description; with search_namespaces=true the
+ * namespace's path too (path_with_namespace). Null for a blank query (no filter).
+ */
+export function projectSearch(query: string, namespaces: boolean): SQL | null {
+  return searchCondition(
+    namespaces
+      ? { fts: "projects_fts", ftsColumns: ["name", "path", "description", "path_with_namespace"], id: projects.id, exactColumns: [projects.name, projects.path, projects.pathWithNamespace] }
+      : { fts: "projects_fts", ftsColumns: ["name", "path", "description"], id: projects.id, exactColumns: [projects.name, projects.path] },
+    query,
+  );
+}
+
+/** GitLab's Group.search of a top-level listing (include_parents): the name, path or full path. */
+export function groupSearch(query: string): SQL | null {
+  return searchCondition(
+    { fts: "groups_fts", ftsColumns: ["name", "path", "full_path"], id: groups.id, exactColumns: [groups.name, groups.path, groups.fullPath] },
+    query,
+  );
 }
 
 const GROUP_ORDER = { id: groups.id, name: groups.name, path: groups.path } as const;

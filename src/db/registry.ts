@@ -38,6 +38,48 @@ export async function listRepositories(db: Db, projectIds: number | SQL, page: {
   return { rows: rows.slice(0, page.limit), total: totalOrNull(n), hasNext: rows.length > page.limit };
 }
 
+/**
+ * At most this many tags per repository in a repository listing's `tags` (docs/registry.md): a
+ * listing of 100 repositories with thousands of tags each would otherwise load and send them all.
+ * The full list is GET .../repositories/:id/tags, paginated; tags_count stays exact.
+ */
+export const TAGS_PER_REPOSITORY = 20;
+
+/**
+ * The first `cap` tags by name of each repository: per repository, an index range of
+ * (repository_id, name) stopped at `cap` (one JSON parameter for the ids, see inIdList).
+ */
+export async function firstTagsOf(db: Db, repositoryIds: number[], cap = TAGS_PER_REPOSITORY): Promise<Map<number, RegistryTagRow[]>> {
+  const out = new Map<number, RegistryTagRow[]>();
+  if (!repositoryIds.length) return out;
+  const firstIds = sql`SELECT t2.id FROM json_each(${JSON.stringify(repositoryIds)}) j
+    CROSS JOIN ${registryTags} t2 ON t2.id IN (SELECT t3.id FROM ${registryTags} t3 WHERE t3.repository_id = j.value ORDER BY t3.name LIMIT ${cap})`;
+  const rows = await db
+    .select()
+    .from(registryTags)
+    .where(sql`${registryTags.id} IN (${firstIds})`)
+    .orderBy(asc(registryTags.repositoryId), asc(registryTags.name));
+  for (const r of rows) out.set(r.repositoryId, [...(out.get(r.repositoryId) ?? []), r]);
+  return out;
+}
+
+/** The number of tags of each repository (a count over the repository_id index, no row read). */
+export async function tagCountsOf(db: Db, repositoryIds: number[]): Promise<Map<number, number>> {
+  if (!repositoryIds.length) return new Map();
+  const rows = await db
+    .select({ id: registryTags.repositoryId, n: sql<number>`count(*)` })
+    .from(registryTags)
+    .where(inIdList(registryTags.repositoryId, repositoryIds))
+    .groupBy(registryTags.repositoryId);
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
+}
+
+/** The sum of the tags' sizes of one repository (GitLab's `size` of GET /registry/repositories/:id). */
+export async function repositoryTagsSize(db: Db, repositoryId: number): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`coalesce(sum(${registryTags.totalSize}), 0)` }).from(registryTags).where(eq(registryTags.repositoryId, repositoryId));
+  return Number(row?.n ?? 0);
+}
+
 /** Tags of many repositories at once, by name. */
 export async function tagsOf(db: Db, repositoryIds: number[]): Promise<Map<number, RegistryTagRow[]>> {
   const out = new Map<number, RegistryTagRow[]>();

@@ -5,6 +5,7 @@ import type { Db } from "./client";
 import { claimNamespacePath, sameWithoutCase } from "./namespace-paths";
 import { users } from "./schema/accounts";
 import { groups } from "./schema/projects";
+import { searchCondition, type Searchable } from "./search";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -63,6 +64,19 @@ export async function findUserByLogin(db: Db, login: string): Promise<UserRow | 
   return byUsername ?? byEmail ?? null;
 }
 
+const USER_SEARCH: Searchable = { fts: "users_fts", ftsColumns: ["username", "name"], id: users.id, exactColumns: [users.username, users.name] };
+
+/**
+ * GitLab's User.search: words in the username or the name; a leading "@" is dropped; an
+ * administrator's query also matches a whole email (with_primary_or_secondary_email, not partial).
+ */
+function userSearch(query: string, emails: boolean): SQL | null {
+  const q = query.trim().replace(/^@/, "");
+  const byName = searchCondition(USER_SEARCH, q);
+  if (!byName || !emails) return byName;
+  return sql`(${byName} OR lower(${users.email}) = ${q.toLowerCase()})`;
+}
+
 const USER_ORDER = { id: users.id, name: users.name, username: users.username, created_at: users.createdAt } as const;
 export type UserOrder = keyof typeof USER_ORDER;
 
@@ -75,8 +89,10 @@ export interface UserListQuery {
   after?: { value: unknown; id: number };
   /** Exact username, case-insensitive (GitLab's ?username=). */
   username?: string;
-  /** Substring of username, name or email (GitLab's ?search=). */
+  /** GitLab's ?search=: words in username or name (src/db/search.ts), or a whole email for administrators. */
   search?: string;
+  /** Whether ?search= also matches whole emails (GitLab: administrators only). */
+  searchEmails?: boolean;
   /** GitLab's ?active= / ?blocked= filters. */
   state?: "active" | "blocked";
 }
@@ -88,14 +104,12 @@ export interface UserListQuery {
 export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserRow[]; total: number | null; hasNext: boolean }> {
   const conds: SQL[] = [];
   if (q.username) conds.push(sql`lower(${users.username}) = ${q.username.toLowerCase()}`);
-  if (q.search) {
-    const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    conds.push(
-      sql`(lower(${users.username}) LIKE ${like} ESCAPE '\\' OR lower(${users.name}) LIKE ${like} ESCAPE '\\' OR lower(${users.email}) LIKE ${like} ESCAPE '\\')`,
-    );
-  }
+  const search = q.search ? userSearch(q.search, q.searchEmails ?? false) : null;
+  if (search) conds.push(search);
   if (q.state) conds.push(eq(users.state, q.state));
-  const col = USER_ORDER[q.orderBy];
+  // A search reads its matches from the FTS index and sorts them (+col: not the order index's
+  // walk, which a filter few rows pass would read to its end; docs/scaling.md, "Search").
+  const col = search ? sql`+${USER_ORDER[q.orderBy]}` : USER_ORDER[q.orderBy];
   const filter = conds.length ? and(...conds) : undefined;
   const where = q.after ? and(filter, keysetAfter(col, users.id, q.sort, q.after.value, q.after.id)) : filter;
   const dir = q.sort === "asc" ? asc : desc;

@@ -2,6 +2,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { beforeAll, describe, expect, it } from "vitest";
 import app from "../../src/app";
 import { AccessLevel } from "../../src/domain/access";
+import { getDb } from "../../src/db/client";
+import { groupMemberships } from "../../src/db/group-memberships";
 import { makeUserWithToken } from "../helpers/fixtures";
 import { queryPlan, recordingEnv, type RecordedStatement } from "../helpers/d1-recording";
 import { addMemberTo, makeGroup, makeProject, makeRunner } from "../helpers/resources";
@@ -155,6 +157,53 @@ describe("EXPLAIN QUERY PLAN of every listing: no full scan of a large table", (
       const { bad, text } = await planOf("/api/graphql", member.token, gqlInit(q));
       expect(text).not.toMatch(/"errors"/);
       expect(bad, q).toEqual([]);
+    }
+  });
+});
+
+/**
+ * docs/scaling.md, "Search": a search reads the rows it matches, found through the FTS5 trigram
+ * index (a word of three characters or more) or a lower(...) index (a shorter, exact query), never
+ * by walking a large table, even in an index's order (a filter that few rows pass would walk it all).
+ */
+const SEARCHES: [string, string, "admin" | "member", string | null][] = [
+  ["GET /users?search= (a word)", "/api/v4/users?search=alice", "member", "users_fts"],
+  ["GET /users?search= as an administrator (a word, or a whole email)", "/api/v4/users?search=alice%40example.com", "admin", "users_fts"],
+  ["GET /users?search= (short: exact)", "/api/v4/users?search=al", "member", null],
+  ["GET /users?search= keyset ordered by name", "/api/v4/users?search=alice&pagination=keyset&order_by=name&sort=asc", "member", "users_fts"],
+  ["GET /projects?search= as an administrator", "/api/v4/projects?search=widget", "admin", "projects_fts"],
+  ["GET /projects?search= as an ordinary user", "/api/v4/projects?search=widget", "member", "projects_fts"],
+  ["GET /projects?search= ordered by name", "/api/v4/projects?search=widget&order_by=name", "member", "projects_fts"],
+  ["GET /projects?search=&search_namespaces=true", "/api/v4/projects?search=widget&search_namespaces=true", "member", "projects_fts"],
+  ["GET /projects?search= (short: exact)", "/api/v4/projects?search=wd", "member", null],
+  ["GET /groups?search= as an ordinary user", "/api/v4/groups?search=team", "member", "groups_fts"],
+  ["GET /groups?search= as an administrator", "/api/v4/groups?search=team", "admin", "groups_fts"],
+  ["GET /groups?search= (short: exact)", "/api/v4/groups?search=te", "member", null],
+];
+
+describe("EXPLAIN QUERY PLAN of every search: found through an index, no walk of a large table", () => {
+  for (const [name, path, who, fts] of SEARCHES) {
+    it(name, async () => {
+      const { reads } = await planOf(path, who === "admin" ? admin.token : member.token);
+      const plans = await Promise.all(reads.map(async (s) => ({ sql: s.sql, plan: await queryPlan(s) })));
+      const walks = plans.flatMap(({ sql, plan }) =>
+        plan.filter((line) => /^SCAN (\S+)/.test(line.trim()) && LARGE.includes(/^SCAN (\S+)/.exec(line.trim())![1])).map((line) => `${line} <- ${sql}`),
+      );
+      expect(walks).toEqual([]);
+      if (fts) expect(plans.some(({ plan }) => plan.some((line) => line.includes(`SCAN ${fts} VIRTUAL TABLE`)))).toBe(true);
+    });
+  }
+});
+
+describe("EXPLAIN QUERY PLAN of the OIDC group claims' query (src/db/group-memberships.ts)", () => {
+  it("walks members(user_id) and groups(parent_id), never the whole groups table", async () => {
+    const { env: recording, statements } = recordingEnv();
+    await groupMemberships(getDb(recording.DB), member.user.id);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) {
+      const plan = await queryPlan(s);
+      const walks = plan.filter((line) => /^SCAN (groups|members)\b/.test(line.trim()) && !/COVERING INDEX/.test(line));
+      expect(walks, s.sql).toEqual([]);
     }
   });
 });

@@ -27,6 +27,14 @@ export function requireAuth(accepted: readonly string[] = READ_API) {
   return frontDoor({ ...REST_DOOR, scopes: accepted });
 }
 
+/**
+ * For listings GitLab also answers without a token (GET /projects, GET /groups list public rows):
+ * no credential is the anonymous caller (c.var.caller), a credential is checked as requireAuth.
+ */
+export function allowAnonymous(accepted: readonly string[] = READ_API) {
+  return frontDoor({ ...REST_DOOR, scopes: accepted, anonymous: true });
+}
+
 /** The actor of this request's audit rows: its principal (with Sudo's administrator) and address. */
 export function requestActor(c: Context<AppEnv>): AuditActor {
   return actorOf(c.get("principal"), clientAddress(c.req.raw, c.env));

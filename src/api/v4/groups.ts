@@ -2,17 +2,15 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
 import { createGroup } from "../../db/namespaces";
-import { listGroups } from "../../db/namespace-listing";
+import { groupSearch, listGroups } from "../../db/namespace-listing";
 import { encodeCursor } from "../../db/listing";
 import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
 import { iso, loadGroup, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { cursorAfter, keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
-import { sql } from "drizzle-orm";
-import { groups as groupsTable } from "../../db/schema/projects";
 import { coerceBool, displayName, idParam } from "./params";
 
 /** Groups (GitLab: POST /groups, GET /groups, GET /groups/:id). */
@@ -62,7 +60,7 @@ groups.post("/groups", requireAuth(WRITE_API), async (c) => {
 });
 
 const ListGroups = z.object({
-  search: z.string().optional(),
+  search: z.string().max(255).optional(),
   owned: z.string().optional(),
   all_available: z.string().optional(),
   order_by: z.enum(["name", "path", "id"]).default("name"),
@@ -71,23 +69,23 @@ const ListGroups = z.object({
   cursor: z.string().max(2000).optional(),
 });
 
-groups.get("/groups", requireAuth(READ_API), async (c) => {
+groups.get("/groups", allowAnonymous(READ_API), async (c) => {
   const q = parseParams(ListGroups, queryParams(c));
   const page = parsePage(c);
   const keyset = q.pagination === "keyset";
   // GitLab offers keyset pagination of groups ordered by name, ascending only.
   if (keyset && (q.order_by !== "name" || q.sort !== "asc")) throw keysetUnavailable();
   const after = keyset && q.cursor !== undefined ? cursorAfter(q.cursor, "name") : undefined;
-  const { user } = c.var.principal;
-  const conds = [];
-  if (q.search) conds.push(sql`(lower(${groupsTable.name}) LIKE ${`%${q.search.toLowerCase()}%`} OR lower(${groupsTable.path}) LIKE ${`%${q.search.toLowerCase()}%`})`);
-  const viewer = { userId: user.id, isAdmin: user.isAdmin, membershipOnly: coerceBool(q.owned) === true };
-  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, conds, {
+  // Without a token (allowAnonymous): public groups only, as GitLab.
+  const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
+  const viewer = { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly: coerceBool(q.owned) === true };
+  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, [], {
     orderBy: q.order_by,
     sort: q.sort,
     limit: page.perPage,
     offset: keyset ? 0 : page.offset,
     after,
+    search: q.search ? groupSearch(q.search) : null,
   });
   if (keyset) {
     const last = rows[rows.length - 1];

@@ -3,13 +3,13 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
 import { createProject } from "../../db/namespaces";
-import { listProjects, type ProjectOrder } from "../../db/namespace-listing";
+import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
 import { invalidParam } from "./errors";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
@@ -83,7 +83,8 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
 });
 
 const ListProjects = z.object({
-  search: z.string().optional(),
+  search: z.string().max(255).optional(),
+  search_namespaces: z.string().optional(),
   membership: z.string().optional(),
   owned: z.string().optional(),
   visibility: visibilitySchema.optional(),
@@ -100,18 +101,19 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   const keyset = q.pagination === "keyset";
   // GitLab offers keyset pagination of projects by id only (id_after / id_before in the next link).
   if (keyset && q.order_by !== "id") throw keysetUnavailable();
-  const { user } = c.var.principal;
+  // Without a token (allowAnonymous): public projects only, as GitLab.
+  const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
   const conds = [...extra];
   if (q.visibility) conds.push(sql`${projectsTable.visibility} = ${q.visibility}`);
-  if (q.search) conds.push(sql`lower(${projectsTable.pathWithNamespace}) LIKE ${`%${q.search.toLowerCase()}%`}`);
   if (q.id_after) conds.push(sql`${projectsTable.id} > ${q.id_after}`);
   if (q.id_before) conds.push(sql`${projectsTable.id} < ${q.id_before}`);
-  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly }, conds, {
+  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly }, conds, {
     orderBy: q.order_by as ProjectOrder,
     sort: q.sort,
     limit: page.perPage,
     offset: keyset ? 0 : page.offset,
+    search: q.search ? projectSearch(q.search, coerceBool(q.search_namespaces) === true) : null,
   });
   if (keyset) {
     const last = rows[rows.length - 1];
@@ -122,7 +124,7 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   return c.json(rows.map((p) => renderProject(c, p)));
 }
 
-projects.get("/projects", requireAuth(READ_API), (c) => list(c, []));
+projects.get("/projects", allowAnonymous(READ_API), (c) => list(c, []));
 
 projects.get("/groups/:id/projects", requireAuth(READ_API), async (c) => {
   const { group } = await loadGroup(c, c.req.param("id"));

@@ -4,7 +4,17 @@ import { z } from "zod";
 import { getDb } from "../../db/client";
 import { groupTreeProjectIds } from "../../db/namespaces";
 import { findProject, type ProjectRow } from "../../db/projects";
-import { findRepository, findTag, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
+import {
+  findRepository,
+  findTag,
+  firstTagsOf,
+  listRepositories,
+  listTags,
+  repositoryTagsSize,
+  tagCountsOf,
+  type RegistryRepositoryRow,
+  type RegistryTagRow,
+} from "../../db/registry";
 import { Ability, AccessLevel, canReadContainerImages, type Visibility } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { removeRepository, removeTag } from "../../registry/images";
@@ -57,13 +67,18 @@ async function respondRepositories(c: Context<AppEnv>, projectIds: number | SQL,
   const db = getDb(c.env.DB);
   const page = parsePage(c);
   const { rows, total, hasNext } = await listRepositories(db, projectIds, { limit: page.perPage, offset: page.offset });
-  const tagMap = tags || tagsCount ? await tagsOf(db, rows.map((r) => r.id)) : new Map<number, RegistryTagRow[]>();
+  const ids = rows.map((r) => r.id);
+  // Each repository's first TAGS_PER_REPOSITORY tags (docs/registry.md); the count is exact.
+  const [tagMap, counts] = await Promise.all([
+    tags ? firstTagsOf(db, ids) : new Map<number, RegistryTagRow[]>(),
+    tagsCount ? tagCountsOf(db, ids) : new Map<number, number>(),
+  ]);
   setPaginationHeaders(c, page, total, hasNext);
   return c.json(
     rows.map((r) =>
       renderRepository(c, r, {
         tags: tags ? (tagMap.get(r.id) ?? []) : undefined,
-        tagsCount: tagsCount ? (tagMap.get(r.id) ?? []).length : undefined,
+        tagsCount: tagsCount ? (counts.get(r.id) ?? 0) : undefined,
       }),
     ),
   );
@@ -105,12 +120,16 @@ registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async 
   const wantTags = q.tags === true;
   const wantCount = q.tag_count === true;
   const wantSize = q.size === true;
-  const tags = wantTags || wantCount || wantSize ? ((await tagsOf(db, [repo.id])).get(repo.id) ?? []) : [];
+  const [tags, counts, size] = await Promise.all([
+    wantTags ? firstTagsOf(db, [repo.id]) : undefined,
+    wantCount ? tagCountsOf(db, [repo.id]) : undefined,
+    wantSize ? repositoryTagsSize(db, repo.id) : undefined,
+  ]);
   return c.json(
     renderRepository(c, repo, {
-      tags: wantTags ? tags : undefined,
-      tagsCount: wantCount ? tags.length : undefined,
-      size: wantSize ? tags.reduce((n, t) => n + t.totalSize, 0) : undefined,
+      tags: tags ? (tags.get(repo.id) ?? []) : undefined,
+      tagsCount: counts ? (counts.get(repo.id) ?? 0) : undefined,
+      size,
     }),
   );
 });

@@ -77,7 +77,36 @@ export function renderRunnerDetails(
   };
 }
 
+/**
+ * GitLab's ?scope= of runner listings (Ci::Runner::AVAILABLE_STATUSES and AVAILABLE_SCOPES, which
+ * python-gitlab's `runner list --scope` sends): GET /runners accepts the statuses; /runners/all and
+ * /projects/:id/runners the legacy types and the types too. Another value is Grape's 400.
+ */
+export const RUNNER_STATUS_SCOPES = ["active", "paused", "online", "offline", "never_contacted", "stale"] as const;
+export const RUNNER_ALL_SCOPES = ["specific", "shared", ...RUNNER_TYPES, ...RUNNER_STATUS_SCOPES] as const;
+
+function scopeCondition(scope: string, now: number, staleSplitsOffline: boolean): SQL {
+  switch (scope) {
+    case "active":
+    case "paused":
+      return eq(runners.paused, scope === "paused");
+    case "online":
+    case "offline":
+    case "never_contacted":
+    case "stale":
+      return contactStatusCondition(scope, now, staleSplitsOffline);
+    case "specific":
+      // GitLab's deprecated_specific: project and group runners.
+      return inArray(runners.runnerType, ["project_type", "group_type"]);
+    case "shared":
+      return eq(runners.runnerType, "instance_type");
+    default:
+      return eq(runners.runnerType, scope);
+  }
+}
+
 const ListQuery = z.object({
+  scope: z.string().optional(),
   type: z.string().optional(),
   status: z.string().optional(),
   paused: z.unknown().optional(),
@@ -90,11 +119,19 @@ const ListQuery = z.object({
 });
 export type RunnerListQuery = z.infer<typeof ListQuery>;
 
-/** Parses the list parameters (type, status, paused, tag_list, search) into one SQL condition. */
-export function runnerFilters(c: Context<AppEnv>, opts: { typeAllowed?: readonly string[] } = {}): { query: RunnerListQuery; where: SQL[] } {
+/** Parses the list parameters (scope, type, status, paused, tag_list, search) into one SQL condition. */
+export function runnerFilters(
+  c: Context<AppEnv>,
+  opts: { typeAllowed?: readonly string[]; scopes?: readonly string[] } = {},
+): { query: RunnerListQuery; where: SQL[] } {
   const g = gate(c);
   const query = parseParams(ListQuery, queryParams(c));
   const where: SQL[] = [];
+  // Listings without a scope parameter in GitLab (group runners) ignore it, as Grape does.
+  if (query.scope !== undefined && opts.scopes) {
+    if (!opts.scopes.includes(query.scope)) throw invalidParam("scope", "does not have a valid value");
+    where.push(scopeCondition(query.scope, Date.now(), g.isRemoved("runner-status-stale")));
+  }
   if (query.type !== undefined) {
     const allowed = opts.typeAllowed ?? RUNNER_TYPES;
     if (!allowed.includes(query.type)) throw invalidParam("type", "does not have a valid value");

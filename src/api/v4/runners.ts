@@ -28,15 +28,24 @@ import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { loadGroup, loadProject } from "./load";
 import { optionalBool, parseParams, readParams, validate } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
-import { renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings, runnerFilters, runnersManagedBy } from "./runner-view";
+import {
+  renderRunner,
+  renderRunnerDetails,
+  requestedPaused,
+  RUNNER_ALL_SCOPES,
+  RUNNER_STATUS_SCOPES,
+  RunnerSettings,
+  runnerFilters,
+  runnersManagedBy,
+} from "./runner-view";
 import { idParam } from "./params";
 
 /** Runners API (GitLab), gated by the runner rows of the schedule. Registration: runner-registration.ts. */
 const runnersApp = new Hono<AppEnv>();
 
 /** Lists with the query's filters: offset pages (count and page in one D1 round trip) or keyset by id. */
-async function respondList(c: Context<AppEnv>, scope: SQL | undefined, typeAllowed?: readonly string[]) {
-  const { query, where } = runnerFilters(c, { typeAllowed });
+async function respondList(c: Context<AppEnv>, scope: SQL | undefined, opts: { typeAllowed?: readonly string[]; scopes?: readonly string[] } = {}) {
+  const { query, where } = runnerFilters(c, opts);
   const cond = and(scope, ...where);
   const db = getDb(c.env.DB);
   const page = parsePage(c);
@@ -51,11 +60,11 @@ async function respondList(c: Context<AppEnv>, scope: SQL | undefined, typeAllow
   return c.json(rows.map((r) => renderRunner(c, r, now)));
 }
 
-runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, undefined));
+runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, undefined, { scopes: RUNNER_ALL_SCOPES }));
 
 runnersApp.get("/runners", requireAuth(READ_API), (c) => {
   const { user } = c.var.principal;
-  return respondList(c, user.isAdmin ? undefined : runnersManagedBy(user.id));
+  return respondList(c, user.isAdmin ? undefined : runnersManagedBy(user.id), { scopes: RUNNER_STATUS_SCOPES });
 });
 
 type Access = "read" | "manage";
@@ -120,7 +129,7 @@ runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
     eq(runnersTable.runnerType, "instance_type"),
     groupIds.length ? and(eq(runnersTable.runnerType, "group_type"), inArray(runnersTable.groupId, groupIds)) : undefined,
   );
-  return respondList(c, scope);
+  return respondList(c, scope, { scopes: RUNNER_ALL_SCOPES });
 });
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
@@ -183,7 +192,7 @@ runnersApp.get("/groups/:id/runners", requireAuth(READ_API), async (c) => {
     eq(runnersTable.runnerType, "instance_type"),
     and(eq(runnersTable.runnerType, "group_type"), inArray(runnersTable.groupId, groupIds)),
   );
-  return respondList(c, scope, ["instance_type", "group_type", "project_type"]);
+  return respondList(c, scope, { typeAllowed: ["instance_type", "group_type", "project_type"] });
 });
 
 export default runnersApp;

@@ -87,6 +87,7 @@ users.get("/users", requireAuth(READ_USER), validateQuery(ListQuery), async (c) 
     after,
     username: q.username,
     search: q.search,
+    searchEmails: viewer.isAdmin,
     state,
   });
   if (keyset) {

@@ -16,7 +16,10 @@ function paramError(error: ZodError<unknown> | { issues: ZodError["issues"] }, d
   let value: unknown = data;
   for (const key of issue?.path ?? []) value = value && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
   const missing = value === undefined || /received undefined/.test(issue?.message ?? "");
-  return invalidParam(name, missing ? "is missing" : "is invalid");
+  if (missing) return invalidParam(name, "is missing");
+  // A value outside a parameter's list (Grape's `values:`, a zod enum or literal): Grape's wording.
+  const outsideValues = issue?.code === ("invalid_enum_value" as string) || issue?.code === ("invalid_value" as string);
+  return invalidParam(name, outsideValues ? "does not have a valid value" : "is invalid");
 }
 
 /** zod parsing of already-read parameters, failing with GitLab's 400 body. */

@@ -32,7 +32,9 @@ export const users = sqliteTable(
   (t) => [
     uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`),
     uniqueIndex("users_email_lower_idx").on(sql`lower(${t.email})`),
-    index("users_name_idx").on(t.name, t.id), index("users_created_idx").on(t.createdAt, t.id)],
+    index("users_name_idx").on(t.name, t.id), index("users_created_idx").on(t.createdAt, t.id),
+    // A short ?search= (no word of 3 characters) is an exact, case-insensitive match (src/db/search.ts).
+    index("users_name_lower_idx").on(sql`lower(${t.name})`)],
 );
 
 /** Browser sessions; the cookie holds the raw id, the table its SHA-256. */

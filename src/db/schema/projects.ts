@@ -30,6 +30,9 @@ export const groups = sqliteTable(
     index("groups_visibility_idx").on(t.visibility),
     index("groups_visibility_name_idx").on(t.visibility, t.name, t.id),
     index("groups_visibility_path_idx").on(t.visibility, t.path, t.id),
+    // A short ?search= is an exact, case-insensitive match (src/db/search.ts).
+    index("groups_name_lower_idx").on(sql`lower(${t.name})`),
+    index("groups_path_lower_idx").on(sql`lower(${t.path})`),
   ],
 );
 
@@ -68,6 +71,9 @@ export const projects = sqliteTable(
     index("projects_visibility_last_activity_idx").on(t.visibility, t.lastActivityAt, t.id),
     index("projects_visibility_name_idx").on(t.visibility, t.name, t.id),
     index("projects_visibility_path_idx").on(t.visibility, t.path, t.id),
+    // A short ?search= is an exact, case-insensitive match (src/db/search.ts).
+    index("projects_name_lower_idx").on(sql`lower(${t.name})`),
+    index("projects_path_lower_idx").on(sql`lower(${t.path})`),
   ],
 );
 

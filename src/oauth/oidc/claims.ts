@@ -1,5 +1,6 @@
 import { avatarUrl } from "../../services/accounts/avatar";
 import { getDb } from "../../db/client";
+import { groupMemberships as readGroupMemberships, type GroupMembership } from "../../db/group-memberships";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 
@@ -7,32 +8,17 @@ import type { Bindings } from "../../env";
  * GitLab's OpenID Connect claims (docs/oidc.md, Claims). The profile claims come with `openid`
  * (as GitLab sends them); `email` and `email_verified` only with scope `email` (DESIGN).
  */
-export interface GroupMembership {
-  fullPath: string;
-  /** The highest access level, inherited from ancestors included. */
-  level: number;
-  /** The user is a member of this group itself (not only of an ancestor). */
-  direct: boolean;
-}
-
 const OWNER = 50;
 const MAINTAINER = 40;
 const DEVELOPER = 30;
 export const GROUP_CLAIM_PREFIX = "https://gitlab.org/claims/groups/";
 
-/** The user's groups: direct memberships and every descendant group, in one recursive query. */
-export async function groupMemberships(env: Bindings, userId: number): Promise<GroupMembership[]> {
-  const { results } = await env.DB.prepare(
-    `WITH RECURSIVE g(id, level, direct) AS (
-       SELECT source_id, access_level, 1 FROM members WHERE source_type = 'group' AND user_id = ?1
-       UNION SELECT groups.id, g.level, 0 FROM groups JOIN g ON groups.parent_id = g.id
-     )
-     SELECT groups.full_path AS full_path, MAX(g.level) AS level, MAX(g.direct) AS direct
-     FROM g JOIN groups ON groups.id = g.id GROUP BY groups.id ORDER BY groups.full_path`,
-  )
-    .bind(userId)
-    .all<{ full_path: string; level: number; direct: number }>();
-  return results.map((r) => ({ fullPath: r.full_path, level: r.level, direct: r.direct === 1 }));
+/**
+ * The user's groups (src/db/group-memberships.ts: at most GROUP_CLAIMS_CAP, direct memberships
+ * first). GitLab's claims list every group; here they are bounded (docs/oidc.md, "Group claims").
+ */
+export function groupMemberships(env: Bindings, userId: number): Promise<GroupMembership[]> {
+  return readGroupMemberships(getDb(env.DB), userId);
 }
 
 /** The claims about the person shared by the id_token and userinfo (OIDC Core §5.1). */
@@ -69,7 +55,13 @@ export function groupClaims(groups: GroupMembership[]): Record<string, string[]>
   };
 }
 
-export const directGroups = (groups: GroupMembership[]) => groups.filter((g) => g.direct).map((g) => g.fullPath);
+/** The id_token's groups_direct: the direct memberships, at most GROUPS_DIRECT_CAP (the id_token travels in headers and cookies). */
+export const GROUPS_DIRECT_CAP = 100;
+export const directGroups = (groups: GroupMembership[]) =>
+  groups
+    .filter((g) => g.direct)
+    .slice(0, GROUPS_DIRECT_CAP)
+    .map((g) => g.fullPath);
 
 /**
  * The id_token's claims about the person: the profile (and email) claims and groups_direct. With

@@ -1,0 +1,69 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+
+/**
+ * `?search=` of users, projects and groups (docs/scaling.md, "Search"), with GitLab's rules
+ * (Gitlab::SQL::Pattern#fuzzy_arel_match): the query is split into words (a "quoted phrase" is one
+ * word); words shorter than MIN_SEARCH_CHARS are dropped; every remaining word must occur, without
+ * regard to case, in the same column (a row matches when one of the columns holds them all). A
+ * query with no word of MIN_SEARCH_CHARS is an exact, case-insensitive match of the whole query.
+ *
+ * Substrings are found through an FTS5 table with the trigram tokenizer per searched table
+ * (`users_fts`, `projects_fts`, `groups_fts`, kept in step by triggers: the custom migration
+ * scale_search_fts), so a search reads the matching rows, never the whole table; exact matches go
+ * through the lower(...) indexes of the columns.
+ */
+export const MIN_SEARCH_CHARS = 3;
+
+export interface SearchTerms {
+  /** Words of MIN_SEARCH_CHARS or more, each to be found as a substring. */
+  words: string[];
+  /** The whole query (trimmed, spaces squished, lower case) when no word is long enough. */
+  exact: string | null;
+}
+
+/** GitLab's REGEX_QUOTED_TERM split: "quoted phrases" and space-separated words. */
+export function searchTerms(query: string): SearchTerms {
+  const squished = query.trim().replace(/\s+/g, " ");
+  const words = (squished.match(/"[^"]+"|[^\s]+/g) ?? []).map((w) => w.replace(/^"(.*)"$/, "$1")).filter((w) => [...w].length >= MIN_SEARCH_CHARS);
+  if (words.length) return { words, exact: null };
+  return { words: [], exact: squished ? squished.toLowerCase() : null };
+}
+
+/** An FTS5 string literal: double quotes around, inner double quotes doubled (no operator survives). */
+const phrase = (word: string) => `"${word.replace(/"/g, '""')}"`;
+
+/**
+ * The FTS5 query of the words: for each column, all the words in that column; any column. With the
+ * trigram tokenizer a phrase of three or more characters matches it as a case-insensitive substring.
+ */
+export function ftsQuery(columns: readonly string[], words: readonly string[]): string {
+  const all = words.map(phrase).join(" AND ");
+  return columns.map((col) => `${col} : (${all})`).join(" OR ");
+}
+
+export interface Searchable {
+  /** The FTS5 table (rowid = the row's id) and the columns it indexes, as named in it. */
+  fts: string;
+  ftsColumns: readonly string[];
+  id: SQLiteColumn;
+  /** The columns an exact (short) query is compared with; each has an index on lower(column). */
+  exactColumns: readonly SQLiteColumn[];
+}
+
+/**
+ * The condition that selects the rows a query matches, as an id set the FTS table or the lower()
+ * indexes serve, or null for an empty query (no filter, as GitLab's blank search).
+ */
+export function searchCondition(t: Searchable, query: string): SQL | null {
+  const terms = searchTerms(query);
+  if (terms.words.length) {
+    return sql`${t.id} IN (SELECT rowid FROM ${sql.identifier(t.fts)} WHERE ${sql.identifier(t.fts)} MATCH ${ftsQuery(t.ftsColumns, terms.words)})`;
+  }
+  if (terms.exact === null) return null;
+  const exact = terms.exact;
+  return sql`(${sql.join(
+    t.exactColumns.map((col) => sql`lower(${col}) = ${exact}`),
+    sql` OR `,
+  )})`;
+}
