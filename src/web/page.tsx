@@ -4,7 +4,9 @@ import { html } from "hono/html";
 import { createMiddleware } from "hono/factory";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AuditActor } from "../db/audit";
 import type { UserRow } from "../db/users";
+import { clientAddress } from "../http/client-address";
 import type { AppEnv, Bindings, Variables } from "../env";
 import { Layout } from "./layout";
 import { csrfToken, currentUser } from "./session";
@@ -22,7 +24,7 @@ export async function renderPage(c: Ctx, title: string, body: Child, status: Con
   // The doctype keeps browsers in standards mode; JSX cannot express it.
   return c.html(
     html`<!DOCTYPE html>${(
-      <Layout title={title} username={user?.username} csrfToken={token}>
+      <Layout title={title} user={user ? { username: user.username, isAdmin: user.isAdmin } : null} csrfToken={token}>
         {body}
       </Layout>
     )}`,
@@ -86,4 +88,9 @@ export function takeFlash(c: Ctx): string | null {
 export function formatDate(ms: number | null): string {
   if (ms === null) return "Never";
   return new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}
+
+/** The signed-in user as the author of an audit row, with the one client address (src/http/client-address.ts). */
+export function pageActor(c: Context<PageEnv>): AuditActor {
+  return { id: c.var.user.id, ip: clientAddress(c.req.raw, c.env) };
 }

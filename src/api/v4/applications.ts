@@ -1,19 +1,19 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { getConfig } from "../../config";
-import { recordAudit } from "../../db/audit";
-import { createApplication, deleteApplication, findApplicationById, listApplications, renewApplicationSecret, type ApplicationRow } from "../../db/applications";
+import { listApplications, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
-import { validateApplicationInput } from "../../domain/application-input";
 import type { AppEnv } from "../../env";
-import { revokeAllForApplication } from "../../oauth/authorizations";
-import { newApplicationTtl } from "../../oauth/issue";
+import {
+  createInstanceApplication,
+  deleteInstanceApplication,
+  findInstanceApplication,
+  renewInstanceApplicationSecret,
+} from "../../oauth/instance-applications";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
-import { clientAddress } from "../../http/client-address";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
 
 /**
@@ -50,27 +50,17 @@ const NewApplication = z.object({
 
 applications.post("/applications", validateParams(NewApplication), async (c) => {
   const input = c.req.valid("json");
-  const checked = validateApplicationInput(
-    {
-      name: input.name,
-      redirectUri: input.redirect_uri,
-      scopes: Array.isArray(input.scopes) ? parseScopeList(input.scopes) : parseScopes(input.scopes),
-      accessTokenExpiresIn: input.access_token_expires_in,
-    },
-    getConfig(c.env).allowInsecureRedirects,
-  );
-  if (!checked.ok) throw new ApiError(400, { message: checked.errors });
-  const db = getDb(c.env.DB);
-  const { row, secret } = await createApplication(db, {
-    ...checked.value,
-    accessTokenTtlSeconds: newApplicationTtl(c.env, checked.value.accessTokenTtlSeconds),
-    confidential: input.confidential ?? true,
-    trusted: input.trusted ?? false,
-    expireAccessTokens: input.expire_access_tokens ?? true,
-    ownerId: null,
+  const created = await createInstanceApplication(c.env, requestActor(c), {
+    name: input.name,
+    redirectUri: input.redirect_uri,
+    scopes: Array.isArray(input.scopes) ? parseScopeList(input.scopes) : parseScopes(input.scopes),
+    accessTokenExpiresIn: input.access_token_expires_in,
+    confidential: input.confidential,
+    trusted: input.trusted,
+    expireAccessTokens: input.expire_access_tokens,
   });
-  await audit(c, "application_created", row);
-  return c.json({ ...entity(row), secret }, 201);
+  if (!created.ok) throw new ApiError(400, { message: created.errors });
+  return c.json({ ...entity(created.value.row), secret: created.value.secret }, 201);
 });
 
 applications.get("/applications", async (c) => {
@@ -81,37 +71,21 @@ applications.get("/applications", async (c) => {
 async function instanceApplication(c: Context<AppEnv>): Promise<ApplicationRow> {
   const id = idParam.safeParse(c.req.param("id"));
   if (!id.success) throw invalidParam("id");
-  const app = await findApplicationById(getDb(c.env.DB), id.data);
   // Applications users registered on /profile/applications are theirs, not the admin API's (GitLab).
-  if (!app || app.ownerId !== null) throw notFound("Application Not Found");
+  const app = await findInstanceApplication(c.env, id.data);
+  if (!app) throw notFound("Application Not Found");
   return app;
 }
 
 applications.delete("/applications/:id", async (c) => {
-  const app = await instanceApplication(c);
-  // Every grant dies first, so no token of the application outlives it.
-  await revokeAllForApplication(c.env, app.id);
-  await deleteApplication(getDb(c.env.DB), app.id);
-  await audit(c, "application_deleted", app);
+  await deleteInstanceApplication(c.env, requestActor(c), await instanceApplication(c));
   return c.body(null, 204);
 });
 
 applications.post("/applications/:id/renew-secret", async (c) => {
-  const app = await instanceApplication(c);
-  const renewed = await renewApplicationSecret(getDb(c.env.DB), app.id);
+  const renewed = await renewInstanceApplicationSecret(c.env, requestActor(c), await instanceApplication(c));
   if (!renewed) throw notFound("Application Not Found");
-  await audit(c, "application_secret_renewed", renewed.row);
   return c.json({ ...entity(renewed.row), secret: renewed.secret }, 201);
 });
-
-function audit(c: Context<AppEnv>, action: "application_created" | "application_deleted" | "application_secret_renewed", app: ApplicationRow) {
-  return recordAudit(getDb(c.env.DB), {
-    action,
-    actor: requestActor(c),
-    entityType: "oauth_application",
-    entityId: app.id,
-    details: { name: app.name, application_id: app.uid },
-  });
-}
 
 export default applications;

@@ -26,6 +26,7 @@ import {
   type AppFormValues,
 } from "./application-views";
 import { clientAddress } from "../../http/client-address";
+import { readApplicationForm } from "../application-form";
 import { formatScopes, parseScopeList } from "../../domain/scopes";
 
 /**
@@ -37,20 +38,6 @@ apps.use("/profile/applications", requireUser);
 apps.use("/profile/applications/*", requireUser);
 
 type Ctx = Context<PageEnv>;
-
-async function readForm(c: Ctx): Promise<AppFormValues> {
-  const body = await c.req.parseBody({ all: true });
-  const one = (v: unknown) => (typeof v === "string" ? v : Array.isArray(v) && typeof v[0] === "string" ? v[0] : "");
-  const scopes = ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string");
-  return {
-    name: one(body.name),
-    redirectUri: one(body.redirect_uri),
-    scopes,
-    confidential: body.confidential !== undefined,
-    expireAccessTokens: body.expire_access_tokens !== undefined,
-    accessTokenExpiresIn: one(body.access_token_expires_in),
-  };
-}
 
 function check(c: Ctx, v: AppFormValues) {
   return validateApplicationInput(
@@ -123,7 +110,7 @@ async function notFoundPage(c: Ctx) {
 apps.get("/profile/applications", (c) => indexPage(c));
 
 apps.post("/profile/applications", async (c) => {
-  const values = await readForm(c);
+  const values = await readApplicationForm(c);
   const checked = check(c, values);
   if (!checked.ok) return indexPage(c, { values, errors: checked.errors });
   const { row, secret } = await createApplication(getDb(c.env.DB), {
@@ -167,7 +154,7 @@ apps.get("/profile/applications/:id{[0-9]+}/edit", async (c) => {
 apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
-  const values = await readForm(c);
+  const values = await readApplicationForm(c);
   const checked = check(c, values);
   if (!checked.ok) return editPage(c, app, values, checked.errors);
   await updateApplication(getDb(c.env.DB), app.id, {
