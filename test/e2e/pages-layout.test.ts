@@ -78,7 +78,8 @@ describe("page layout at a phone's and a desktop's width (DESIGN.md: every page 
       }
     }
     expect(failures).toEqual([]);
-  });
+    // About 30 pages, two widths, a full-page screenshot each: longer than one page's test.
+  }, 900_000);
 
   it("/help/deprecations: the schedule's timeline (14.0 to 16.0, this version marked) fits 390 px and 1280 px; screenshots of both", async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
