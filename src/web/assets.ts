@@ -29,7 +29,7 @@ button:focus-visible,a:focus-visible,input:focus-visible,textarea:focus-visible{
 .narrow{max-width:26rem;margin:2rem auto}
 .flash{padding:.75rem 1rem;border-radius:4px;margin:1rem 0}.flash.error{background:#fdd4cd;color:#8d1300}.flash.notice{background:#c3e6cd;color:#0d532a}.flash.warning{background:#f5d9a8;color:#5c3900}
 table{width:100%;border-collapse:collapse;background:#fff}th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}td .id,td code{overflow-wrap:anywhere}th{font-size:.9rem;color:var(--muted)}
-code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:#ececef;padding:.1rem .3rem;border-radius:3px;word-break:break-all}
+code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:#ececef;padding:.1rem .3rem;border-radius:3px;overflow-wrap:anywhere}
 .secret-row{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .muted{color:var(--muted)}fieldset{border:1px solid var(--line);border-radius:4px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}
 .checkbox{margin:.4rem 0}.checkbox label{display:inline;font-weight:600;margin:0 0 0 .35rem}.checkbox .hint{margin:0 0 0 1.6rem}
