@@ -18,6 +18,7 @@ export type AuditAction =
   | "code_reuse"
   | "token_revoked"
   | "application_created"
+  | "application_updated"
   | "application_deleted"
   | "application_secret_renewed"
   | "personal_access_token_created"

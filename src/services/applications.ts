@@ -2,6 +2,7 @@ import { getConfig } from "../config";
 import {
   createApplication as insertApplication,
   deleteApplication as removeApplication,
+  findApplicationById,
   renewApplicationSecret as storeNewSecret,
   updateApplication as patchApplication,
   type ApplicationRow,
@@ -43,16 +44,22 @@ function check(env: Bindings, input: ApplicationFields) {
   );
 }
 
-type ApplicationAction = "application_created" | "application_deleted" | "application_secret_renewed";
+type ApplicationAction = "application_created" | "application_updated" | "application_deleted" | "application_secret_renewed";
 
-function audit(env: Bindings, actor: AuditActor, action: ApplicationAction, app: ApplicationRow) {
+function audit(env: Bindings, actor: AuditActor, action: ApplicationAction, app: ApplicationRow, details: Record<string, unknown> = {}) {
   return recordAudit(getDb(env.DB), {
     action,
     actor,
     entityType: "oauth_application",
     entityId: app.id,
-    details: { name: app.name, application_id: app.uid },
+    details: { name: app.name, application_id: app.uid, ...details },
   });
+}
+
+/** An instance-wide application by id (the admin API and admin area); applications users registered on their page are theirs (null here). */
+export async function findInstanceApplication(env: Bindings, id: number): Promise<ApplicationRow | null> {
+  const app = await findApplicationById(getDb(env.DB), id);
+  return app && app.ownerId === null ? app : null;
 }
 
 /** Registers an application of `ownerId` (null: instance-wide). The secret is in this answer only; storage keeps its hash. */
@@ -75,8 +82,13 @@ export async function createApplication(
   return { ok: true, row, secret };
 }
 
-/** Changes an application's settings; an emptied lifetime keeps the current one. */
-export async function updateApplication(env: Bindings, app: ApplicationRow, input: ApplicationFields): Promise<ApplicationResult<{ row: ApplicationRow }>> {
+/** Changes an application's settings (the secret is kept); an emptied lifetime keeps the current one. The audit row names the trusted flag, which skips consent. */
+export async function updateApplication(
+  env: Bindings,
+  actor: AuditActor,
+  app: ApplicationRow,
+  input: ApplicationFields,
+): Promise<ApplicationResult<{ row: ApplicationRow }>> {
   const checked = check(env, input);
   if (!checked.ok) return checked;
   const row = await patchApplication(getDb(env.DB), app.id, {
@@ -88,7 +100,9 @@ export async function updateApplication(env: Bindings, app: ApplicationRow, inpu
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });
-  return { ok: true, row: row ?? app };
+  if (!row) return { ok: false, errors: { name: ["no longer exists"] } };
+  await audit(env, actor, "application_updated", row, { trusted: row.trusted });
+  return { ok: true, row };
 }
 
 /** Deletes an application; every grant of it dies first, so no token of it outlives it. */

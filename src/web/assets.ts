@@ -29,7 +29,7 @@ button:focus-visible,a:focus-visible,input:focus-visible,textarea:focus-visible{
 .narrow{max-width:26rem;margin:2rem auto}
 .flash{padding:.75rem 1rem;border-radius:4px;margin:1rem 0}.flash.error{background:#fdd4cd;color:#8d1300}.flash.notice{background:#c3e6cd;color:#0d532a}.flash.warning{background:#f5d9a8;color:#5c3900}
 table{width:100%;border-collapse:collapse;background:#fff}th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}td .id,td code{overflow-wrap:anywhere}th{font-size:.9rem;color:var(--muted)}
-code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:#ececef;padding:.1rem .3rem;border-radius:3px;word-break:break-all}
+code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:#ececef;padding:.1rem .3rem;border-radius:3px;overflow-wrap:anywhere}
 .secret-row{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .muted{color:var(--muted)}fieldset{border:1px solid var(--line);border-radius:4px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}
 .checkbox{margin:.4rem 0}.checkbox label{display:inline;font-weight:600;margin:0 0 0 .35rem}.checkbox .hint{margin:0 0 0 1.6rem}
@@ -39,7 +39,15 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:
 .codes{columns:2;font-family:ui-monospace,monospace;list-style:none;padding:0}
 .actions{display:flex;gap:.25rem;flex-wrap:wrap;align-items:center}.actions form{display:inline}
 :target{background:#fff7d6}
-@media (max-width:40rem){table{display:block;overflow-x:auto;max-width:100%}th,td{min-width:6rem}}
+@media (max-width:40rem){
+header{padding:.35rem .75rem;gap:.25rem .75rem}header .brand{margin-right:0;font-size:1rem}
+header nav{gap:0 .1rem}header nav a{padding:.2rem .4rem;font-size:.9rem}header nav form button{margin:0;padding:.15rem .6rem;font-size:.9rem}
+main{margin:1rem auto;padding:0 .75rem}h1{font-size:1.35rem}
+table,thead,tbody,tr,th,td,caption{display:block}table{background:transparent}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+tr{background:#fff;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.25rem .75rem}
+td,tbody th{border:0;padding:.2rem 0}td[data-label]::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}
+}
 .id{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;word-break:normal}
 pre{max-width:100%;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .timeline{list-style:none;margin:1rem 0 2rem .4rem;padding:0;border-left:3px solid var(--line)}
@@ -65,6 +73,15 @@ document.addEventListener("click", function (e) {
   });
 });
 document.querySelectorAll("button[data-copy]").forEach(function (b) { b.hidden = false; });
+// On a phone, tables become stacked rows (pages.css): each cell is labelled with its column's name.
+document.querySelectorAll("table").forEach(function (t) {
+  var heads = Array.prototype.map.call(t.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); });
+  t.querySelectorAll("tbody tr").forEach(function (tr) {
+    Array.prototype.forEach.call(tr.children, function (cell, i) {
+      if (heads[i] && heads[i] !== "Action" && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", heads[i]);
+    });
+  });
+});
 document.addEventListener("submit", function (e) {
   var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
   if (msg && !window.confirm(msg)) e.preventDefault();

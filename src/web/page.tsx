@@ -24,7 +24,7 @@ export async function renderPage(c: Ctx, title: string, body: Child, status: Con
   // The doctype keeps browsers in standards mode; JSX cannot express it.
   return c.html(
     html`<!DOCTYPE html>${(
-      <Layout title={title} username={user?.username} csrfToken={token}>
+      <Layout title={title} user={user ? { username: user.username, isAdmin: user.isAdmin } : null} csrfToken={token}>
         {body}
       </Layout>
     )}`,

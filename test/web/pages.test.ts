@@ -112,7 +112,7 @@ describe("every page: security headers, no CORS, the layout (issue 3)", () => {
     expect(html).toContain('<nav aria-label="Main">');
     expect(html).toContain('href="/profile/applications"');
     expect(html).toMatch(/<form method="post" action="\/users\/sign_out"><input type="hidden" name="authenticity_token" value="[^"]+"/);
-    expect(textOf(html)).toContain(`Sign out ${user.username}`);
+    expect(html).toContain(`aria-label="Sign out ${user.username}"`);
   });
 
   it("serves the stylesheet and script as files", async () => {

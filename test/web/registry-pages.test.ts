@@ -1,3 +1,4 @@
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AccessLevel } from "../../src/domain/access";
 import { call } from "../helpers/fixtures";
@@ -77,5 +78,24 @@ describe("/<project>/-/settings/repository: deploy tokens", () => {
     const dev = await signedInUser();
     await addMemberTo("project", project.id, dev.user.id, AccessLevel.DEVELOPER);
     expect((await dev.browser.get(`/${project.pathWithNamespace}/-/settings/repository`)).status).toBe(403);
+  });
+});
+
+describe("the registry page's insecure-registry note", () => {
+  it("over plain http it says how to configure Docker and Podman for an insecure registry; over https it is not shown", async () => {
+    const { project } = await pushableProject();
+    const { user, browser } = await signedInUser();
+    await addMemberTo("project", project.id, user.id, AccessLevel.REPORTER);
+    const text = textOf(await (await browser.get(`/${project.pathWithNamespace}/container_registry`)).text());
+    expect(text).toContain('"insecure-registries": ["localhost"]');
+    expect(text).toContain("insecure = true");
+    expect(text).toContain("--tls-verify=false");
+    const secure = await exports.default.fetch(
+      new Request(`https://localhost/${project.pathWithNamespace}/container_registry`, { headers: { Cookie: browser.cookieHeader() } }),
+    );
+    expect(secure.status).toBe(200);
+    const html = await secure.text();
+    expect(html).toContain("docker login localhost");
+    expect(html).not.toContain("insecure-registries");
   });
 });

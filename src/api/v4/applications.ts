@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { findApplicationById, listApplications, type ApplicationRow } from "../../db/applications";
+import { listApplications, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
-import { createApplication, deleteApplication, renewApplicationSecret } from "../../services/applications";
+import { createApplication, deleteApplication, findInstanceApplication, renewApplicationSecret } from "../../services/applications";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
@@ -67,9 +67,9 @@ applications.get("/applications", async (c) => {
 async function instanceApplication(c: Context<AppEnv>): Promise<ApplicationRow> {
   const id = idParam.safeParse(c.req.param("id"));
   if (!id.success) throw invalidParam("id");
-  const app = await findApplicationById(getDb(c.env.DB), id.data);
   // Applications users registered on /profile/applications are theirs, not the admin API's (GitLab).
-  if (!app || app.ownerId !== null) throw notFound("Application Not Found");
+  const app = await findInstanceApplication(c.env, id.data);
+  if (!app) throw notFound("Application Not Found");
   return app;
 }
 

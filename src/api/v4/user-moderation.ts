@@ -1,13 +1,9 @@
 import { Hono } from "hono";
-import { activateUser, blockUser, deactivateUser, unblockUser, type StateChange } from "../../services/accounts/user-state";
-import { unlockAccount } from "../../services/accounts/lockout";
+import { MODERATION_ACTIONS } from "../../services/accounts/moderation";
 import type { AppEnv } from "../../env";
-import type { Bindings } from "../../env";
-import type { AuditActor } from "../../db/audit";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { invalidParam } from "./errors";
 import { idParam } from "./params";
-import { clientAddress } from "../../http/client-address";
 
 /**
  * GitLab's user moderation API (administrators): block, unblock, deactivate, activate, and unlock.
@@ -16,11 +12,7 @@ import { clientAddress } from "../../http/client-address";
  */
 const moderation = new Hono<AppEnv>();
 
-type Action = (env: Bindings, actor: AuditActor, userId: number) => Promise<StateChange>;
-// unlock: lifts the sign-in lockout (docs/security.md); GitLab has it on its admin page only.
-const ACTIONS: Record<string, Action> = { block: blockUser, unblock: unblockUser, deactivate: deactivateUser, activate: activateUser, unlock: unlockAccount };
-
-for (const [name, action] of Object.entries(ACTIONS)) {
+for (const [name, action] of Object.entries(MODERATION_ACTIONS)) {
   moderation.post(`/users/:id/${name}`, requireAuth(WRITE_API), requireAdmin, async (c) => {
     const id = idParam.safeParse(c.req.param("id"));
     if (!id.success) throw invalidParam("id");

@@ -16,6 +16,8 @@ export interface AppFormValues {
   expireAccessTokens: boolean;
   /** Seconds, as typed; empty on a new application: the configured default. */
   accessTokenExpiresIn: string;
+  /** Skip the consent page; only the admin area's form offers it (undefined elsewhere). */
+  trusted?: boolean;
 }
 
 export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, accessTokenExpiresIn: "" };
@@ -28,6 +30,7 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
     accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
+    trusted: app.trusted,
   };
 }
 
@@ -69,6 +72,16 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
         <label for="application_expire_access_tokens">Expire access tokens</label>
         <p class="hint" id="expire_hint">Access tokens expire after the lifetime below; use the refresh token to get a new one.</p>
       </div>
+      {values.trusted === undefined ? null : (
+        <div class="checkbox">
+          <input type="checkbox" id="application_trusted" name="trusted" value="1" checked={values.trusted} aria-describedby="trusted_hint" />
+          <label for="application_trusted">Trusted</label>
+          <p class="hint" id="trusted_hint">
+            Trusted applications skip the consent page: users are not asked before the application gets access. For the
+            instance's own applications only.
+          </p>
+        </div>
+      )}
       <label for="application_access_token_expires_in">Access token lifetime (seconds)</label>
       <p class="hint" id="lifetime_hint">
         From {MIN_TOKEN_LIFETIME_SECONDS} to {MAX_TOKEN_LIFETIME_SECONDS} seconds. Leave empty for the instance default ({props.defaultLifetime} seconds).
@@ -95,8 +108,10 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
   );
 }
 
-export function ApplicationDetails(props: { app: ApplicationRow; secret?: string | null; token: string }) {
+/** One application; `base` is where its list lives (the user's page, or the admin area's). */
+export function ApplicationDetails(props: { app: ApplicationRow; secret?: string | null; token: string; base?: string }) {
   const { app, secret } = props;
+  const base = props.base ?? "/profile/applications";
   return (
     <section class="card" aria-labelledby="app-heading">
       <h2 id="app-heading">{app.name}</h2>
@@ -127,22 +142,30 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
         <dt>Access token lifetime</dt>
         <dd>{app.accessTokenTtlSeconds} seconds</dd>
+        {app.ownerId === null ? (
+          <>
+            <dt>Trusted</dt>
+            <dd>{app.trusted ? "Yes (skips the consent page)" : "No"}</dd>
+            <dt>Registered</dt>
+            <dd>{app.dynamic ? <ClientKindBadge app={app} /> : "By an administrator"}</dd>
+          </>
+        ) : null}
         <dt>Scopes</dt>
         <dd>
           <ScopeBadges scopes={parseScopes(app.scopes)} />
         </dd>
       </dl>
       <div class="actions">
-        <a class="button secondary" href={`/profile/applications/${app.id}/edit`}>
+        <a class="button secondary" href={`${base}/${app.id}/edit`}>
           Edit
         </a>
-        <form method="post" action={`/profile/applications/${app.id}/renew`} data-confirm="Renew the secret? The current secret stops working at once.">
+        <form method="post" action={`${base}/${app.id}/renew`} data-confirm="Renew the secret? The current secret stops working at once.">
           <CsrfField token={props.token} />
           <button type="submit" class="secondary">
             Renew secret
           </button>
         </form>
-        <a class="button danger" href={`/profile/applications/${app.id}/delete`}>
+        <a class="button danger" href={`${base}/${app.id}/delete`}>
           Delete
         </a>
       </div>
@@ -212,4 +235,9 @@ export function AuthorizedApplications({ list, token }: { list: AuthorizedApplic
       )}
     </section>
   );
+}
+
+/** How a client came to be registered, where it was not an administrator or a user: by itself (RFC 7591). */
+export function ClientKindBadge({ app }: { app: Pick<ApplicationRow, "dynamic"> }) {
+  return app.dynamic ? <span class="badge dynamic">Dynamic (registered by the client, RFC 7591)</span> : null;
 }

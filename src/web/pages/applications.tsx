@@ -4,7 +4,7 @@ import { findApplicationById, listApplications, type ApplicationRow } from "../.
 import { getDb } from "../../db/client";
 import type { ApplicationErrors } from "../../domain/application-input";
 import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../services/authorizations";
-import { createApplication, deleteApplication, renewApplicationSecret, updateApplication, type ApplicationFields } from "../../services/applications";
+import { createApplication, deleteApplication, renewApplicationSecret, updateApplication } from "../../services/applications";
 import { CsrfField, Flash, renderPage, requireUser, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import {
@@ -16,7 +16,7 @@ import {
   formValuesOf,
   type AppFormValues,
 } from "./application-views";
-import { parseScopeList } from "../../domain/scopes";
+import { applicationFieldsOf, readApplicationForm } from "../application-form";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
@@ -27,32 +27,6 @@ apps.use("/profile/applications", requireUser);
 apps.use("/profile/applications/*", requireUser);
 
 type Ctx = Context<PageEnv>;
-
-async function readForm(c: Ctx): Promise<AppFormValues> {
-  const body = await c.req.parseBody({ all: true });
-  const one = (v: unknown) => (typeof v === "string" ? v : Array.isArray(v) && typeof v[0] === "string" ? v[0] : "");
-  const scopes = ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string");
-  return {
-    name: one(body.name),
-    redirectUri: one(body.redirect_uri),
-    scopes,
-    confidential: body.confidential !== undefined,
-    expireAccessTokens: body.expire_access_tokens !== undefined,
-    accessTokenExpiresIn: one(body.access_token_expires_in),
-  };
-}
-
-/** The form's values as the service takes them (checkbox scopes are one scope each). */
-function fieldsOf(v: AppFormValues): ApplicationFields {
-  return {
-    name: v.name,
-    redirectUri: v.redirectUri,
-    scopes: parseScopeList(v.scopes),
-    accessTokenExpiresIn: v.accessTokenExpiresIn,
-    confidential: v.confidential,
-    expireAccessTokens: v.expireAccessTokens,
-  };
-}
 
 async function indexPage(c: Ctx, opts: { values?: AppFormValues; errors?: ApplicationErrors } = {}) {
   const user = c.var.user;
@@ -107,8 +81,8 @@ async function notFoundPage(c: Ctx) {
 apps.get("/profile/applications", (c) => indexPage(c));
 
 apps.post("/profile/applications", async (c) => {
-  const values = await readForm(c);
-  const created = await createApplication(c.env, sessionActor(c), { ...fieldsOf(values), ownerId: c.var.user.id });
+  const values = await readApplicationForm(c);
+  const created = await createApplication(c.env, sessionActor(c), { ...applicationFieldsOf(values), ownerId: c.var.user.id });
   if (!created.ok) return indexPage(c, { values, errors: created.errors });
   // The secret is shown in this response only; storage has its hash.
   return showPage(c, created.row, { secret: created.secret, notice: "The application was created.", status: 201 });
@@ -143,8 +117,8 @@ apps.get("/profile/applications/:id{[0-9]+}/edit", async (c) => {
 apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
-  const values = await readForm(c);
-  const updated = await updateApplication(c.env, app, fieldsOf(values));
+  const values = await readApplicationForm(c);
+  const updated = await updateApplication(c.env, sessionActor(c), app, applicationFieldsOf(values));
   if (!updated.ok) return editPage(c, app, values, updated.errors);
   setFlash(c, "The application was updated.");
   return c.redirect(`/profile/applications/${app.id}`, 303);

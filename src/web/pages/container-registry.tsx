@@ -46,6 +46,7 @@ async function page(c: Ctx) {
         <pre>
           <code>{`docker login ${host}\ndocker push ${host}/${project.pathWithNamespace.toLowerCase()}:latest`}</code>
         </pre>
+        {new URL(c.req.url).protocol === "http:" ? <InsecureRegistryNote host={host} /> : null}
       </section>
       <p id="registry-size">
         Storage used: {formatBytes(used)}
@@ -109,6 +110,34 @@ async function page(c: Ctx) {
 }
 
 registryPage.get(`${PROJECT_PATH}/container_registry`, (c) => page(c));
+
+/**
+ * Served over plain http (a local `npm start`), docker and podman refuse the registry until told
+ * it is insecure; without this note `docker login` fails with "server gave HTTP response to HTTPS client".
+ */
+function InsecureRegistryNote({ host }: { host: string }) {
+  return (
+    <div class="flash warning" id="insecure-registry" role="note">
+      <p>
+        <strong>This registry is served over plain HTTP.</strong> Docker and Podman use HTTPS unless told that the registry is insecure:
+      </p>
+      <ul>
+        <li>
+          Docker: add <code>{`"insecure-registries": ["${host}"]`}</code> to <code>/etc/docker/daemon.json</code> and restart the daemon
+          (<code>sudo systemctl restart docker</code>). Addresses under 127.0.0.0/8 are already trusted.
+        </li>
+        <li>
+          Podman, Buildah, Skopeo: add to <code>/etc/containers/registries.conf</code> (or <code>~/.config/containers/registries.conf</code>):
+          <pre>
+            <code>{`[[registry]]\nlocation = "${host}"\ninsecure = true`}</code>
+          </pre>
+          or pass <code>--tls-verify=false</code> to <code>podman login</code>, <code>push</code> and <code>pull</code>.
+        </li>
+      </ul>
+      <p>Serve the registry over HTTPS in production (docs/deploy.md).</p>
+    </div>
+  );
+}
 
 async function repositoryOf(c: Ctx) {
   const { project } = await projectForPage(c, AccessLevel.DEVELOPER);

@@ -23,6 +23,9 @@ home.get("/", async (c) => {
         </p>
         <ul>
           <li>
+            <a href="/explore/projects">Explore public projects</a>
+          </li>
+          <li>
             <a href="/-/demo/spa">Demo single-page app (authorization code with PKCE)</a>
           </li>
           <li>
@@ -67,6 +70,9 @@ home.get("/", async (c) => {
         </li>
         <li>
           <a href="/-/demo/spa">Demo single-page app</a>
+        </li>
+        <li>
+          <a href="/help/deprecations">Deprecations and removals</a>
         </li>
       </ul>
     </>,

@@ -5,13 +5,16 @@ import { renderPage, type PageEnv } from "../page";
 import { pageSecurityHeaders, requireCsrf } from "../security";
 import { pageRefusal } from "../refusal";
 import activeSessions from "./active-sessions";
-import adminUserLockout from "./admin-user-lockout";
+import admin from "./admin";
 import applications from "./applications";
 import authenticationLog from "./authentication-log";
 import password from "./password";
 import containerRegistry from "./container-registry";
 import deployTokens from "./deploy-tokens";
+import dashboard from "./dashboard";
 import deprecations from "./deprecations";
+import explore from "./explore";
+import project from "./project";
 import home from "./home";
 import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
@@ -49,7 +52,7 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin/*", "/oauth/device", "/oauth/device/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
@@ -64,8 +67,12 @@ pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);
 pages.route("/", authenticationLog);
-pages.route("/", adminUserLockout);
+pages.route("/", admin);
 pages.route("/", containerRegistry);
 pages.route("/", deployTokens);
+pages.route("/", dashboard);
+pages.route("/", explore);
+// Last: its path pattern (/<namespace>/<project>) would otherwise shadow the pages above.
+pages.route("/", project);
 
 export default pages;

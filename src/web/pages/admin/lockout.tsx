@@ -1,23 +1,17 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { accountLocks, unlockAccount } from "../../services/accounts/lockout";
-import { getDb } from "../../db/client";
-import { findUserByLogin } from "../../db/users";
-import { CsrfField, Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
-import { csrfToken } from "../session";
-import { clientAddress } from "../../http/client-address";
+import { accountLocks, unlockAccount } from "../../../services/accounts/lockout";
+import { getDb } from "../../../db/client";
+import { findUserByLogin } from "../../../db/users";
+import { CsrfField, Flash, formatDate, sessionActor, renderPage, setFlash, takeFlash, type PageEnv } from "../../page";
+import { csrfToken } from "../../session";
 
 /**
  * /admin/users/:username/lockout (administrators): which client addresses are locked out of the
  * account and until when, with the Unlock button (GitLab's admin user page has the same action).
- * The unlock is audited (`account_unlocked`).
+ * The unlock is audited (`account_unlocked`). Mounted behind the admin guard (./index.tsx).
  */
 const adminLockout = new Hono<PageEnv>();
-adminLockout.use("/admin/users/:username/*", requireUser, async (c, next) => {
-  // Not an administrator: the page does not exist for them.
-  if (!c.var.user.isAdmin) throw new HTTPException(404, { message: "Page not found." });
-  await next();
-});
 
 async function target(c: { env: PageEnv["Bindings"]; req: { param(name: "username"): string } }) {
   const user = await findUserByLogin(getDb(c.env.DB), c.req.param("username"));
@@ -69,7 +63,7 @@ adminLockout.get("/admin/users/:username/lockout", async (c) => {
 adminLockout.post("/admin/users/:username/unlock", async (c) => {
   const user = await target(c);
   const lifted = (await accountLocks(c.env, user.id)).length;
-  await unlockAccount(c.env, { id: c.var.user.id, ip: clientAddress(c.req.raw, c.env) }, user.id);
+  await unlockAccount(c.env, sessionActor(c), user.id);
   setFlash(c, lifted === 0 ? `@${user.username} had no locked address; counters were reset.` : `Unlocked @${user.username} (${lifted} address${lifted === 1 ? "" : "es"}).`);
   return c.redirect(`/admin/users/${encodeURIComponent(user.username)}/lockout`, 303);
 });

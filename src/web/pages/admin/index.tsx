@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import { guardAdmin } from "../../admin-guard";
+import { renderPage, type PageEnv } from "../../page";
+import adminApplication from "./application";
+import adminApplications from "./applications";
+import adminLockout from "./lockout";
+import adminUser from "./user";
+import adminUsers from "./users";
+
+/**
+ * The admin area, GitLab's paths: `/admin` (this overview), `/admin/users`, `/admin/applications`.
+ * The guard is registered once here, before every admin route.
+ */
+const admin = new Hono<PageEnv>();
+guardAdmin(admin);
+
+admin.get("/admin", (c) =>
+  renderPage(
+    c,
+    "Admin area",
+    <>
+      <h1>Admin area</h1>
+      <ul class="links">
+        <li>
+          <a href="/admin/users">Users</a>: search accounts; block, unblock, deactivate, activate, unlock.
+        </li>
+        <li>
+          <a href="/admin/applications">Applications</a>: instance-wide OAuth applications, including the ones clients registered themselves.
+        </li>
+      </ul>
+    </>,
+  ),
+);
+
+admin.route("/", adminUsers);
+admin.route("/", adminUser);
+admin.route("/", adminLockout);
+admin.route("/", adminApplications);
+admin.route("/", adminApplication);
+
+export default admin;

@@ -1,0 +1,60 @@
+import { Hono } from "hono";
+import { getDb } from "../../db/client";
+import { listGroups, listProjects } from "../../db/namespace-listing";
+import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
+import { renderPage, requireUser, type PageEnv } from "../page";
+
+/**
+ * /dashboard/projects and /dashboard/groups (GitLab's paths): the signed-in person's projects
+ * (their own, their memberships' and their groups') and groups, through the listing the REST
+ * API's `membership=true` uses.
+ */
+const dashboard = new Hono<PageEnv>();
+dashboard.use("/dashboard/*", requireUser);
+const PER_PAGE = 20;
+
+dashboard.get("/dashboard/projects", async (c) => {
+  const page = pageNumber(c.req.query("page"));
+  const user = c.var.user;
+  const { rows, hasNext } = await listProjects(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly: true }, [], {
+    orderBy: "last_activity_at",
+    sort: "desc",
+    limit: PER_PAGE,
+    offset: (page - 1) * PER_PAGE,
+  });
+  return renderPage(
+    c,
+    "Projects",
+    <>
+      <h1>Projects</h1>
+      <p>
+        Your projects and those of your groups. <a href="/explore/projects">Explore</a> the others you can see.
+      </p>
+      <ProjectList projects={rows} empty="You are not a member of any project yet. Create one with POST /api/v4/projects." />
+      <Pager path="/dashboard/projects" page={page} hasNext={hasNext} />
+    </>,
+  );
+});
+
+dashboard.get("/dashboard/groups", async (c) => {
+  const page = pageNumber(c.req.query("page"));
+  const user = c.var.user;
+  const { rows, hasNext } = await listGroups(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly: true }, [], {
+    orderBy: "name",
+    sort: "asc",
+    limit: PER_PAGE,
+    offset: (page - 1) * PER_PAGE,
+  });
+  return renderPage(
+    c,
+    "Groups",
+    <>
+      <h1>Groups</h1>
+      <p>The groups you are a member of, and their subgroups.</p>
+      <GroupList groups={rows} empty="You are not a member of any group." />
+      <Pager path="/dashboard/groups" page={page} hasNext={hasNext} />
+    </>,
+  );
+});
+
+export default dashboard;

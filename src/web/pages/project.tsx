@@ -1,0 +1,106 @@
+import { Hono, type Context, type Next } from "hono";
+import { getDb } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { listPackages } from "../../db/packages";
+import { findProject, projectAccessLevel } from "../../db/projects";
+import { AccessLevel, canReadCode, canReadProject, type Visibility } from "../../domain/access";
+import { familyOf } from "../../http/families";
+import { CopyableCode, TableHead } from "../components";
+import { renderPage } from "../page";
+import { PROJECT_PATH } from "../project-page";
+import { pageSecurityHeaders } from "../security";
+import { currentUser } from "../session";
+import { notFoundPage } from "./not-found";
+
+/**
+ * /<namespace>/<project>: a project's page, from which its sections are reached: the clone URL,
+ * the container registry, the packages, and the settings (deploy tokens) for maintainers.
+ * Public projects are shown to visitors; a project the viewer may not see answers exactly as one
+ * that does not exist (a visitor is sent to sign in first, as GitLab does).
+ *
+ * The path pattern also matches git's endpoints below a repository (`/<ns>/<p>.git/info/refs`),
+ * which belong to the git family (src/http/families.ts): those pass on to it untouched.
+ */
+const projectPage = new Hono<AppEnv>();
+const MAX_PACKAGES = 20;
+
+const isPagePath = (c: Context) => familyOf(c.req.path) === "pages";
+const headers = pageSecurityHeaders();
+projectPage.use(PROJECT_PATH, (c, next) => (isPagePath(c) ? headers(c, next) : next()));
+
+projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
+  if (!isPagePath(c)) return next();
+  const db = getDb(c.env.DB);
+  const user = await currentUser(c);
+  const project = await findProject(db, c.req.param("project") ?? "");
+  const level = !project || !user ? 0 : user.isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, user.id);
+  const visibility = (project?.visibility ?? "private") as Visibility;
+  if (!project || !canReadProject(visibility, level, user !== null, user?.isAdmin ?? false)) {
+    if (!user) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(c.req.path)}`, 302);
+    return notFoundPage(c);
+  }
+  const origin = new URL(c.req.url).origin;
+  const base = `/${project.pathWithNamespace}`;
+  const readsCode = canReadCode(visibility, level, user !== null, user?.isAdmin ?? false);
+  const { rows: packages, total } = readsCode
+    ? await listPackages(db, project.id, { where: [], orderBy: "created_at", sort: "desc", limit: MAX_PACKAGES, offset: 0 })
+    : { rows: [], total: 0 };
+  return renderPage(
+    c,
+    project.name,
+    <>
+      <h1>
+        <bdi>{project.name}</bdi>
+      </h1>
+      <p class="muted">
+        <span class="id">{project.pathWithNamespace}</span> <span class="badge">{project.visibility}</span>
+      </p>
+      {project.description ? <p>{project.description}</p> : null}
+      {readsCode ? (
+        <section class="card" aria-labelledby="clone-heading">
+          <h2 id="clone-heading">Clone</h2>
+          <p>Clone with HTTPS (sign in with your username and a personal access token as the password):</p>
+          <CopyableCode id="clone-url" value={`${origin}${base}.git`} copyLabel="Copy URL" />
+        </section>
+      ) : null}
+      <nav aria-label="Project" class="card">
+        <h2>Sections</h2>
+        <ul>
+          {user && level >= AccessLevel.REPORTER ? (
+            <li>
+              <a href={`${base}/container_registry`}>Container registry</a>
+            </li>
+          ) : null}
+          <li>
+            <a href="#packages">Packages</a> ({total})
+          </li>
+          {user && level >= AccessLevel.MAINTAINER ? (
+            <li>
+              <a href={`${base}/-/settings/repository`}>Settings: deploy tokens</a>
+            </li>
+          ) : null}
+        </ul>
+      </nav>
+      <h2 id="packages">Packages</h2>
+      {packages.length === 0 ? (
+        <p class="muted">No packages have been published to this project.</p>
+      ) : (
+        <table>
+          <TableHead columns={["Name", "Version", "Type"]} />
+          <tbody>
+            {packages.map((p) => (
+              <tr>
+                <td class="id">{p.name}</td>
+                <td class="id">{p.version}</td>
+                <td>{p.packageType}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {total > packages.length ? <p class="muted">The {MAX_PACKAGES} newest of {total} packages (all of them: GET /api/v4/projects/:id/packages).</p> : null}
+    </>,
+  );
+});
+
+export default projectPage;
