@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getConfig } from "../config";
-import { findApplicationByUid } from "../db/applications";
+import type { ApplicationRow } from "../db/applications";
 import { getDb } from "../db/client";
 import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthorization } from "../db/pending-authorizations";
 import type { AppEnv } from "../env";
@@ -16,7 +16,8 @@ import { afterReauthentication, decidePrompt } from "./oidc/prompt";
 import { subjectClaims } from "./oidc/claims";
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";
 import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
-import { DESCRIPTIONS } from "./errors";
+import { DESCRIPTIONS, OAuthError } from "./errors";
+import { findAuthorizeClient } from "./client-metadata/resolve";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
@@ -40,7 +41,16 @@ routes.onError(renderAuthorizeError);
 
 async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) {
   const clientId = q("client_id");
-  const app = clientId ? await findApplicationByUid(getDb(c.env.DB), clientId) : null;
+  let app: ApplicationRow | null = null;
+  if (clientId && !repeated.includes("client_id")) {
+    try {
+      app = await findAuthorizeClient(c.env, clientId);
+    } catch (e) {
+      // A Client ID Metadata Document that was refused: shown, never redirected (its redirect URIs are unknown).
+      if (e instanceof OAuthError) return { kind: "show_error", error: "invalid_client", description: e.description } satisfies AuthorizeCheck;
+      throw e;
+    }
+  }
   return checkAuthorizeRequest(q, app, {
     allowInsecureRedirects: getConfig(c.env).allowInsecureRedirects,
     implicitRemoved: gate(c).isRemoved("oauth-implicit-grant"),

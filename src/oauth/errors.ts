@@ -31,7 +31,9 @@ export type OAuthErrorCode =
   | "expired_token"
   // RFC 7591 §3.2.2
   | "invalid_redirect_uri"
-  | "invalid_client_metadata";
+  | "invalid_client_metadata"
+  // RFC 8707 §2
+  | "invalid_target";
 
 export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
@@ -55,6 +57,7 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   expired_token: "The device code has expired, and the device authorization session has concluded.",
   invalid_redirect_uri: "The value of one or more redirection URIs is invalid.",
   invalid_client_metadata: "The value of one of the client metadata fields is invalid.",
+  invalid_target: "The requested resource is invalid, missing, unknown, or malformed.",
 };
 
 export class OAuthError extends Error {

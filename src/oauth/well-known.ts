@@ -42,6 +42,8 @@ function metadata(c: Context<AppEnv>) {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id names its metadata document (docs/agents.md).
+    client_id_metadata_document_supported: true,
   };
 }
 
