@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
+import { bearerChallenge } from "../oauth/protected-resource";
 import { SudoError } from "../credentials/sudo";
 import { API_TOKEN_SOURCES } from "../credentials/extract";
 import { frontDoor, type Door } from "../credentials/front-door";
@@ -43,10 +44,11 @@ function refuseInGraphqlShape(err: Error, c: Context<AppEnv>): Response {
     return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
   }
   if (err instanceof AuthError) {
-    c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
+    c.header("WWW-Authenticate", bearerChallenge(c, { error: "invalid_token" }));
     return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
   }
   if (err instanceof ScopeError && err.accepted.includes("sudo")) {
+    c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope: "sudo" }));
     return c.json(graphqlError("Insufficient scope: Sudo needs a token with the sudo scope", { code: "INSUFFICIENT_SCOPE", scope: "sudo" }), 403);
   }
   if (err instanceof SudoError) {
@@ -54,6 +56,7 @@ function refuseInGraphqlShape(err: Error, c: Context<AppEnv>): Response {
       ? c.json(graphqlError("403 Forbidden - Must be admin to use sudo", { code: "FORBIDDEN" }), 403)
       : c.json(graphqlError(`404 User with ID or username '${err.identifier}' Not Found`, { code: "NOT_FOUND" }), 404);
   }
+  c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope: GRAPHQL_SCOPES.join(" ") }));
   return c.json(graphqlError(`Insufficient scope: GraphQL needs a token with one of the scopes ${GRAPHQL_SCOPES.join(", ")}`, { code: "INSUFFICIENT_SCOPE", scope: GRAPHQL_SCOPES.join(" ") }), 403);
 }
 

@@ -18,6 +18,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,
+    resource: r.resourceIndicator,
     ...oidcHiddenFields(r.oidc),
   };
   return (

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { MalformedPathError } from "../http/path-decoding";
 import { logUnexpectedError } from "../observability/error-log";
+import { bearerChallenge } from "./protected-resource";
 
 /**
  * OAuth errors (RFC 6749 §5.2) with Doorkeeper's descriptions, as GitLab sends them. Domain code
@@ -86,8 +87,9 @@ export function renderOAuthError(err: Error, c: Context): Response {
   if (err instanceof MalformedPathError) return c.json({ error: "invalid_request", error_description: "The request path holds a malformed percent-encoding." }, 400);
   if (err instanceof OAuthError) {
     if (err.code === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
-    if (err.code === "insufficient_scope") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="openid"`);
-    if (err.code === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${err.description}"`);
+    // The userinfo endpoint's refusals (the only insufficient_scope here is its openid).
+    if (err.code === "insufficient_scope") c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope: "openid" }));
+    if (err.code === "invalid_token") c.header("WWW-Authenticate", bearerChallenge(c, { error: "invalid_token", description: err.description }));
     return c.json({ error: err.code, error_description: err.description }, err.status);
   }
   logUnexpectedError("oauth", err, c);
