@@ -3,6 +3,7 @@ import { RESOURCE_PATHS, resourceFor, resourceUrl } from "../domain/resources";
 import { ALL_SCOPES } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { issuerOf } from "./issuer";
+import { FORBIDDEN_SCOPES } from "./registration/metadata";
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for each of this service's resources
@@ -39,8 +40,11 @@ function metadata(c: Context<AppEnv>, path: string) {
   return {
     resource: resourceUrl(issuer, path),
     authorization_servers: [issuer],
-    // The API's scopes; the identity scopes are the authorization server's business (userinfo).
-    scopes_supported: ALL_SCOPES.filter((s) => !["openid", "profile", "email"].includes(s)),
+    // The scopes a client asks for to use the APIs (MCP clients request exactly these when the
+    // 401 names none). Left out: the identity scopes (the authorization server's userinfo), and
+    // sudo, which self-registered clients can never hold (registration/metadata.ts) and an
+    // administrator's own application asks for by name.
+    scopes_supported: ALL_SCOPES.filter((s) => !["openid", "profile", "email", ...FORBIDDEN_SCOPES].includes(s)),
     bearer_methods_supported: ["header", "query"],
     resource_name: NAMES[path],
   };
