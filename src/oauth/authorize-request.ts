@@ -1,7 +1,7 @@
 import type { ApplicationRow } from "../db/applications";
 import { isValidS256Challenge } from "../domain/pkce";
 import { matchesRegistered, registeredUris } from "../domain/redirect-uri";
-import { isScope, parseScopes } from "../domain/scopes";
+import { isScope, parseRequestedScopes, parseScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE, resourcePathOf } from "../domain/resources";
 import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
 import { grantTypesOf } from "./grants/client";
@@ -98,7 +98,7 @@ export function checkAuthorizeRequest(
   if (q("request_uri") !== undefined) return fail("request_uri_not_supported");
 
   const registered = parseScopes(app.scopes);
-  const requested = parseScopes(q("scope"));
+  const requested = parseRequestedScopes(q("scope"));
   // Absent scope: the application's registered scopes (GitLab's default for the code flows).
   const scopes = requested.length > 0 ? requested : registered;
   if (scopes.length === 0 || !scopes.every((s) => isScope(s) && registered.includes(s))) return fail("invalid_scope");

@@ -1,5 +1,5 @@
 import { LoginError, verifyPasswordLogin } from "../../auth/password-login";
-import { isScope, parseScopes } from "../../domain/scopes";
+import { isScope, parseRequestedScopes, parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 import { issueAccessOnly, tokenResponse } from "../issue";
 import type { Grant } from "./types";
@@ -18,7 +18,7 @@ export const passwordGrant: Grant = {
   async handle({ env, params, creds, ip, resource, client: clientOf }) {
     // Without a client the grant is GitLab's password grant for the user alone.
     const client = creds.clientId ? await clientOf("authenticate") : null;
-    const requested = parseScopes(params.get("scope"));
+    const requested = parseRequestedScopes(params.get("scope"));
     const scopes = requested.length > 0 ? requested : DEFAULT_PASSWORD_SCOPES;
     if (!scopes.every(isScope)) throw new OAuthError("invalid_scope");
     if (client) {
