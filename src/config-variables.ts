@@ -30,6 +30,9 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "SERVICE_VERSION", kind: "version", default: "16.0" },
   { name: "SERVICE_REVISION", kind: "text", default: null },
   { name: "ALLOW_INSECURE_REDIRECTS", kind: "boolean", default: "false", localDefault: "true" },
+  // Client ID Metadata Documents served over http from a loopback address (docs/agents.md): local
+  // development only, as no client can prove it owns a loopback URL.
+  { name: "ALLOW_LOOPBACK_CLIENT_METADATA", kind: "boolean", default: "false", localDefault: "true" },
   { name: "GIT_ORIGIN", kind: "http-url", default: "" },
   { name: "ISSUER", kind: "http-url", default: "" },
   { name: "SECRET_KEY_BASE", kind: "text", default: null, localDefault: "local-development-secret-key-base-change-me", secret: true },

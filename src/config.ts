@@ -13,6 +13,8 @@ export interface Config {
   /** The build's revision for /api/v4/version (SERVICE_REVISION, else the package version). */
   serviceRevision: string | null;
   allowInsecureRedirects: boolean;
+  /** Loopback http URLs as Client ID Metadata Document client ids (development; docs/agents.md). */
+  allowLoopbackClientMetadata: boolean;
   gitOrigin: string;
   issuer: string;
   accessTokenTtlSeconds: number;
@@ -71,6 +73,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     serviceVersion: values.SERVICE_VERSION,
     serviceRevision: values.SERVICE_REVISION ?? null,
     allowInsecureRedirects: values.ALLOW_INSECURE_REDIRECTS === "true",
+    allowLoopbackClientMetadata: values.ALLOW_LOOPBACK_CLIENT_METADATA === "true",
     gitOrigin: values.GIT_ORIGIN,
     issuer: values.ISSUER,
     accessTokenTtlSeconds: int("ACCESS_TOKEN_TTL_SECONDS"),

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { countAddressFailure } from "../services/accounts/lockout";
 import { getDb } from "../db/client";
+import { DEFAULT_RESOURCE, audienceAdmits } from "../domain/resources";
 import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
 import { countBearerFailure } from "./bearer-throttle";
@@ -86,6 +87,8 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
     throw err;
   }
   if (caller.kind !== "user") return caller;
+  // RFC 8707: a token bound to a narrower resource is refused elsewhere (genuine, so not counted).
+  if (!audienceAdmits(caller.principal.resource ?? DEFAULT_RESOURCE, new URL(a.req.url).pathname)) throw new AuthError("invalid");
   let principal = caller.principal;
   if (door.sudo) {
     principal = await applySudo(getDb(a.env.DB), principal, sudoIdentifier(a.req), {

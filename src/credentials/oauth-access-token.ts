@@ -62,6 +62,7 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
     tokenId: family.id,
     applicationId: family.applicationId,
     expiresAt: family.accessExpiresAt,
+    resource: family.resource,
   };
 }
 

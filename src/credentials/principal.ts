@@ -14,6 +14,11 @@ export interface Principal {
   applicationId: number | null;
   /** Milliseconds since the epoch; null when the token does not expire. */
   expiresAt: number | null;
+  /**
+   * OAuth tokens: the resource the token is bound to (RFC 8707; a path of src/domain/resources.ts,
+   * "" for the whole service). The front door admits the token only under that path.
+   */
+  resource?: string;
   /** Set when an administrator's token acts as `user` through the Sudo header (src/credentials/sudo.ts). */
   sudoFrom?: UserRow;
 }

@@ -1,4 +1,4 @@
-import { desc, eq, isNull } from "drizzle-orm";
+import { desc, eq, isNotNull, isNull } from "drizzle-orm";
 import { sha256Hex, timingSafeEqual } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
@@ -47,6 +47,35 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
     })
     .returning();
   return { row, secret };
+}
+
+/**
+ * The application of a Client ID Metadata Document (src/oauth/client-metadata/): created on the
+ * first fetch, refreshed from each later one. A public, dynamic client whose uid is the document's
+ * URL; an existing application of another kind with that uid is never touched (null then).
+ */
+export async function saveMetadataDocumentApplication(
+  db: Db,
+  input: { uid: string; name: string; redirectUri: string; scopes: string[]; accessTokenTtlSeconds: number; expiresAt: number },
+): Promise<ApplicationRow | null> {
+  const fields = { name: input.name, redirectUri: input.redirectUri, scopes: formatScopes(input.scopes), metadataExpiresAt: input.expiresAt };
+  const [row] = await db
+    .insert(applications)
+    .values({
+      uid: input.uid,
+      ...fields,
+      // No secret exists for a public client; a random hash that no secret matches fills the column.
+      secretHash: await sha256Hex(randomToken(SECRET_PREFIX)),
+      confidential: false,
+      trusted: false,
+      ownerId: null,
+      dynamic: true,
+      accessTokenTtlSeconds: input.accessTokenTtlSeconds,
+      createdAt: Date.now(),
+    })
+    .onConflictDoUpdate({ target: applications.uid, set: fields, setWhere: isNotNull(applications.metadataExpiresAt) })
+    .returning();
+  return row ?? null;
 }
 
 export async function findApplicationByUid(db: Db, uid: string): Promise<ApplicationRow | null> {

@@ -45,6 +45,19 @@ export function parseScopes(value: string | null | undefined): string[] {
   return [...new Set(value.split(OAUTH_SEPARATOR).filter(Boolean))];
 }
 
+/**
+ * OpenID Connect Core §11's `offline_access`: "issue a refresh token". Refresh tokens are always
+ * issued here (GitLab issues them with every code and device grant), so the scope is accepted in
+ * every request and asks for nothing more: it is dropped before the scopes are checked, and is
+ * never granted, stored or echoed (docs/oidc.md, offline_access).
+ */
+export const OFFLINE_ACCESS = "offline_access";
+
+/** The scopes a client requests (authorize, device, token, registration): parseScopes less offline_access. */
+export function parseRequestedScopes(value: string | null | undefined): string[] {
+  return parseScopes(value).filter((s) => s !== OFFLINE_ACCESS);
+}
+
 /** Parses a REST/page scope list: an array (or one string), each element a comma list. */
 export function parseScopeList(value: string | readonly string[] | null | undefined): string[] {
   if (value === null || value === undefined) return [];

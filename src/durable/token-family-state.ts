@@ -53,6 +53,13 @@ export interface FamilyState {
   oidc?: OidcFacts | null;
   /** A public client may refresh without PKCE (device grants, RFC 8628 has no PKCE). */
   publicRefresh?: boolean;
+  /**
+   * RFC 8707: the resource the person authorized (a path of src/domain/resources.ts; absent in
+   * grants made before resources: the whole service), and the one the current access token is
+   * bound to, which a token request may narrow within the first.
+   */
+  resource?: string;
+  accessResource?: string;
 }
 
 export interface OidcFacts {
@@ -71,11 +78,18 @@ export interface NewPair {
 export type FamilyView = Pick<
   FamilyState,
   "id" | "userId" | "applicationId" | "applicationUid" | "scopes" | "grantType" | "ttlSeconds"
-> & { accessCreatedAt: number; accessExpiresAt: number | null; user?: { row: UserRow; at: number } | null; oidc?: OidcFacts | null };
+> & {
+  accessCreatedAt: number;
+  accessExpiresAt: number | null;
+  user?: { row: UserRow; at: number } | null;
+  oidc?: OidcFacts | null;
+  /** The current access token's resource (its audience), a path of src/domain/resources.ts. */
+  resource: string;
+};
 
 export type ExchangeResult =
   | { ok: true; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean };
+  | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean };
 
 /** A rotation that needs the user row from D1 first (no snapshot young enough); nothing changed. */
 export interface UserNeeded {
@@ -86,7 +100,7 @@ export interface UserNeeded {
 export type RotateResult =
   | { ok: true; kind: "rotated"; family: FamilyView }
   | { ok: true; kind: "grace"; sealed: string; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client"; reason: string; reuse?: boolean; family?: FamilyView }
+  | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean; family?: FamilyView }
   | UserNeeded;
 
 export type ValidateResult =

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { UserRow } from "../db/users";
+import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
 import type { Bindings } from "../env";
 import {
   mayReceiveTokens,
@@ -56,6 +57,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       accessCreatedAt: s.access?.createdAt ?? s.createdAt,
       accessExpiresAt: s.access?.expiresAt ?? null,
       oidc: s.oidc ?? null,
+      resource: s.accessResource ?? s.resource ?? DEFAULT_RESOURCE,
     };
   }
 
@@ -119,6 +121,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     now: number;
     /** The user row read from D1 for this exchange: who the tokens would be issued to. */
     user: Pick<UserRow, "state"> | null;
+    /** RFC 8707: the resource named in the token request (a path), or null for the authorized one. */
+    resource: string | null;
   }): ExchangeResult {
     const s = this.load();
     const refuse = (reason: string, reuse = false): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse });
@@ -140,6 +144,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     if (s.code.expiresAt <= input.now) return refuse("code expired");
     // The code stays unused: a deactivated user's code works again if activated within its life.
     if (!mayReceiveTokens(input.user)) return refuse("user not active");
+    // Refused before the code is used, so the client may retry with the resource it was granted.
+    if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     s.code.usedAt = input.now;
     this.setPair(s, input.pair, input.forceExpiry);
     this.save(s);
@@ -167,6 +173,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     /** The user row read from D1, or null to use the family's snapshot if younger than userMaxAgeMs. */
     user: UserRow | null;
     userMaxAgeMs: number;
+    /** RFC 8707: the resource named in the refresh request (a path), or null for the authorized one. */
+    resource: string | null;
   }): RotateResult {
     const s = this.load();
     const refuse = (reason: string, reuse = false): RotateResult => ({ ok: false, error: "invalid_grant", reason, reuse });
@@ -199,6 +207,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       this.save(s);
       return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s) };
     }
+    if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     this.ctx.storage.kv.put(OLD_PREFIX + input.refreshHash, input.now);
     // The replaced access token is remembered too: revoking it later must still find the grant.
     if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
@@ -214,6 +223,17 @@ export class TokenFamily extends DurableObject<Bindings> {
       createdAt: input.now,
     });
     return { ok: true, kind: "rotated", family: this.view(s) };
+  }
+
+  /**
+   * RFC 8707 §2.2: the new access token's resource: the one requested when it lies within what
+   * the person authorized (narrowing), else refused; without one, the authorized resource.
+   */
+  private bindResource(s: FamilyState, requested: string | null): boolean {
+    const granted = s.resource ?? DEFAULT_RESOURCE;
+    if (requested !== null && !resourceCovers(granted, requested)) return false;
+    s.accessResource = requested ?? granted;
+    return true;
   }
 
   private setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean): void {

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
+import { bearerChallenge } from "../oauth/protected-resource";
 import { API_TOKEN_SOURCES } from "../credentials/extract";
 import { frontDoor, type Door } from "../credentials/front-door";
 import type { Principal } from "../credentials/principal";
@@ -53,14 +54,16 @@ export function renderGraphqlError(err: Error, c: Context): Response {
     return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
   }
   if (err instanceof AuthError) {
-    c.header("WWW-Authenticate", 'Bearer realm="GitLab", error="invalid_token"');
+    c.header("WWW-Authenticate", bearerChallenge(c, { error: "invalid_token" }));
     return c.json(graphqlError("Invalid token", { code: "UNAUTHENTICATED", reason: err.reason }), 401);
   }
   if (err instanceof ScopeError) {
+    const scope = err.accepted.join(" ");
+    c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope }));
     const message = err.accepted.includes("sudo")
       ? "Insufficient scope: Sudo needs a token with the sudo scope"
       : `Insufficient scope: GraphQL needs a token with one of the scopes ${err.accepted.join(", ")}`;
-    return c.json(graphqlError(message, { code: "INSUFFICIENT_SCOPE", scope: err.accepted.join(" ") }), 403);
+    return c.json(graphqlError(message, { code: "INSUFFICIENT_SCOPE", scope }), 403);
   }
   if (err instanceof AppError && err.code !== "internal") {
     // GitLab's REST wording for the same refusal (Sudo's "403 Forbidden - Must be admin to use sudo").

@@ -1,7 +1,8 @@
 import type { ApplicationRow } from "../db/applications";
 import { isValidS256Challenge } from "../domain/pkce";
 import { matchesRegistered, registeredUris } from "../domain/redirect-uri";
-import { isScope, parseScopes } from "../domain/scopes";
+import { isScope, parseRequestedScopes, parseScopes } from "../domain/scopes";
+import { DEFAULT_RESOURCE, resourcePathOf } from "../domain/resources";
 import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
 import { grantTypesOf } from "./grants/client";
 import { readOidcParams, type OidcParams } from "./oidc/authorize-params";
@@ -20,6 +21,10 @@ export interface AuthorizeRequest {
   codeChallenge: string | null;
   /** OpenID Connect: nonce, prompt, max_age (src/oauth/oidc/authorize-params.ts). */
   oidc: OidcParams;
+  /** RFC 8707: the resource the grant is for (a path of src/domain/resources.ts; "" by default). */
+  resource: string;
+  /** The `resource` parameter as sent (echoed by the consent form), or null. */
+  resourceIndicator: string | null;
 }
 
 export type AuthorizeCheck =
@@ -46,6 +51,8 @@ export function checkAuthorizeRequest(
     implicitRemoved: boolean;
     /** Names sent more than once (RFC 6749 §3.1: parameters MUST NOT be included more than once). */
     repeated?: readonly string[];
+    /** The issuer identifier: resource indicators are checked against it (src/domain/resources.ts). */
+    issuer: string;
   },
 ): AuthorizeCheck {
   const repeated = opts.repeated ?? [];
@@ -76,6 +83,8 @@ export function checkAuthorizeRequest(
     description,
     state,
   });
+  // RFC 8707 §2 allows several resources; a token here is bound to exactly one (docs/agents.md).
+  if (repeated.includes("resource")) return fail("invalid_target", "Only one resource may be requested.");
   if (repeated.length > 0) return fail("invalid_request", duplicate(repeated[0]));
   if (rawState !== null && rawState.length > MAX_STATE_LENGTH) return fail("invalid_request", `The state parameter is longer than ${MAX_STATE_LENGTH} characters.`);
   if (!rawType) return fail("invalid_request", "Missing required parameter: response_type.");
@@ -89,7 +98,7 @@ export function checkAuthorizeRequest(
   if (q("request_uri") !== undefined) return fail("request_uri_not_supported");
 
   const registered = parseScopes(app.scopes);
-  const requested = parseScopes(q("scope"));
+  const requested = parseRequestedScopes(q("scope"));
   // Absent scope: the application's registered scopes (GitLab's default for the code flows).
   const scopes = requested.length > 0 ? requested : registered;
   if (scopes.length === 0 || !scopes.every((s) => isScope(s) && registered.includes(s))) return fail("invalid_scope");
@@ -110,9 +119,12 @@ export function checkAuthorizeRequest(
       return fail("invalid_request", "Missing required parameter: code_challenge.");
     }
   }
+  const resourceIndicator = q("resource") ?? null;
+  const resource = resourceIndicator === null ? DEFAULT_RESOURCE : resourcePathOf(resourceIndicator, opts.issuer);
+  if (resource === null) return fail("invalid_target", "The requested resource is not a resource of this server.");
   const oidc = readOidcParams(q);
   if (!oidc.ok) return fail("invalid_request", oidc.description);
-  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value } };
+  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator } };
 }
 
 /** The redirect back to the client, with iss on every response (RFC 9207 §2). */

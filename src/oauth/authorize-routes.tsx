@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { getConfig } from "../config";
-import { findApplicationByUid } from "../db/applications";
+import type { ApplicationRow } from "../db/applications";
 import { getDb } from "../db/client";
 import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthorization } from "../db/pending-authorizations";
 import type { AppEnv } from "../env";
@@ -14,7 +14,8 @@ import { afterReauthentication, decidePrompt } from "./oidc/prompt";
 import { subjectClaims } from "./oidc/claims";
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";
 import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
-import { DESCRIPTIONS } from "./errors";
+import { DESCRIPTIONS, OAuthError } from "./errors";
+import { findAuthorizeClient } from "./client-metadata/resolve";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
@@ -39,11 +40,21 @@ routes.onError(renderAuthorizeError);
 
 async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) {
   const clientId = q("client_id");
-  const app = clientId ? await findApplicationByUid(getDb(c.env.DB), clientId) : null;
+  let app: ApplicationRow | null = null;
+  if (clientId && !repeated.includes("client_id")) {
+    try {
+      app = await findAuthorizeClient(c.env, clientId);
+    } catch (e) {
+      // A Client ID Metadata Document that was refused: shown, never redirected (its redirect URIs are unknown).
+      if (e instanceof OAuthError) return { kind: "show_error", error: "invalid_client", description: e.description } satisfies AuthorizeCheck;
+      throw e;
+    }
+  }
   return checkAuthorizeRequest(q, app, {
     allowInsecureRedirects: getConfig(c.env).allowInsecureRedirects,
     implicitRemoved: gate(c).isRemoved("oauth-implicit-grant"),
     repeated,
+    issuer: issuerOf(c),
   });
 }
 
@@ -70,10 +81,10 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, s
     // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
     const [authTime, claims] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);
     const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
-    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc });
+    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
-  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env), user });
+  const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env), user, resource: r.resource });
   const body = tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
   if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.redirect(

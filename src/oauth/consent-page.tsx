@@ -1,3 +1,4 @@
+import { documentHost } from "./client-metadata/fetch-document";
 import { SCOPES, formatScopes, isScope } from "../domain/scopes";
 import { CsrfField } from "../web/page";
 import type { AuthorizeRequest } from "./authorize-request";
@@ -17,6 +18,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,
+    resource: r.resourceIndicator,
     ...oidcHiddenFields(r.oidc),
   };
   return (
@@ -96,9 +98,22 @@ export function ScopeList(props: { scopes: string[] }) {
   );
 }
 
-/** Dynamically registered applications named themselves: the person is told nobody checked that name. */
-export function UnverifiedNotice(props: { app: { dynamic: boolean } }) {
+/**
+ * Dynamically registered applications named themselves: the person is told nobody checked that
+ * name. A client identified by a metadata document (docs/agents.md) is named by the host that
+ * serves the document: the one fact about it that is checked.
+ */
+export function UnverifiedNotice(props: { app: { dynamic: boolean; uid: string } }) {
   if (!props.app.dynamic) return null;
+  const host = documentHost(props.app.uid);
+  if (host) {
+    return (
+      <div class="flash warning" role="status">
+        This application describes itself in a document published at <strong><code><bdi dir="ltr">{host}</bdi></code></strong>. Its name was
+        chosen by whoever runs that site and has not been verified. Authorize it only if you trust <bdi dir="ltr">{host}</bdi>.
+      </div>
+    );
+  }
   return (
     <div class="flash warning" role="status">
       This application registered itself and has not been verified. Its name was chosen by whoever registered it. Authorize it only if you

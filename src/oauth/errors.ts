@@ -4,6 +4,7 @@ import { AuthError, ScopeError } from "../credentials/errors";
 import { AppError, codeOfStatus, ERROR_STATUS, type ErrorCode } from "../domain/errors";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { logUnexpectedError } from "../observability/error-log";
+import { bearerChallenge } from "./protected-resource";
 
 /**
  * OAuth errors (RFC 6749 §5.2) with Doorkeeper's descriptions, as GitLab sends them. Domain code
@@ -34,7 +35,9 @@ export type OAuthErrorCode =
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
   // RFC 6749 §4.1.2.1
-  | "temporarily_unavailable";
+  | "temporarily_unavailable"
+  // RFC 8707 §2
+  | "invalid_target";
 
 export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
@@ -59,6 +62,7 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_redirect_uri: "The value of one or more redirection URIs is invalid.",
   invalid_client_metadata: "The value of one of the client metadata fields is invalid.",
   temporarily_unavailable: "The authorization server is currently unable to handle the request.",
+  invalid_target: "The requested resource is invalid, missing, unknown, or malformed.",
 };
 
 /** The OAuth family's wire error: an RFC 6749 §5.2 code (and the extensions' codes) with its description. */
@@ -117,8 +121,9 @@ export function renderOAuthError(err: Error, c: Context): Response {
   if (err instanceof AppError && err.code !== "internal") {
     const o = asOAuthError(err);
     if (o.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
-    if (o.error === "insufficient_scope") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="openid"`);
-    if (o.error === "invalid_token") c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${o.description}"`);
+    // The userinfo endpoint's refusals (the only insufficient_scope here is its openid).
+    if (o.error === "insufficient_scope") c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope: "openid" }));
+    if (o.error === "invalid_token") c.header("WWW-Authenticate", bearerChallenge(c, { error: "invalid_token", description: o.description }));
     return c.json({ error: o.error, error_description: o.description }, o.status);
   }
   logUnexpectedError("oauth", err, c);

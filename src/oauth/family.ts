@@ -10,10 +10,11 @@ import { OAuthError } from "./errors";
  */
 export async function refuseGrant(
   db: Db,
-  result: { error: "invalid_grant" | "invalid_client"; reuse?: boolean },
+  result: { error: "invalid_grant" | "invalid_client" | "invalid_target"; reuse?: boolean },
   reuse: { action: "code_reuse" | "refresh_reuse"; fid: string; userId: number; applicationId: number | null; ip: string | null; now: number },
 ): Promise<never> {
   if (result.error === "invalid_client") throw new OAuthError("invalid_client");
+  if (result.error === "invalid_target") throw new OAuthError("invalid_target", "The requested resource is not within the resource the grant was authorized for.");
   if (result.reuse) {
     await markFamilies(db, [reuse.fid], "revoked", reuse.now);
     await recordAudit(db, {

@@ -10,6 +10,7 @@ import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub, insertFamilyRow } from "../credentials/oauth-family";
 import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
 import { formatScopes } from "../domain/scopes";
+import { DEFAULT_RESOURCE } from "../domain/resources";
 
 /** Authorization codes live 10 minutes (DESIGN, /oauth/authorize; Doorkeeper's default). */
 export const CODE_TTL_MS = 10 * 60 * 1000;
@@ -85,7 +86,16 @@ function baseState(
 /** Approval of a code request: a new family whose Durable Object holds the code's hash. */
 export async function issueCode(
   env: Bindings,
-  input: { app: ApplicationRow; userId: number; scopes: string[]; redirectUri: string; challenge: string | null; oidc?: OidcFacts | null },
+  input: {
+    app: ApplicationRow;
+    userId: number;
+    scopes: string[];
+    redirectUri: string;
+    challenge: string | null;
+    oidc?: OidcFacts | null;
+    /** RFC 8707: the resource the person authorized (a path of src/domain/resources.ts). */
+    resource: string;
+  },
 ): Promise<string> {
   const now = Date.now();
   const fid = newFamilyId();
@@ -94,6 +104,7 @@ export async function issueCode(
   state.redirectUri = input.redirectUri;
   state.challenge = input.challenge;
   state.oidc = input.oidc ?? null;
+  state.resource = input.resource;
   state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null };
   await Promise.all([
     familyStub(env, fid).init(state),
@@ -128,6 +139,8 @@ export async function issueAccessOnly(
     /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
     withRefresh?: boolean;
     oidc?: OidcFacts | null;
+    /** RFC 8707: the resource the token is bound to (a path); null or absent: the whole service. */
+    resource?: string | null;
   },
 ): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   if (input.user.id !== input.userId || !mayReceiveTokens(input.user)) throw new OAuthError("invalid_grant");
@@ -143,6 +156,7 @@ export async function issueAccessOnly(
   // A public device client has neither secret nor PKCE: its refresh token alone must do (RFC 8628 §5.6).
   state.publicRefresh = input.grantType === "device_code" && input.app !== null && !input.app.confidential;
   state.user = { row: userSnapshot(input.user), at: now };
+  state.resource = input.resource ?? DEFAULT_RESOURCE;
   const db = getDb(env.DB);
   await Promise.all([
     familyStub(env, fid).init(state),
@@ -178,6 +192,7 @@ export async function issueAccessOnly(
       accessCreatedAt: now,
       accessExpiresAt: expiresAt,
       oidc: state.oidc,
+      resource: state.resource,
     },
   };
 }

@@ -16,6 +16,7 @@ import { authenticateClient, clientCredentials, countingSecretFailures, readPara
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
+import { resourcePathOf, resourceUrl } from "../domain/resources";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -33,11 +34,21 @@ routes.post("/token", async (c) => {
   const creds = clientCredentials(c, params);
   // Every grant gets its client through here: identified or authenticated, then its grant types checked.
   const client = (mode: ClientMode) => clientForGrant(getDb(c.env.DB), creds, type, mode);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer: issuerOf(c), client }));
+  const issuer = issuerOf(c);
+  const resource = requestedResource(params.get("resource"), issuer);
+  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer, resource, client }));
   // A token without expiry is the deprecated thing itself (served below 15.0): the answer says so.
   if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.json(body, 200, noStore);
 });
+
+/** RFC 8707 §2: `resource` names one of this service's resources (src/domain/resources.ts), else invalid_target. */
+function requestedResource(value: string | undefined, issuer: string): string | null {
+  if (value === undefined) return null;
+  const path = resourcePathOf(value, issuer);
+  if (path === null) throw new OAuthError("invalid_target", "The requested resource is not a resource of this server.");
+  return path;
+}
 
 routes.get("/token/info", async (c) => {
   const token = extractBearerOrQuery(c.req.raw);
@@ -125,6 +136,8 @@ routes.post("/introspect", async (c) => {
     iat: Math.floor(d.accessCreatedAt / 1000),
     sub: String(d.userId),
     iss: issuerOf(c),
+    // RFC 8707 / RFC 7662 §2.2: the resource the access token is bound to.
+    aud: resourceUrl(issuerOf(c), d.resource),
   };
   if (d.tokenType === "access_token" && d.accessExpiresAt !== null) body.exp = Math.floor(d.accessExpiresAt / 1000);
   return c.json(body, 200, noStore);

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { ALL_SCOPES } from "../domain/scopes";
+import { ALL_SCOPES, OFFLINE_ACCESS } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
@@ -26,7 +26,8 @@ function metadata(c: Context<AppEnv>) {
     jwks_uri: `${issuer}/oauth/discovery/keys`,
     device_authorization_endpoint: `${issuer}/oauth/authorize_device`,
     registration_endpoint: `${issuer}/oauth/register`,
-    scopes_supported: ALL_SCOPES,
+    // offline_access is accepted and changes nothing (refresh tokens are always issued; domain/scopes.ts).
+    scopes_supported: [...ALL_SCOPES, OFFLINE_ACCESS],
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
     grant_types_supported: [...Object.keys(GRANTS), ...(implicit ? ["implicit"] : [])],
@@ -42,6 +43,8 @@ function metadata(c: Context<AppEnv>) {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id names its metadata document (docs/agents.md).
+    client_id_metadata_document_supported: true,
   };
 }
 

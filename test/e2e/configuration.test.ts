@@ -26,6 +26,7 @@ const VARS = {
   SERVICE_VERSION: "15.0",
   SERVICE_REVISION: "cfg-test-rev",
   ALLOW_INSECURE_REDIRECTS: "false",
+  ALLOW_LOOPBACK_CLIENT_METADATA: "false",
   GIT_ORIGIN: "http://127.0.0.1:9",
   SECRET_KEY_BASE: "a-secret-key-base-of-the-configuration-test-0123456789",
   SECRET_KEY_BASE_PREVIOUS: "the-previous-key-base-of-the-configuration-test-987654",
@@ -165,6 +166,12 @@ describe("every documented variable takes effect under npm start (issue 13, issu
       body: JSON.stringify({ name: "insecure", redirect_uri: "http://app.example.com/cb", scopes: "api" }),
     });
     expect(res.status).toBe(400);
+  });
+
+  it("ALLOW_LOOPBACK_CLIENT_METADATA=false refuses a loopback http client_id (a Client ID Metadata Document URL) before fetching it", async () => {
+    const res = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ client_id: "http://127.0.0.1:9/client.json", redirect_uri: "http://127.0.0.1:9/cb", response_type: "code" })}`, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("the URL must use https");
   });
 
   it("GIT_ORIGIN is where git requests go (an origin that is down answers 5xx, not the local one)", async () => {

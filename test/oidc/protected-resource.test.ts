@@ -21,7 +21,7 @@ describe("Protected resource metadata (RFC 9728) for /api/v4", () => {
   });
 
   it("§5.1: a 401 from /api/v4 carries WWW-Authenticate: Bearer with resource_metadata, without a token and with an expired or revoked one", async () => {
-    const expected = 'resource_metadata="http://localhost/.well-known/oauth-protected-resource"';
+    const expected = 'resource_metadata="http://localhost/.well-known/oauth-protected-resource/api/v4"'; // the document of the prefix called (DESIGN)
     const anonymous = await call("/api/v4/user");
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer /);

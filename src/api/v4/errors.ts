@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
 import { AppError, codeOfStatus, ERROR_STATUS, gitlabMessage } from "../../domain/errors";
-import { protectedResourceMetadataUrl } from "../../oauth/protected-resource";
+import { bearerChallenge } from "../../oauth/protected-resource";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { logUnexpectedError } from "../../observability/error-log";
 
@@ -46,18 +46,17 @@ export function renderApiError(err: Error, c: Context): Response {
   }
   if (err instanceof AuthError) {
     // RFC 9728 §5.1: every 401 names the protected resource metadata, which MCP clients follow.
-    const metadata = `resource_metadata="${protectedResourceMetadataUrl(c)}"`;
     const description = AUTH_DESCRIPTIONS[err.reason];
     if (description) {
-      c.header("WWW-Authenticate", `Bearer realm="GitLab", error="invalid_token", error_description="${description}", ${metadata}`);
+      c.header("WWW-Authenticate", bearerChallenge(c, { error: "invalid_token", description }));
       return c.json({ error: "invalid_token", error_description: description }, 401);
     }
-    c.header("WWW-Authenticate", `Bearer realm="GitLab", ${metadata}`);
+    c.header("WWW-Authenticate", bearerChallenge(c));
     return c.json({ message: "401 Unauthorized" }, 401);
   }
   if (err instanceof ScopeError) {
     const scope = err.accepted.join(" ");
-    c.header("WWW-Authenticate", `Bearer realm="GitLab", error="insufficient_scope", scope="${scope}"`);
+    c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope }));
     return c.json(
       {
         error: "insufficient_scope",

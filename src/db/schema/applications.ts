@@ -25,6 +25,12 @@ export const applications = sqliteTable(
     ownerId: integer("owner_id").references(() => users.id, { onDelete: "cascade" }),
     /** Registered through POST /oauth/register (RFC 7591): public, PKCE-only, shown as unverified. */
     dynamic: integer("dynamic", { mode: "boolean" }).notNull().default(false),
+    /**
+     * Set for a client whose client_id is the URL of its Client ID Metadata Document
+     * (src/oauth/client-metadata/): when the cached document must be fetched again (ms). Null for
+     * every other application.
+     */
+    metadataExpiresAt: integer("metadata_expires_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],

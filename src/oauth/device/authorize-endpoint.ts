@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { getDb } from "../../db/client";
 import { displayUserCode, newUserCode } from "../../domain/user-code";
-import { isScope, parseScopes } from "../../domain/scopes";
+import { isScope, parseRequestedScopes, parseScopes } from "../../domain/scopes";
 import { toBase64Url, randomBytes } from "../../crypto/random";
 import type { AppEnv } from "../../env";
 import { OAuthError, missingParam, renderOAuthError } from "../errors";
@@ -21,7 +21,7 @@ routes.post("/authorize_device", async (c) => {
   if (!creds.clientId) throw missingParam("client_id");
   const client = await countingSecretFailures(c, creds, () => clientForGrant(getDb(c.env.DB), creds, DEVICE_CODE_GRANT_TYPE, "authenticate"));
   const registered = parseScopes(client.app.scopes);
-  const requested = parseScopes(params.get("scope"));
+  const requested = parseRequestedScopes(params.get("scope"));
   const scopes = requested.length > 0 ? requested : registered;
   if (scopes.length === 0 || !scopes.every((s) => isScope(s) && registered.includes(s))) throw new OAuthError("invalid_scope");
   const deviceCode = toBase64Url(randomBytes(32));

@@ -19,8 +19,8 @@ import type { Grant } from "./types";
  */
 export const authorizationCodeGrant: Grant = {
   required: ["code", "redirect_uri"],
-  reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier"],
-  async handle({ env, params, ip, issuer, client: clientOf }) {
+  reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier", "resource"],
+  async handle({ env, params, ip, issuer, resource, client: clientOf }) {
     const db = getDb(env.DB);
     const client = await clientOf("identify");
     const code = params.get("code")!;
@@ -53,6 +53,7 @@ export const authorizationCodeGrant: Grant = {
       forceExpiry: expiryForced(env),
       now,
       user: user ? { state: user.state } : null,
+      resource,
     });
     if (!result.ok) return refuseGrant(db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.

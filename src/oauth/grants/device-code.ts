@@ -17,8 +17,8 @@ export { DEVICE_CODE_GRANT_TYPE } from "./client";
  */
 export const deviceCodeGrant: Grant = {
   required: ["device_code"],
-  reads: ["client_id", "client_secret", "device_code"],
-  async handle({ env, params, ip, issuer, client: clientOf }) {
+  reads: ["client_id", "client_secret", "device_code", "resource"],
+  async handle({ env, params, ip, issuer, resource, client: clientOf }) {
     const db = getDb(env.DB);
     const client = await clientOf("authenticate");
     const grant = await findByDeviceCode(env, params.get("device_code")!);
@@ -41,6 +41,7 @@ export const deviceCodeGrant: Grant = {
       grantType: "device_code",
       ip,
       withRefresh: true,
+      resource,
       oidc: { nonce: null, authTime: grant.auth_time ?? now },
     });
     const idToken = await idTokenFor(env, issuer, family, { withNonce: false });

@@ -1,6 +1,6 @@
 import { LOGIN_FAILURES, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { reasonOf } from "../../domain/errors";
-import { isScope, parseScopes } from "../../domain/scopes";
+import { isScope, parseRequestedScopes, parseScopes } from "../../domain/scopes";
 import { OAuthError } from "../errors";
 import { issueAccessOnly, tokenResponse } from "../issue";
 import type { Grant } from "./types";
@@ -15,11 +15,11 @@ export const DEFAULT_PASSWORD_SCOPES = ["api"];
 
 export const passwordGrant: Grant = {
   required: ["username", "password"],
-  reads: ["username", "password", "scope", "client_id", "client_secret"],
-  async handle({ env, params, creds, ip, client: clientOf }) {
+  reads: ["username", "password", "scope", "client_id", "client_secret", "resource"],
+  async handle({ env, params, creds, ip, resource, client: clientOf }) {
     // Without a client the grant is GitLab's password grant for the user alone.
     const client = creds.clientId ? await clientOf("authenticate") : null;
-    const requested = parseScopes(params.get("scope"));
+    const requested = parseRequestedScopes(params.get("scope"));
     const scopes = requested.length > 0 ? requested : DEFAULT_PASSWORD_SCOPES;
     if (!scopes.every(isScope)) throw new OAuthError("invalid_scope");
     if (client) {
@@ -36,7 +36,7 @@ export const passwordGrant: Grant = {
     }
     // Two-factor users use personal access tokens instead (spec, Authentication 3).
     if (user.otpRequired) throw new OAuthError("invalid_grant");
-    const { token, family } = await issueAccessOnly(env, { app: client?.app ?? null, userId: user.id, scopes, grantType: "password", ip, user });
+    const { token, family } = await issueAccessOnly(env, { app: client?.app ?? null, userId: user.id, scopes, grantType: "password", ip, user, resource });
     return tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
   },
 };

@@ -28,8 +28,8 @@ interface SealedTokens {
  */
 export const refreshTokenGrant: Grant = {
   required: ["refresh_token"],
-  reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier"],
-  async handle({ env, params, creds, ip, issuer, client: clientOf }) {
+  reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier", "resource"],
+  async handle({ env, params, creds, ip, issuer, resource, client: clientOf }) {
     if (!creds.clientId) throw new OAuthError("invalid_client");
     const refreshToken = params.get("refresh_token")!;
     const verifier = params.get("code_verifier") || null;
@@ -66,6 +66,7 @@ export const refreshTokenGrant: Grant = {
       graceMs: getConfig(env).refreshGraceSeconds * 1000,
       ip,
       userMaxAgeMs: USER_SNAPSHOT_TTL_MS,
+      resource,
     };
     const family = familyStub(env, fid);
     let result = await family.rotate({ ...rotation, user: null });

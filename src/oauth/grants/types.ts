@@ -11,6 +11,11 @@ export interface GrantContext {
   /** The issuer identifier (id_token iss). */
   issuer: string;
   /**
+   * RFC 8707: the resource the request names, already checked to be one of this service's
+   * (a path of src/domain/resources.ts), or null when none was sent.
+   */
+  resource: string | null;
+  /**
    * The request's client, identified or authenticated, and checked against the grant types it
    * holds (unauthorized_client otherwise): the dispatch's one check for every grant.
    */

@@ -1,6 +1,7 @@
 import { validateApplicationInput } from "../../domain/application-input";
 import { cleanDisplayName } from "../../domain/display-name";
-import { parseScopes } from "../../domain/scopes";
+import { parseRequestedScopes } from "../../domain/scopes";
+import { isLoopback } from "../../domain/redirect-uri";
 import { OAuthError } from "../errors";
 
 /**
@@ -21,10 +22,40 @@ export const DEFAULT_SCOPES = ["read_api", "read_user", "openid", "profile", "em
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 
 export interface Registration {
+  /** OpenID Connect Registration §2, when the client sent it. */
+  applicationType: ApplicationType | null;
   name: string;
   redirectUris: string[];
   scopes: string[];
   clientName: string;
+}
+
+export type ApplicationType = "web" | "native";
+
+/**
+ * OpenID Connect Dynamic Client Registration §2 `application_type` and each type's redirect URIs
+ * (docs/oidc.md): a `native` client redirects to a loopback http URI (RFC 8252 §7.3), a private-use
+ * scheme (§7.1) or https (§7.2 claimed URLs), never to http on another host; a `web` client to
+ * https (http only where insecure redirects are allowed), never to a loopback host or a private-use
+ * scheme. Without the member no type rule applies (GitLab's registration has none, and MCP
+ * clients register loopback URIs without naming a type).
+ */
+function checkApplicationType(value: unknown, uris: readonly string[], allowInsecureRedirects: boolean): ApplicationType | null {
+  if (value === undefined || value === null) return null;
+  if (value !== "web" && value !== "native") throw bad("application_type must be web or native.");
+  for (const uri of uris) {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      continue; // the registration rules refuse it below, with their message
+    }
+    const loopback = isLoopback(url);
+    const web = url.protocol === "https:" || (url.protocol === "http:" && !loopback && allowInsecureRedirects);
+    const ok = value === "native" ? loopback || url.protocol === "https:" || !["http:", "https:"].includes(url.protocol) : web;
+    if (!ok) throw new OAuthError("invalid_redirect_uri", `The redirect URI ${uri} is not allowed for a ${value} application.`);
+  }
+  return value;
 }
 
 const bad = (description: string) => new OAuthError("invalid_client_metadata", description);
@@ -54,11 +85,12 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   if (responses && !responses.every((r) => r === "code")) throw bad("response_types may hold code only.");
   if (m.scope !== undefined && typeof m.scope !== "string") throw bad("scope must be a space-separated string.");
   // Parsed once, by the one parser; the same list is checked here, validated below and stored.
-  const parsed = parseScopes(m.scope as string | undefined);
+  const parsed = parseRequestedScopes(m.scope as string | undefined);
   const requested = parsed.length > 0 ? parsed : DEFAULT_SCOPES;
   const forbidden = requested.filter((s) => FORBIDDEN_SCOPES.includes(s));
   if (forbidden.length > 0) throw bad(`The ${forbidden.join(", ")} scope cannot be registered dynamically.`);
 
+  const applicationType = checkApplicationType(m.application_type, uris, allowInsecureRedirects);
   const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
   const checked = validateApplicationInput({ name, redirectUri: uris.join("\n"), scopes: requested }, allowInsecureRedirects);
   if (!checked.ok) {
@@ -66,5 +98,5 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
     if (checked.errors.scopes) throw bad(`scope ${checked.errors.scopes[0]}`);
     throw bad(Object.entries(checked.errors).map(([k, v]) => `${k} ${v![0]}`)[0]);
   }
-  return { name: checked.value.name, redirectUris: checked.value.redirectUri.split("\n"), scopes: checked.value.scopes, clientName };
+  return { applicationType, name: checked.value.name, redirectUris: checked.value.redirectUri.split("\n"), scopes: checked.value.scopes, clientName };
 }

@@ -58,6 +58,7 @@ routes.post("/register", async (c) => {
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       scope: formatScopes(reg.scopes),
+      ...(reg.applicationType ? { application_type: reg.applicationType } : {}),
     },
     201,
     { "Cache-Control": "no-store" },

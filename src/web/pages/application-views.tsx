@@ -1,3 +1,4 @@
+import { documentHost } from "../../oauth/client-metadata/fetch-document";
 import type { ApplicationRow } from "../../db/applications";
 import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS, type ApplicationErrors } from "../../domain/application-input";
 import { registeredUris } from "../../domain/redirect-uri";
@@ -215,6 +216,12 @@ export function AuthorizedApplications({ list, token }: { list: AuthorizedApplic
               <tr>
                 <td>
                   <bdi>{a.application.name}</bdi>
+                  {documentHost(a.application.uid) && (
+                    <small class="muted">
+                      {" "}
+                      (metadata document at <code>{documentHost(a.application.uid)}</code>)
+                    </small>
+                  )}
                 </td>
                 <td>{formatDate(a.createdAt)}</td>
                 <td>

@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_applications` ADD `metadata_expires_at` integer;
