@@ -26,6 +26,10 @@ export default defineConfig({
                 SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
                 // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
                 LOCAL_DEV: "true",
+                // The validation cache is off here: many tests revoke or block through the objects
+                // directly and then expect a refusal. test/credentials/validation-cache.test.ts runs
+                // with the cache on (its default) and proves revocation still holds.
+                VALIDATION_CACHE_SECONDS: "0",
                 // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
                 GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
               },

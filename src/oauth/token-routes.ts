@@ -8,6 +8,7 @@ import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
+import { outlastValidationCache } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
@@ -77,7 +78,9 @@ routes.post("/revoke", async (c) => {
   const fid = familyOfToken(token);
   if (!fid) return c.json({}, 200, noStore);
   const now = Date.now();
-  const outcome = await familyStub(c.env, fid).revokeToken({ tokenHash: await hashToken(token), applicationId: client.app.id, now });
+  const { result: outcome, sinceVouched } = await familyStub(c.env, fid).revokeToken({ tokenHash: await hashToken(token), applicationId: client.app.id, now });
+  // DESIGN, Validation cache: the answer waits until no isolate can still remember the token as valid.
+  const settled = outlastValidationCache(c.env, [sinceVouched]);
   if (outcome === "foreign") throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token");
   if (outcome === "revoked") {
     const db = getDb(c.env.DB);
@@ -90,6 +93,7 @@ routes.post("/revoke", async (c) => {
       ip: clientAddress(c.req.raw, c.env),
     });
   }
+  await settled;
   return c.json({}, 200, noStore);
 });
 
