@@ -337,7 +337,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     const view = this.view(s);
     if (input.fillExpiry && view.accessExpiresAt === null) view.accessExpiresAt = view.accessCreatedAt + s.ttlSeconds * 1000;
     const expired = isAccess && view.accessExpiresAt !== null && view.accessExpiresAt <= input.now;
-    return { ...view, tokenType: isAccess ? "access_token" : "refresh_token", active: s.revokedAt === null && !expired };
+    // The user snapshot rides along, so introspection needs no D1 read of the user while it is young.
+    return { ...view, user: s.user ?? null, tokenType: isAccess ? "access_token" : "refresh_token", active: s.revokedAt === null && !expired };
   }
 
   /** Benchmark floor costs (bench/): one storage read, one storage write. */

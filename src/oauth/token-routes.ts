@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { gate } from "../versioning/gate";
 import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
-import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
+import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
 import { outlastValidationCache } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
@@ -118,7 +118,9 @@ routes.post("/introspect", async (c) => {
     fillExpiry: expiryForced(c.env),
   });
   if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
-  const user = await findUserById(getDb(c.env.DB), d.userId);
+  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1.
+  const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user.row : null;
+  const user = snapshot ?? (await findUserById(getDb(c.env.DB), d.userId));
   if (!user) return inactive();
   const body: Record<string, unknown> = {
     active: true,
