@@ -68,6 +68,20 @@ export function remember<T>(env: Bindings, key: string, value: T, askedAt: numbe
   entries.set(key, { value, until });
 }
 
+/**
+ * A value derived from a validated caller (userinfo's groups), remembered under the same bound: at
+ * most L, never past `expiresAt`. Changes that take access away wait the bound out as above; other
+ * changes (a new group membership) show within L.
+ */
+export async function rememberedFor<T>(env: Bindings, key: string, expiresAt: number | null, load: () => Promise<T>): Promise<T> {
+  const now = Date.now();
+  const known = recall<T>(env, key, now);
+  if (known !== null) return known;
+  const value = await load();
+  remember(env, key, value, now, expiresAt);
+  return value;
+}
+
 export type { SinceVouched };
 
 /**

@@ -6,6 +6,7 @@ import { getConfig, withVars } from "../../src/config";
 import { recall, remember, validationCacheStats } from "../../src/credentials/validation-cache";
 import type { Bindings } from "../../src/env";
 import { makeUser, pkceTokens } from "../oauth/helpers";
+import { countingEnv } from "../helpers/d1-counting";
 import { makePat } from "../helpers/fixtures";
 import { oauthToken } from "../helpers/password-grant";
 import { TEST_PASSWORD } from "../helpers/fixtures";
@@ -110,6 +111,23 @@ describe("DESIGN, Validation cache: positive answers remembered for at most L", 
     const c = cacheEnv("0");
     for (let i = 0; i < 3; i++) expect((await send(c.env, "/api/v4/user", { token })).status).toBe(200);
     expect(c.familyCalls()).toBe(3);
+  });
+
+  it("the same rule serves userinfo: a repeated /oauth/userinfo within L reads neither the token's object nor D1 (claims and groups remembered)", async () => {
+    const user = await makeUser();
+    const token = await oauthToken(user.username, TEST_PASSWORD, "openid api");
+    const { env: counted, counts } = countingEnv();
+    const c = cacheEnv("5");
+    const e = { ...c.env, DB: counted.DB } as Bindings;
+    const first = await send(e, "/oauth/userinfo", { token });
+    expect(first.status).toBe(200);
+    counts.roundTrips = 0;
+    const familyCalls = c.familyCalls();
+    const again = await send(e, "/oauth/userinfo", { token });
+    expect(again.status).toBe(200);
+    expect(JSON.parse(again.text)).toEqual(JSON.parse(first.text));
+    expect(c.familyCalls()).toBe(familyCalls);
+    expect(counts.roundTrips).toBe(0);
   });
 
   it("an entry lives at most L from before its validation was asked, and never past the token's expiry", () => {
