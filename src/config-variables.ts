@@ -8,7 +8,7 @@
  */
 
 /** How a value is checked. Every kind accepts the empty string as "not set". */
-export type VariableKind = "version" | "boolean" | "positive-integer" | "port" | "http-url" | "text" | "address-header";
+export type VariableKind = "version" | "boolean" | "positive-integer" | "non-negative-integer" | "port" | "http-url" | "text" | "address-header";
 
 export interface VariableSpec {
   name: string;
@@ -40,6 +40,9 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "ACCESS_TOKEN_TTL_SECONDS", kind: "positive-integer", default: "7200" },
   { name: "REFRESH_GRACE_SECONDS", kind: "positive-integer", default: "60" },
   { name: "SESSION_TTL_SECONDS", kind: "positive-integer", default: "28800" },
+  // How long an isolate may remember that a token was valid (DESIGN, "Validation cache (bounded
+  // staleness)"); every change that takes access away answers only once this has passed. 0: off.
+  { name: "VALIDATION_CACHE_SECONDS", kind: "non-negative-integer", default: "5" },
   { name: "UPLOAD_MAX_FILE_BYTES", kind: "positive-integer", default: String(100 * 1024 * 1024) },
   { name: "UPLOAD_MAX_PART_BYTES", kind: "positive-integer", default: String(4 * 1024 * 1024) },
   { name: "UPLOAD_MAX_PARTS", kind: "positive-integer", default: "10000" },
@@ -101,6 +104,8 @@ export function valueProblem(kind: VariableKind, value: string): string | null {
       return value === "true" || value === "false" ? null : 'must be "true" or "false"';
     case "positive-integer":
       return INT.test(value) && Number.isSafeInteger(Number(value)) ? null : "must be a positive whole number, for example 3600";
+    case "non-negative-integer":
+      return /^(0|[1-9][0-9]*)$/.test(value) && Number.isSafeInteger(Number(value)) ? null : "must be a whole number, 0 or more, for example 5";
     case "port":
       return INT.test(value) && Number(value) <= 65535 ? null : "must be a port number between 1 and 65535";
     case "http-url":

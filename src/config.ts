@@ -20,6 +20,8 @@ export interface Config {
   accessTokenTtlSeconds: number;
   refreshGraceSeconds: number;
   sessionTtlSeconds: number;
+  /** The validation cache's bound L in seconds (src/credentials/validation-cache.ts); 0: off. */
+  validationCacheSeconds: number;
   secretKeyBase: string;
   /** Keys that still verify and decrypt during a SECRET_KEY_BASE rotation (docs/deploy.md). */
   previousSecretKeyBases: string[];
@@ -79,6 +81,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     accessTokenTtlSeconds: int("ACCESS_TOKEN_TTL_SECONDS"),
     refreshGraceSeconds: int("REFRESH_GRACE_SECONDS"),
     sessionTtlSeconds: int("SESSION_TTL_SECONDS"),
+    validationCacheSeconds: int("VALIDATION_CACHE_SECONDS"),
     secretKeyBase: values.SECRET_KEY_BASE,
     previousSecretKeyBases: values.SECRET_KEY_BASE_PREVIOUS ? [values.SECRET_KEY_BASE_PREVIOUS] : [],
     upload: {

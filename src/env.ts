@@ -19,6 +19,7 @@ export interface Bindings {
   ACCESS_TOKEN_TTL_SECONDS?: string;
   REFRESH_GRACE_SECONDS?: string;
   SESSION_TTL_SECONDS?: string;
+  VALIDATION_CACHE_SECONDS?: string;
   /** Key material for values that must be read back (TOTP secrets); never a token. */
   SECRET_KEY_BASE?: string;
   UPLOAD_MAX_FILE_BYTES?: string;

@@ -4,6 +4,7 @@ import { getDb, type Db } from "../db/client";
 import { oauthTokenFamilies } from "../db/schema/oauth";
 import type { TokenFamily } from "../durable/token-family";
 import type { Bindings } from "../env";
+import { outlastValidationCache } from "./validation-cache";
 
 /**
  * An OAuth grant's tokens form a family whose state lives in one Durable Object (DESIGN, Refresh
@@ -38,11 +39,14 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
   return db.select().from(oauthTokenFamilies).where(and(...conds));
 }
 
-/** Revokes the families in their Durable Objects first (that is what takes effect), then in D1. */
+/**
+ * Revokes the families in their Durable Objects first (that is what takes effect), then in D1, and
+ * answers once no isolate can still remember one of their tokens as valid (validation-cache.ts).
+ */
 export async function revokeFamilies(env: Bindings, families: FamilyRow[], actor: AuditActor | null, reason: string): Promise<number> {
   if (families.length === 0) return 0;
   const now = Date.now();
-  await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now)));
+  const settled = outlastValidationCache(env, await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now))));
   const db = getDb(env.DB);
   await markFamilies(db, families.map((f) => f.id), "revoked", now);
   await Promise.all(
@@ -56,5 +60,6 @@ export async function revokeFamilies(env: Bindings, families: FamilyRow[], actor
       }),
     ),
   );
+  await settled;
   return families.length;
 }

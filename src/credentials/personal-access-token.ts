@@ -7,6 +7,7 @@ import type { CredentialKind, Defer } from "./kind";
 import { USER_SNAPSHOT_TTL_MS } from "./oauth-access-token";
 import type { Principal } from "./principal";
 import { bearerTokenHash } from "./token-hash";
+import { outlastValidationCache, recall, remember, type SinceVouched } from "./validation-cache";
 
 /** GitLab records a PAT's last use at most every 10 minutes, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
@@ -26,12 +27,15 @@ function patStub(env: Bindings, tokenHash: string): DurableObjectStub<PersonalAc
 /** One call to the token's object answers validity and the user (one storage hop). */
 async function resolvePersonalAccessToken(env: Bindings, token: string, defer?: Defer): Promise<Principal> {
   if (!PAT_SHAPE.test(token)) throw new AuthError("invalid");
-  const tokenHash = await bearerTokenHash(token);
+  // Taken before the object is asked, so a remembered answer ends no later than L after it vouched.
   const now = Date.now();
+  const known = recall<Principal>(env, token, now);
+  if (known) return { ...known };
+  const tokenHash = await bearerTokenHash(token);
   const check = await patStub(env, tokenHash).validate({ tokenHash, now, userTtlMs: USER_SNAPSHOT_TTL_MS, touchEveryMs: LAST_USED_RESOLUTION_MS });
   if (!check.ok) throw new AuthError(check.reason);
   if (check.touch && defer) defer(touchPersonalAccessToken(getDb(env.DB), check.id, now));
-  return {
+  const principal: Principal = {
     kind: "personal_access_token",
     user: check.user,
     scopes: check.scopes,
@@ -39,24 +43,30 @@ async function resolvePersonalAccessToken(env: Bindings, token: string, defer?: 
     applicationId: null,
     expiresAt: Date.parse(`${check.expiresAt}T23:59:59.999Z`),
   };
+  remember(env, token, principal, now, principal.expiresAt);
+  return { ...principal };
 }
 
 /**
  * Revokes a PAT (of that user, when given): D1 first (the directory and the source an object
- * loads from), then the token's object; once this returns the token is refused everywhere.
+ * loads from), then the token's object; once this returns the token is refused everywhere (it
+ * waits out the validation cache's bound since the object last vouched for it).
  * False when there is no such token.
  */
 export async function revokePersonalAccessToken(env: Bindings, id: number, userId?: number): Promise<boolean> {
   const hash = await markPersonalAccessTokenRevoked(getDb(env.DB), id, userId);
   if (hash === null) return false;
-  await patStub(env, hash).revoke();
+  await outlastValidationCache(env, [await patStub(env, hash).revoke()]);
   return true;
 }
 
-/** The user changed: every live PAT of the user drops its copy of the user row. */
-export async function dropUserFromPersonalAccessTokens(env: Bindings, userId: number): Promise<void> {
+/**
+ * The user changed: every live PAT of the user drops its copy of the user row. Answers how long
+ * ago each was last vouched for (for a caller that takes access away).
+ */
+export async function dropUserFromPersonalAccessTokens(env: Bindings, userId: number): Promise<SinceVouched[]> {
   const hashes = await livePersonalAccessTokenHashes(getDb(env.DB), userId);
-  await Promise.all(hashes.map((h) => patStub(env, h).dropUser()));
+  return Promise.all(hashes.map((h) => patStub(env, h).dropUser()));
 }
 
 /** Personal access tokens (`glpat-`, GitLab's prefix). */

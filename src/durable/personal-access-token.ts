@@ -3,7 +3,7 @@ import { getDb } from "../db/client";
 import { findPersonalAccessTokenByHash, isPatExpired } from "../db/personal-access-tokens";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
-import { userSnapshot } from "./token-family";
+import { userSnapshot, type SinceVouched } from "./token-family";
 import { parseScopes } from "../domain/scopes";
 
 /**
@@ -38,6 +38,16 @@ const REVOKED = "revoked";
 export class PersonalAccessTokenState extends DurableObject<Bindings> {
   /** One D1 read at a time: concurrent requests on a cold or stale object share it. */
   private loading: Promise<PatState | null> | null = null;
+  /**
+   * When this object last vouched for its token (the validation cache, DESIGN "Validation cache").
+   * Memory only: a new instance counts from its construction, after any former instance's answer.
+   */
+  private lastVouch = Date.now();
+
+  /** How long ago the token may last have been vouched for; null: never (no state was ever loaded). */
+  private sinceVouched(): SinceVouched {
+    return this.load() ? Math.max(0, Date.now() - this.lastVouch) : null;
+  }
 
   private load(): PatState | undefined {
     return this.ctx.storage.kv.get<PatState>(STATE);
@@ -62,6 +72,7 @@ export class PersonalAccessTokenState extends DurableObject<Bindings> {
       s.lastUsedAt = input.now;
       this.save(s);
     }
+    this.lastVouch = Date.now();
     return { ok: true, id: s.id, scopes: s.scopes, expiresAt: s.expiresAt, user: s.user.row, touch };
   }
 
@@ -90,8 +101,11 @@ export class PersonalAccessTokenState extends DurableObject<Bindings> {
     return this.loading;
   }
 
-  /** The token is revoked (D1 already says so): refused from now on, loaded or not. */
-  revoke(): void {
+  /**
+   * The token is revoked (D1 already says so): refused from now on, loaded or not. Answers how long
+   * ago it was last vouched for, which the revoking side waits out (validation-cache.ts).
+   */
+  revoke(): SinceVouched {
     const s = this.load();
     if (s) {
       s.revoked = true;
@@ -99,13 +113,16 @@ export class PersonalAccessTokenState extends DurableObject<Bindings> {
     } else {
       this.ctx.storage.kv.put(REVOKED, true);
     }
+    return this.sinceVouched();
   }
 
-  /** The user changed: the next request reads the row from D1. */
-  dropUser(): void {
+  /** The user changed: the next request reads the row from D1. Answers as revoke() does. */
+  dropUser(): SinceVouched {
     const s = this.load();
-    if (!s || !s.user) return;
-    s.user = null;
-    this.save(s);
+    if (s?.user) {
+      s.user = null;
+      this.save(s);
+    }
+    return this.sinceVouched();
   }
 }

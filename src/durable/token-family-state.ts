@@ -110,6 +110,13 @@ export type ValidateResult =
 export type RevokeResult = "unknown" | "foreign" | "revoked";
 
 /**
+ * What a credential's object answers when access is taken away: how long ago (ms, on its own
+ * clock) it last vouched for the credential, or null when it never has, so nothing can be
+ * remembered anywhere (src/credentials/validation-cache.ts waits out the rest of the bound).
+ */
+export type SinceVouched = number | null;
+
+/**
  * DESIGN, Blocked and deactivated users: no grant issues a token to a user who is not active. The
  * one rule every issuance applies (code exchange and refresh here, atomically with the issuance;
  * device, password and implicit grants in issueAccessOnly).

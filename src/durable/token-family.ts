@@ -12,6 +12,7 @@ import {
   type QueuedAudit,
   type RevokeResult,
   type RotateResult,
+  type SinceVouched,
   type ValidateResult,
 } from "./token-family-state";
 
@@ -36,6 +37,19 @@ const AUDIT_FLUSH_MS = 5_000;
 export class TokenFamily extends DurableObject<Bindings> {
   /** An audit flush is scheduled (memory only: after eviction the next rotation re-arms, harmlessly). */
   private auditArmed = false;
+  /**
+   * When this object last vouched for an access token (the validation cache, DESIGN "Validation
+   * cache"). Memory only: a new instance cannot know what an evicted one answered, so it counts
+   * from its own construction, which is after any answer of a former instance.
+   */
+  private lastVouch = Date.now();
+
+  /** How long ago a token of this family may last have been vouched for; null: never. */
+  private sinceVouched(s: FamilyState | undefined): SinceVouched {
+    // A used current token, or any rotation (the replaced access token may have been used).
+    if (!s || (!s.access?.used && s.grace === null)) return null;
+    return Math.max(0, Date.now() - this.lastVouch);
+  }
 
   private load(): FamilyState | undefined {
     return this.ctx.storage.kv.get<FamilyState>(STATE);
@@ -266,6 +280,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       dirty = true;
     }
     if (dirty) this.save(s);
+    this.lastVouch = Date.now();
     // The user snapshot crosses the RPC boundary only for callers that use it.
     return { ok: true, family: input.withUser ? { ...this.view(s), user: s.user ?? null } : this.view(s) };
   }
@@ -278,12 +293,17 @@ export class TokenFamily extends DurableObject<Bindings> {
     this.save(s);
   }
 
-  /** The user changed (blocked, admin flag, profile, two-factor): the next request reads D1. */
-  dropUser(): void {
+  /**
+   * The user changed (blocked, admin flag, profile, two-factor): the next request reads D1. Answers
+   * how long ago a token was last vouched for, for a caller that takes access away.
+   */
+  dropUser(): SinceVouched {
     const s = this.load();
-    if (!s || !s.user) return;
-    s.user = null;
-    this.save(s);
+    if (s?.user) {
+      s.user = null;
+      this.save(s);
+    }
+    return this.sinceVouched(s);
   }
 
   /**
@@ -293,34 +313,38 @@ export class TokenFamily extends DurableObject<Bindings> {
    * finds it either current or superseded, and the family dies either way. A token of another
    * client is reported as foreign (403 unauthorized_client); anything else as unknown.
    */
-  revokeToken(input: { tokenHash: string; applicationId: number | null; now: number }): RevokeResult {
+  revokeToken(input: { tokenHash: string; applicationId: number | null; now: number }): { result: RevokeResult; sinceVouched: SinceVouched } {
     const s = this.load();
-    if (!s) return "unknown";
+    const answer = (result: RevokeResult) => ({ result, sinceVouched: result === "revoked" ? this.sinceVouched(s) : null });
+    if (!s) return answer("unknown");
     const known =
       s.access?.hash === input.tokenHash ||
       s.refreshHash === input.tokenHash ||
       s.grace?.prevRefreshHash === input.tokenHash ||
       this.ctx.storage.kv.get(OLD_PREFIX + input.tokenHash) !== undefined;
-    if (!known) return "unknown";
+    if (!known) return answer("unknown");
     // Doorkeeper: a token without an application (password grant without client) may be revoked
     // by any authenticated client that holds it.
-    if (s.applicationId !== null && s.applicationId !== input.applicationId) return "foreign";
+    if (s.applicationId !== null && s.applicationId !== input.applicationId) return answer("foreign");
     if (s.revokedAt === null) {
       s.revokedAt = input.now;
       this.save(s);
     }
-    return "revoked";
+    return answer("revoked");
   }
 
-  /** Revokes the family whatever token is presented (user or application revocation). */
-  revokeAll(now: number): boolean {
+  /**
+   * Revokes the family whatever token is presented (user or application revocation); answers how
+   * long ago a token was last vouched for (null: never, or no such family).
+   */
+  revokeAll(now: number): SinceVouched {
     const s = this.load();
-    if (!s) return false;
+    if (!s) return null;
     if (s.revokedAt === null) {
       s.revokedAt = now;
       this.save(s);
     }
-    return true;
+    return this.sinceVouched(s);
   }
 
   /** Introspection and token info for a hash (either token), without side effects. */
@@ -333,7 +357,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     const view = this.view(s);
     if (input.fillExpiry && view.accessExpiresAt === null) view.accessExpiresAt = view.accessCreatedAt + s.ttlSeconds * 1000;
     const expired = isAccess && view.accessExpiresAt !== null && view.accessExpiresAt <= input.now;
-    return { ...view, tokenType: isAccess ? "access_token" : "refresh_token", active: s.revokedAt === null && !expired };
+    // The user snapshot rides along, so introspection needs no D1 read of the user while it is young.
+    return { ...view, user: s.user ?? null, tokenType: isAccess ? "access_token" : "refresh_token", active: s.revokedAt === null && !expired };
   }
 
   /** Benchmark floor costs (bench/): one storage read, one storage write. */

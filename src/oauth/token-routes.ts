@@ -6,8 +6,9 @@ import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
-import { expiryForced, validateAccessToken } from "../credentials/oauth-access-token";
+import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
+import { outlastValidationCache } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
@@ -88,7 +89,9 @@ routes.post("/revoke", async (c) => {
   const fid = familyOfToken(token);
   if (!fid) return c.json({}, 200, noStore);
   const now = Date.now();
-  const outcome = await familyStub(c.env, fid).revokeToken({ tokenHash: await hashToken(token), applicationId: client.app.id, now });
+  const { result: outcome, sinceVouched } = await familyStub(c.env, fid).revokeToken({ tokenHash: await hashToken(token), applicationId: client.app.id, now });
+  // DESIGN, Validation cache: the answer waits until no isolate can still remember the token as valid.
+  const settled = outlastValidationCache(c.env, [sinceVouched]);
   if (outcome === "foreign") throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token");
   if (outcome === "revoked") {
     const db = getDb(c.env.DB);
@@ -101,6 +104,7 @@ routes.post("/revoke", async (c) => {
       ip: clientAddress(c.req.raw, c.env),
     });
   }
+  await settled;
   return c.json({}, 200, noStore);
 });
 
@@ -125,7 +129,9 @@ routes.post("/introspect", async (c) => {
     fillExpiry: expiryForced(c.env),
   });
   if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
-  const user = await findUserById(getDb(c.env.DB), d.userId);
+  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1.
+  const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user.row : null;
+  const user = snapshot ?? (await findUserById(getDb(c.env.DB), d.userId));
   if (!user) return inactive();
   const body: Record<string, unknown> = {
     active: true,

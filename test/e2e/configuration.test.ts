@@ -31,6 +31,7 @@ const VARS = {
   SECRET_KEY_BASE: "a-secret-key-base-of-the-configuration-test-0123456789",
   SECRET_KEY_BASE_PREVIOUS: "the-previous-key-base-of-the-configuration-test-987654",
   REFRESH_GRACE_SECONDS: "1",
+  VALIDATION_CACHE_SECONDS: "3",
   UPLOAD_MAX_FILE_BYTES: "1000",
   UPLOAD_MAX_PART_BYTES: "300",
   UPLOAD_MAX_PARTS: "3",
@@ -251,6 +252,19 @@ describe("every documented variable takes effect under npm start (issue 13, issu
     const replay = await refresh();
     expect(replay.status).toBe(400);
     expect(((await replay.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
+  it("VALIDATION_CACHE_SECONDS: a block answers only once the bound has passed since the user's token was last vouched for, and then the token is refused", async () => {
+    const user = await createUser(base, token, "cache");
+    const userToken = await passwordGrant(base, user.username, user.password);
+    const asUser = () => fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${userToken}` } });
+    expect((await asUser()).status).toBe(200);
+    const started = Date.now();
+    const blocked = await fetch(`${base}/api/v4/users/${user.id}/block`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+    expect(blocked.status).toBe(201);
+    // The token was vouched for just before: the answer waits out (nearly) all of the 3 s bound.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+    expect((await asUser()).status).toBe(401);
   });
 
   it("UPLOAD_MAX_PART_BYTES and UPLOAD_MAX_PARTS limit SendFile (Code 8 past either)", async () => {

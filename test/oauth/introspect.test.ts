@@ -1,4 +1,7 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import app from "../../src/app";
+import { countingEnv } from "../helpers/d1-counting";
 import { call, makeApp, pkceTokens } from "./helpers";
 
 const introspect = (token: string, basic?: [string, string]) =>
@@ -39,5 +42,31 @@ describe("POST /oauth/introspect (RFC 7662)", () => {
     });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: string }).error).toBe("invalid_client");
+  });
+
+  it("docs/oauth.md, One hop: with a young user snapshot in the family, introspection reads D1 once (the client), not the user row too", async () => {
+    const { app: client, secret, user, tokens } = await pkceTokens({ confidential: true });
+    // A request with the token leaves the user snapshot in the family.
+    expect((await call("/api/v4/user", { token: tokens.access_token })).status).toBe(200);
+    const { env: counted, counts } = countingEnv();
+    const ask = async () => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(
+        new Request("http://localhost/oauth/introspect", {
+          method: "POST",
+          body: new URLSearchParams({ token: tokens.access_token }),
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Basic ${btoa(`${client.uid}:${secret}`)}` },
+        }),
+        counted,
+        ctx,
+      );
+      expect(await res.json()).toMatchObject({ active: true, username: user.username });
+      await waitOnExecutionContext(ctx);
+    };
+    // The first request on a new env object runs the once-per-isolate checks (schema, first start).
+    await ask();
+    counts.roundTrips = 0;
+    await ask();
+    expect(counts.roundTrips).toBe(1);
   });
 });

@@ -70,7 +70,7 @@ describe("/admin/users", () => {
     const res = await b.post(`/admin/users/${user.username}/block`, {});
     expect(res.status).toBe(303);
     expect(textOf(await (await b.get(res.headers.get("location")!)).text())).toContain(`@${user.username} was blocked.`);
-    // The same row as POST /api/v4/users/:id/block writes (src/accounts/user-state.ts).
+    // The same row as POST /api/v4/users/:id/block writes (src/services/accounts/user-state.ts).
     expect(await auditRows("user_blocked", user.id)).toMatchObject([{ action: "user_blocked", author: admin.id, type: "user" }]);
     expect((await new Browser().signIn(user.username, TEST_PASSWORD)).status).not.toBe(303);
     await b.get(`/admin/users/${user.username}`);

@@ -5,6 +5,7 @@ import { OAuthError, renderOAuthError } from "../errors";
 import { issuerOf } from "../issuer";
 import { groupClaims, groupMemberships, userClaims } from "./claims";
 import { JWKS_MAX_AGE_SECONDS, publishedKeys } from "../../credentials/signing-keys";
+import { rememberedFor } from "../../credentials/validation-cache";
 
 /** /oauth/discovery/keys (GitLab's JWKS path) and /oauth/userinfo (OIDC Core §5.3). */
 const routes = new Hono<AppEnv>();
@@ -31,7 +32,11 @@ const USERINFO_DOOR = {
 async function userinfo(c: Context<AppEnv>): Promise<Response> {
   const principal = c.get("principal");
   if (!principal.scopes.includes("openid")) throw new OAuthError("insufficient_scope");
-  const groups = await groupMemberships(c.env, principal.user.id);
+  // The same bound as the token's validation (DESIGN, Validation cache): a client polling userinfo
+  // reads the memberships at most once per L per isolate.
+  const groups = await rememberedFor(c.env, `userinfo-groups:${principal.tokenId}:${principal.user.id}`, principal.expiresAt, () =>
+    groupMemberships(c.env, principal.user.id),
+  );
   c.header("Cache-Control", "no-store");
   return c.json({ ...(await userClaims(issuerOf(c), principal.user, principal.scopes)), ...groupClaims(groups) });
 }

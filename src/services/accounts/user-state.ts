@@ -4,7 +4,7 @@ import { transitionUserState, type AccountState } from "../../db/user-accounts";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { deleteSessionsOfUser } from "../../credentials/session";
-import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged } from "../../credentials/user-credentials";
+import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged, userLostAccess } from "../../credentials/user-credentials";
 import { AppError } from "../../domain/errors";
 
 /**
@@ -86,7 +86,7 @@ export async function deactivateUser(env: Bindings, actor: Actor, userId: number
   // the user's state) and work again after activation, as GitLab's tokens do. Device codes approved
   // but not yet redeemed end: the device never held a token, and activation must not hand it one.
   await Promise.all([deleteSessionsOfUser(env, userId), endDeviceApprovalsOfUser(env, userId)]);
-  await userChanged(env, userId);
+  await userLostAccess(env, userId);
   await recordAudit(db, { action: "user_deactivated", actor, entityType: "user", entityId: userId });
   return true;
 }
