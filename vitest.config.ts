@@ -18,7 +18,11 @@ export default defineConfig({
     projects: [
       {
         plugins: [
-          cloudflareTest(async () => ({
+          cloudflareTest(async () => {
+            // The git gateway's tests reach a real origin: `git http-backend` on loopback,
+            // temporary repositories, requests signed with this run's secret.
+            const gitOrigin = await startGitOrigin(undefined, { unref: true });
+            return {
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
@@ -26,13 +30,14 @@ export default defineConfig({
                 SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
                 // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
                 LOCAL_DEV: "true",
-                // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
-                GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
+                GIT_ORIGIN: gitOrigin.url,
+                GIT_ORIGIN_SECRET: gitOrigin.secret,
               },
               serviceBindings: { ECHO_PLUGIN: "echo-plugin" },
               workers: [{ name: "echo-plugin", modules: true, script: echoPlugin, compatibilityDate: "2026-11-01" }],
             },
-          })),
+            };
+          }),
         ],
         test: {
           name: "workers",

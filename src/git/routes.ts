@@ -8,7 +8,8 @@ import { findProject, projectAccessLevel } from "../db/projects";
 import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
 import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GitAccessError, type GitOperation } from "./access";
-import { forwardToOrigin, GitOriginUnavailable } from "./proxy";
+import { forwardToOrigin } from "./proxy";
+import { GitOriginUnavailable, originSettings } from "./origin-client";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { MalformedPathError } from "../http/path-decoding";
 import { logUnexpectedError } from "../observability/error-log";
@@ -75,7 +76,7 @@ async function gitCaller(c: Context<AppEnv>): Promise<Caller> {
 async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: string, op: GitOperation) {
   const project = await findProject(getDb(c.env.DB), projectPath);
   decideDeployTokenGitAccess(op, token.scopes, project !== null && (await deployTokenCovers(c.env, token, project)));
-  return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, `/${project!.pathWithNamespace}.git/${gitPath}`, token.username);
+  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, token.username);
 }
 
 async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string, op: GitOperation): Promise<Response> {
@@ -87,9 +88,9 @@ async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string
   const project = await findProject(db, projectPath);
   const accessLevel = project && principal ? await projectAccessLevel(db, project, principal.user.id) : 0;
   decideGitAccess(op, principal, project ? { visibility: project.visibility as Visibility, accessLevel } : null);
-  // The origin sees the canonical path, so differently-cased URLs reach the same repository.
-  const originPath = `/${project!.pathWithNamespace}.git/${gitPath}`;
-  return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, originPath, principal?.user.username ?? null);
+  // The origin knows the repository by project id, so differently-cased URLs and renamed
+  // projects reach the same repository.
+  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, principal?.user.username ?? null);
 }
 
 function serviceOperation(service: string | undefined): GitOperation | null {

@@ -8,6 +8,7 @@ import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
+import { createProjectRepository, readmeCommit } from "../../git/provisioning";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
 import { invalidParam } from "./errors";
@@ -53,6 +54,7 @@ const CreateProject = z
     visibility: visibilitySchema.default("private"),
     description: z.string().max(2000).default(""),
     default_branch: z.string().min(1).max(255).optional(),
+    initialize_with_readme: z.union([z.boolean(), z.string()]).optional(),
   })
   .refine((p) => p.name || p.path, { path: ["name"], message: "received undefined" });
 
@@ -79,6 +81,10 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
     defaultBranch: input.default_branch,
     creatorId: user.id,
   });
+  // The repository at the git origin, with GitLab's first README commit when asked for; a failure
+  // is logged and the origin creates the repository on first access (src/git/provisioning.ts).
+  const readme = coerceBool(input.initialize_with_readme) === true ? readmeCommit(project, user) : null;
+  await createProjectRepository(c.env, project, readme);
   return c.json(renderProject(c, project), 201);
 });
 
