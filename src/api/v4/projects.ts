@@ -11,7 +11,9 @@ import { AccessLevel } from "../../domain/access";
 import { createProjectRepository, readmeCommit } from "../../git/provisioning";
 import type { AppEnv } from "../../env";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { invalidParam } from "./errors";
+import { forbidden, invalidParam } from "./errors";
+import { changeProject, destroyProject } from "./project-lifecycle";
+import { clientAddress } from "../../http/client-address";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
@@ -143,6 +145,35 @@ projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
     return c.json({ ...renderProject(c, project), statistics: { container_registry_size: containerRegistrySize } });
   }
   return c.json(renderProject(c, project));
+});
+
+const UpdateProject = z.object({
+  name: displayName(255).optional(),
+  path: pathSchema.optional(),
+  description: z.string().max(2000).optional(),
+  default_branch: z.string().min(1).max(255).optional(),
+});
+
+// GitLab: maintainers edit a project (admin_project), only owners rename it (rename_project).
+projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
+  const { project, level } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const input = parseParams(UpdateProject, await readParams(c));
+  if (input.name !== undefined && input.name !== project.name && level < AccessLevel.OWNER) throw forbidden();
+  const updated = await changeProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project, {
+    name: input.name,
+    path: input.path,
+    description: input.description,
+    defaultBranch: input.default_branch,
+  });
+  return c.json(renderProject(c, updated));
+});
+
+// GitLab: owners delete a project (remove_project); the answer is 202 and storage goes afterwards.
+projects.delete("/projects/:id", requireAuth(WRITE_API), async (c) => {
+  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.OWNER);
+  const { afterwards } = await destroyProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project);
+  c.executionCtx.waitUntil(afterwards);
+  return c.json({ message: "202 Accepted" }, 202);
 });
 
 export default projects;
