@@ -71,7 +71,8 @@ beforeAll(async () => {
   server = await startService({ persistDir: persist, rootPassword, vars: { GIT_ORIGIN: originURL, GIT_ORIGIN_SECRET: secret, SEED_DEMO_DATA: "false" } });
   base = server.baseURL;
   token = await passwordGrant(base, "root", rootPassword);
-});
+  // A second npm start besides the suite's own: slower than one hook's default on a busy machine.
+}, 400_000);
 
 afterAll(async () => {
   await server?.stop();
