@@ -24,21 +24,30 @@ const stateSensitiveFiles = [
 function workersProject(name: string, files: { isolate: boolean; include?: string[]; exclude?: string[] }) {
   return {
     plugins: [
-      cloudflareTest(async () => ({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
-            SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
-            // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
-            LOCAL_DEV: "true",
-            // The git gateway's tests reach a real `git http-backend` (loopback, temporary repos).
-            GIT_ORIGIN: await startGitOrigin(undefined, { unref: true }),
+      cloudflareTest(async () => {
+        // The git gateway's tests reach a real origin: `git http-backend` on loopback, temporary
+        // repositories, requests signed with this run's secret.
+        const gitOrigin = await startGitOrigin(undefined, { unref: true });
+        return {
+          wrangler: { configPath: "./wrangler.toml" },
+          miniflare: {
+            bindings: {
+              TEST_MIGRATIONS: await readD1Migrations("./drizzle"),
+              SECRET_KEY_BASE: "test-secret-key-base-for-vitest-only",
+              // The test pool is local development: a first start without ROOT_PASSWORD is allowed.
+              LOCAL_DEV: "true",
+              // The validation cache is off here: many tests revoke or block through the objects
+              // directly and then expect a refusal. test/credentials/validation-cache.test.ts runs
+              // with the cache on (its default) and proves revocation still holds.
+              VALIDATION_CACHE_SECONDS: "0",
+              GIT_ORIGIN: gitOrigin.url,
+              GIT_ORIGIN_SECRET: gitOrigin.secret,
+            },
+            serviceBindings: { ECHO_PLUGIN: "echo-plugin" },
+            workers: [{ name: "echo-plugin", modules: true, script: echoPlugin, compatibilityDate: "2026-11-01" }],
           },
-          serviceBindings: { ECHO_PLUGIN: "echo-plugin" },
-          workers: [{ name: "echo-plugin", modules: true, script: echoPlugin, compatibilityDate: "2026-11-01" }],
-        },
-      })),
+        };
+      }),
     ],
     test: {
       name,

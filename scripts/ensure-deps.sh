@@ -13,14 +13,17 @@ if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] || [ p
 fi
 # End-to-end tests drive Debian's programs: chromium (browser downloads are impossible here),
 # skopeo (a real OCI registry client), docker-registry (Docker distribution 2.8, an external
-# registry that trusts this service's tokens) and python3-gitlab (a GitLab client from another ecosystem;
-# Debian's /usr/bin/python3 imports it, whatever python3 comes first on PATH).
+# registry that trusts this service's tokens), python3-gitlab (a GitLab client from another ecosystem;
+# Debian's /usr/bin/python3 imports it, whatever python3 comes first on PATH), git-credential-oauth
+# and oidc-agent-cli (the command-line OAuth clients of docs/clients.md).
 if [ "${1:-}" = "--browser" ]; then
   missing=""
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
   command -v skopeo >/dev/null 2>&1 || missing="$missing skopeo"
   command -v docker-registry >/dev/null 2>&1 || missing="$missing docker-registry"
   /usr/bin/python3 -c "import gitlab" >/dev/null 2>&1 || missing="$missing python3-gitlab"
+  command -v git-credential-oauth >/dev/null 2>&1 || missing="$missing git-credential-oauth"
+  command -v oidc-agent >/dev/null 2>&1 || missing="$missing oidc-agent-cli"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "› installing Debian's$missing for the end-to-end tests"

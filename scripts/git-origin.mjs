@@ -1,33 +1,108 @@
-// The local git origin for `npm start`: `git http-backend` (CGI) behind a small HTTP host on
-// 127.0.0.1. Only the gateway (src/git/) talks to it: the gateway has already authenticated the
-// caller and authorised the project, and names the user in X-Remote-User (REMOTE_USER enables
-// receive-pack in http-backend). Nothing here checks credentials, so it listens on loopback only.
+#!/usr/bin/env node
+// The git origin: the one program that holds the repositories, both under `npm start` (which
+// starts it on loopback) and deployed (`node scripts/git-origin.mjs`, docs/deploy.md). It runs
+// `git http-backend` (CGI) for git's smart HTTP protocol and creates and deletes repositories when
+// the Worker says a project was created or deleted. It checks no user credentials: it serves only
+// requests the Worker signed with the shared GIT_ORIGIN_SECRET (src/git/origin-signature.ts), each
+// once, within a minute of signing. The Worker has already authenticated the caller and authorised
+// the project, and names the user in X-Remote-User (REMOTE_USER enables receive-pack).
+//
+// Repositories are stored by project id as GitLab's hashed storage does
+// (@hashed/<h[0..2]>/<h[2..4]>/<h>.git, h = SHA-256 of the id), so renaming or moving a project
+// or a group never moves a repository.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { MIN_ORIGIN_SECRET_LENGTH } from "../src/config-variables.ts";
+import {
+  SIGNATURE_HEADERS,
+  UNSIGNED_PAYLOAD,
+  MAX_CLOCK_SKEW_SECONDS,
+  sha256HexOf,
+  signatureProblem,
+} from "../src/git/origin-signature.ts";
 
-// <namespace>/<project>.git/<git path>; each segment as GitLab allows (no "..", no leading dot).
-const SEGMENT = "[A-Za-z0-9_][A-Za-z0-9_.-]*";
-const REPO_PATH = new RegExp(`^/((?:${SEGMENT}/)+${SEGMENT}\\.git)(/(?:info/refs|git-upload-pack|git-receive-pack))$`);
+const STORAGE = "@hashed/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{64}\\.git";
+const GIT_PATH = new RegExp(`^/(${STORAGE})(/(?:info/refs|git-upload-pack|git-receive-pack))$`);
+const REPOSITORY_PATH = new RegExp(`^/-/repositories/(${STORAGE})$`);
+const BRANCH = /^(?!.*\.\.)(?!\/)(?!.*\/$)[A-Za-z0-9_][A-Za-z0-9_./-]{0,254}$/;
+const MAX_PROVISION_BODY = 1024 * 1024;
+
+/** Runs git with the given arguments and stdin; resolves with stdout, rejects with stderr. */
+function git(args, { input, env } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git ${args[0]}: ${err.trim() || `exit ${code}`}`))));
+    child.stdin.on("error", () => {});
+    child.stdin.end(input ?? "");
+  });
+}
 
 /** Repositories being created: concurrent first requests wait for the same `git init`. */
 const initialising = new Map();
 
-/** Creates the bare repository on first access: the gateway only forwards authorised projects. */
-function ensureBareRepo(root, repo) {
+/** Creates the bare repository unless it exists; resolves to true when it was created now. */
+function ensureBareRepo(root, repo, branch = "main") {
   const dir = path.join(root, repo);
-  if (initialising.has(dir)) return initialising.get(dir);
-  if (existsSync(path.join(dir, "HEAD"))) return Promise.resolve();
-  const done = new Promise((resolve, reject) => {
-    mkdirSync(path.dirname(dir), { recursive: true });
-    const git = spawn("git", ["init", "--quiet", "--bare", "--initial-branch=main", dir], { stdio: "ignore" });
-    git.on("error", reject);
-    git.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`git init exited with ${code}`))));
-  }).finally(() => initialising.delete(dir));
+  if (initialising.has(dir)) return initialising.get(dir).then(() => false);
+  if (existsSync(path.join(dir, "HEAD"))) return Promise.resolve(false);
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const done = git(["init", "--quiet", "--bare", `--initial-branch=${branch}`, dir]).finally(() => initialising.delete(dir));
   initialising.set(dir, done);
-  return done;
+  return done.then(() => true);
+}
+
+/** The first commit of an empty repository (GitLab's initialize_with_readme): files at the root. */
+async function initialCommit(dir, branch, commit) {
+  const env = {
+    GIT_DIR: dir,
+    GIT_AUTHOR_NAME: commit.author.name,
+    GIT_AUTHOR_EMAIL: commit.author.email,
+    GIT_COMMITTER_NAME: commit.author.name,
+    GIT_COMMITTER_EMAIL: commit.author.email,
+  };
+  // Already has a commit on that branch (a retried request): nothing to do.
+  const existing = await git(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`], { env });
+  if (existing) return;
+  const lines = [];
+  for (const [name, content] of Object.entries(commit.files)) {
+    const blob = await git(["hash-object", "-w", "--stdin"], { env, input: content });
+    lines.push(`100644 blob ${blob}\t${name}`);
+  }
+  const tree = await git(["mktree"], { env, input: `${lines.join("\n")}\n` });
+  const sha = await git(["commit-tree", tree, "-m", commit.message], { env });
+  // The all-zero old value: created only if the branch still does not exist.
+  await git(["update-ref", `refs/heads/${branch}`, sha, "0".repeat(40)], { env });
+  await git(["symbolic-ref", "HEAD", `refs/heads/${branch}`], { env });
+}
+
+/** A provisioning body: {"default_branch": "...", "initial_commit": {"message", "author": {name, email}, "files": {name: text}}}. */
+function parseProvision(text) {
+  const body = text ? JSON.parse(text) : {};
+  const branch = body.default_branch ?? "main";
+  if (typeof branch !== "string" || !BRANCH.test(branch)) throw new Error("default_branch is not a valid branch name");
+  const c = body.initial_commit;
+  if (c === undefined || c === null) return { branch, commit: null };
+  const ok =
+    typeof c.message === "string" &&
+    c.message !== "" &&
+    typeof c.author?.name === "string" &&
+    typeof c.author?.email === "string" &&
+    c.files &&
+    typeof c.files === "object" &&
+    Object.entries(c.files).every(([n, v]) => /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(n) && typeof v === "string");
+  if (!ok) throw new Error("initial_commit needs message, author {name, email} and files {name: text}");
+  return { branch, commit: c };
 }
 
 /** Splits the CGI output into its header block and the streamed body that follows. */
@@ -73,76 +148,197 @@ function pipeCgiResponse(child, res) {
   });
 }
 
-export function createGitOriginServer(root) {
-  mkdirSync(root, { recursive: true });
-  return createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://origin.invalid");
-    const m = REPO_PATH.exec(decodeURIComponent(url.pathname));
-    if (!m || (req.method !== "GET" && req.method !== "POST")) {
-      res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found\n");
-      return;
-    }
-    try {
-      await ensureBareRepo(root, m[1]);
-    } catch (err) {
-      res.writeHead(500, { "Content-Type": "text/plain" }).end("could not create the repository\n");
-      console.error("git origin:", err.message);
-      return;
-    }
-    const remoteUser = req.headers["x-remote-user"];
-    const cgiEnv = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      GIT_PROJECT_ROOT: root,
-      GIT_HTTP_EXPORT_ALL: "1",
-      GIT_HTTP_MAX_REQUEST_BUFFER: "100M",
-      PATH_INFO: `/${m[1]}${m[2]}`,
-      QUERY_STRING: url.search.slice(1),
-      REQUEST_METHOD: req.method,
-      CONTENT_TYPE: req.headers["content-type"] ?? "",
-      GATEWAY_INTERFACE: "CGI/1.1",
-      SERVER_PROTOCOL: "HTTP/1.1",
-      REMOTE_ADDR: "127.0.0.1",
-    };
-    if (typeof remoteUser === "string" && remoteUser !== "") cgiEnv.REMOTE_USER = remoteUser;
-    if (req.headers["content-length"]) cgiEnv.CONTENT_LENGTH = req.headers["content-length"];
-    if (req.headers["content-encoding"]) cgiEnv.HTTP_CONTENT_ENCODING = req.headers["content-encoding"];
-    if (req.headers["git-protocol"]) cgiEnv.HTTP_GIT_PROTOCOL = req.headers["git-protocol"];
+function serveGit(root, req, res, url, repo, gitPath) {
+  const remoteUser = req.headers["x-remote-user"];
+  const cgiEnv = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    GIT_PROJECT_ROOT: root,
+    GIT_HTTP_EXPORT_ALL: "1",
+    GIT_HTTP_MAX_REQUEST_BUFFER: "100M",
+    PATH_INFO: `/${repo}${gitPath}`,
+    QUERY_STRING: url.search.slice(1),
+    REQUEST_METHOD: req.method,
+    CONTENT_TYPE: req.headers["content-type"] ?? "",
+    GATEWAY_INTERFACE: "CGI/1.1",
+    SERVER_PROTOCOL: "HTTP/1.1",
+    REMOTE_ADDR: "127.0.0.1",
+  };
+  if (typeof remoteUser === "string" && remoteUser !== "") cgiEnv.REMOTE_USER = remoteUser;
+  if (req.headers["content-length"]) cgiEnv.CONTENT_LENGTH = req.headers["content-length"];
+  if (req.headers["content-encoding"]) cgiEnv.HTTP_CONTENT_ENCODING = req.headers["content-encoding"];
+  if (req.headers["git-protocol"]) cgiEnv.HTTP_GIT_PROTOCOL = req.headers["git-protocol"];
 
-    const child = spawn("git", ["http-backend"], { env: cgiEnv, stdio: ["pipe", "pipe", "pipe"] });
-    child.stderr.on("data", (d) => console.error("git http-backend:", d.toString().trimEnd()));
-    child.on("error", (err) => {
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
-      res.end(`git http-backend failed: ${err.message}\n`);
+  const child = spawn("git", ["http-backend"], { env: cgiEnv, stdio: ["pipe", "pipe", "pipe"] });
+  child.stderr.on("data", (d) => console.error("git http-backend:", d.toString().trimEnd()));
+  child.on("error", (err) => {
+    if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
+    res.end(`git http-backend failed: ${err.message}\n`);
+  });
+  // The request body streams into the CGI as it arrives (packs are never held in memory).
+  req.pipe(child.stdin);
+  child.stdin.on("error", () => {}); // http-backend may exit before reading a refused request
+  pipeCgiResponse(child, res);
+  res.on("close", () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+  });
+}
+
+/** Reads a small body (provisioning JSON), refusing more than MAX_PROVISION_BODY bytes. */
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (c) => {
+      size += c.length;
+      if (size > MAX_PROVISION_BODY) {
+        reject(new Error("body too large"));
+        req.destroy();
+      } else chunks.push(c);
     });
-    // The request body streams into the CGI as it arrives (packs are never held in memory).
-    req.pipe(child.stdin);
-    child.stdin.on("error", () => {}); // http-backend may exit before reading a refused request
-    pipeCgiResponse(child, res);
-    res.on("close", () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** Nonces seen within the clock-skew window: a signed request is served once. */
+function nonceLedger() {
+  const seen = new Map();
+  return {
+    /** False when the nonce was already used. */
+    claim(nonce, nowSeconds) {
+      if (seen.size > 10_000) for (const [n, exp] of seen) if (exp < nowSeconds) seen.delete(n);
+      if (seen.has(nonce)) return false;
+      seen.set(nonce, nowSeconds + 2 * MAX_CLOCK_SKEW_SECONDS);
+      return true;
+    },
+  };
+}
+
+const text = (res, status, body) => res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" }).end(`${body}\n`);
+const json = (res, status, body) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+
+export function createGitOriginServer(root, secret) {
+  if (typeof secret !== "string" || secret.length < MIN_ORIGIN_SECRET_LENGTH) {
+    throw new Error(`GIT_ORIGIN_SECRET must hold at least ${MIN_ORIGIN_SECRET_LENGTH} characters (for example openssl rand -hex 32)`);
+  }
+  mkdirSync(root, { recursive: true });
+  const nonces = nonceLedger();
+  let gitVersion = null;
+
+  return createServer(async (req, res) => {
+    const target = req.url ?? "/";
+    const url = new URL(target, "http://origin.invalid");
+    const h = (name) => (typeof req.headers[name] === "string" ? req.headers[name] : "");
+    const now = Math.floor(Date.now() / 1000);
+    const parts = {
+      method: req.method ?? "GET",
+      target,
+      date: Number(h(SIGNATURE_HEADERS.date) || "x"),
+      nonce: h(SIGNATURE_HEADERS.nonce),
+      remoteUser: h("x-remote-user"),
+      contentSha256: h(SIGNATURE_HEADERS.contentSha256),
+    };
+    // Every request, health included, is signed: nothing here is served to anyone but the Worker.
+    const problem = await signatureProblem(secret, parts, h(SIGNATURE_HEADERS.signature), now);
+    if (problem) return text(res, 401, `refused: ${problem}`);
+    if (!nonces.claim(parts.nonce, now)) return text(res, 401, "refused: this signed request was already served (replay)");
+
+    try {
+      if (url.pathname === "/-/health" && req.method === "GET") {
+        accessSync(root, constants.W_OK);
+        gitVersion ??= await git(["--version"]);
+        return json(res, 200, { status: "ok", git: gitVersion });
+      }
+      const repoMatch = REPOSITORY_PATH.exec(url.pathname);
+      if (repoMatch) {
+        const dir = path.join(root, repoMatch[1]);
+        if (req.method === "DELETE") {
+          await rm(dir, { recursive: true, force: true });
+          return res.writeHead(204).end();
+        }
+        if (req.method === "PUT") {
+          const body = await readBody(req);
+          if (parts.contentSha256 === UNSIGNED_PAYLOAD || (await sha256HexOf(body)) !== parts.contentSha256) {
+            return text(res, 401, "refused: the body does not match x-origin-content-sha256");
+          }
+          let provision;
+          try {
+            provision = parseProvision(body.toString("utf8"));
+          } catch (err) {
+            return text(res, 400, err.message);
+          }
+          const created = await ensureBareRepo(root, repoMatch[1], provision.branch);
+          if (provision.commit) await initialCommit(dir, provision.branch, provision.commit);
+          return json(res, created ? 201 : 200, { created });
+        }
+        return text(res, 405, "PUT or DELETE");
+      }
+      const m = GIT_PATH.exec(url.pathname);
+      if (!m || (req.method !== "GET" && req.method !== "POST")) return text(res, 404, "Not found");
+      // The Worker forwards only authorised projects: one created while the origin was down
+      // gets its repository on first access.
+      await ensureBareRepo(root, m[1]);
+      return serveGit(root, req, res, url, m[1], m[2]);
+    } catch (err) {
+      console.error("git origin:", err.message);
+      if (!res.headersSent) text(res, 500, "the git origin failed; see its log");
+      else res.end();
+    }
   });
 }
 
 /**
- * Starts the origin on a random free loopback port and returns its URL (npm start passes it to the
- * Worker as GIT_ORIGIN). The server lives in the caller's process, so it stops when npm start stops;
- * `unref` lets a test runner exit without closing it. Without a directory, repositories live in a
- * temporary one that is removed when the process exits (the workerd tests use that).
+ * Starts the origin on a free loopback port; `npm start` and the workerd tests use it in-process.
+ * Returns its URL and the secret it accepts (a fresh random one unless given). Without a
+ * directory, repositories live in a temporary one removed when the process exits.
  */
-export async function startGitOrigin(dir, { unref = false } = {}) {
+export async function startGitOrigin(dir, { unref = false, secret = randomBytes(32).toString("hex") } = {}) {
   let root = dir;
   if (!root) {
     const temp = mkdtempSync(path.join(tmpdir(), "git-origin-"));
     process.on("exit", () => rmSync(temp, { recursive: true, force: true }));
     root = temp;
   }
-  const server = createGitOriginServer(root);
+  const server = createGitOriginServer(root, secret);
   await new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", resolve);
   });
   if (unref) server.unref();
   const { port } = server.address();
-  return `http://127.0.0.1:${port}`;
+  return { url: `http://127.0.0.1:${port}`, secret };
+}
+
+// Run as a program (deployed): node scripts/git-origin.mjs --root /srv/git --listen 127.0.0.1:8790,
+// the secret from the environment (never the command line, where ps shows it).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const option = (name, fallback) => {
+    const i = args.indexOf(name);
+    return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
+  };
+  const root = path.resolve(option("--root", process.env.GIT_ORIGIN_ROOT ?? "/var/lib/edge-auth-git"));
+  const listen = option("--listen", process.env.GIT_ORIGIN_LISTEN ?? "127.0.0.1:8790");
+  const at = listen.lastIndexOf(":");
+  const host = listen.slice(0, at);
+  const port = Number(listen.slice(at + 1));
+  if (!host || !Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(`git origin: --listen must be host:port, not ${listen}`);
+    process.exit(2);
+  }
+  let server;
+  try {
+    server = createGitOriginServer(root, process.env.GIT_ORIGIN_SECRET);
+  } catch (err) {
+    console.error(`git origin: ${err.message}`);
+    process.exit(2);
+  }
+  server.once("error", (err) => {
+    console.error(`git origin: cannot listen on ${listen}: ${err.message}`);
+    process.exit(1);
+  });
+  server.listen(port, host, () => console.log(`git origin: serving ${root} on http://${listen}`));
+  const stop = () => server.close(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
 }

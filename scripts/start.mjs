@@ -84,8 +84,18 @@ if (migrate.status !== 0) {
   process.exit(migrate.status ?? 1);
 }
 
+// Without GIT_ORIGIN, the origin program runs in this process on loopback, with a fresh secret
+// for each start unless GIT_ORIGIN_SECRET names one (docs/git.md, "The origin").
 const gitOriginStarted = !values.GIT_ORIGIN;
-if (gitOriginStarted) values.GIT_ORIGIN = await startGitOrigin(path.join(persist, "git"));
+if (gitOriginStarted) {
+  try {
+    const started = await startGitOrigin(path.join(persist, "git"), values.GIT_ORIGIN_SECRET ? { secret: values.GIT_ORIGIN_SECRET } : {});
+    values.GIT_ORIGIN = started.url;
+    values.GIT_ORIGIN_SECRET = started.secret;
+  } catch (err) {
+    refuse([`the local git origin: ${err.message}`]);
+  }
+}
 if (!values.SERVICE_REVISION) {
   const rev = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" });
   if (rev.status === 0 && rev.stdout.trim()) values.SERVICE_REVISION = rev.stdout.trim();

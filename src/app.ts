@@ -17,7 +17,7 @@ import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
 import { apiCacheControl, nosniff } from "./http/response-headers";
-import { readinessRefusal, refusalResponse } from "./setup/readiness";
+import { readinessRefusal, readinessReport, refusalResponse } from "./setup/readiness";
 import { refusedProblems } from "./config";
 import { renderUnhandledError } from "./app-errors";
 import { MOUNTS } from "./http/families";
@@ -71,6 +71,12 @@ app.use(async (c, next) => {
 
 // GitLab's liveness path.
 app.get("/-/health", (c) => c.text("GitLab OK"));
+// GitLab's readiness probe: the database and the git origin (src/setup/readiness.ts).
+app.get("/-/readiness", async (c) => {
+  const report = await readinessReport(c.env);
+  c.header("Cache-Control", "no-store");
+  return c.json(report.body, report.status);
+});
 
 app.route(MOUNTS.oauth, oauthRoutes);
 app.route(MOUNTS.wellKnown, oauthWellKnown);

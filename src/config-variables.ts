@@ -34,6 +34,9 @@ export const VARIABLES: readonly VariableSpec[] = [
   // development only, as no client can prove it owns a loopback URL.
   { name: "ALLOW_LOOPBACK_CLIENT_METADATA", kind: "boolean", default: "false", localDefault: "true" },
   { name: "GIT_ORIGIN", kind: "http-url", default: "" },
+  // The key the Worker signs every request to GIT_ORIGIN with; the origin serves nothing unsigned
+  // (docs/git.md, "Signed requests"). npm start makes a fresh one for the origin it starts.
+  { name: "GIT_ORIGIN_SECRET", kind: "text", default: "", secret: true },
   { name: "ISSUER", kind: "http-url", default: "" },
   { name: "SECRET_KEY_BASE", kind: "text", default: null, localDefault: "local-development-secret-key-base-change-me", secret: true },
   { name: "SECRET_KEY_BASE_PREVIOUS", kind: "text", default: "", secret: true },
@@ -91,6 +94,8 @@ export const VARIABLE_NAMES: ReadonlySet<string> = new Set(VARIABLES.map((v) => 
 export const PUBLISHED_SECRET_KEY_BASE = "local-development-secret-key-base-change-me";
 /** GitLab generates 128 hex characters; we ask for at least 32 characters of real randomness. */
 export const MIN_SECRET_KEY_BASE_LENGTH = 32;
+/** The shortest GIT_ORIGIN_SECRET the Worker and the git origin (scripts/git-origin.mjs) accept. */
+export const MIN_ORIGIN_SECRET_LENGTH = 32;
 
 const INT = /^[1-9][0-9]*$/;
 

@@ -1,4 +1,4 @@
-import { checkVariables, MIN_SECRET_KEY_BASE_LENGTH, PUBLISHED_SECRET_KEY_BASE } from "./config-variables";
+import { checkVariables, MIN_ORIGIN_SECRET_LENGTH, MIN_SECRET_KEY_BASE_LENGTH, PUBLISHED_SECRET_KEY_BASE } from "./config-variables";
 import { AppError } from "./domain/errors";
 import type { Bindings } from "./env";
 import type { ThrottlePolicy } from "./throttle/failure-counter";
@@ -16,6 +16,8 @@ export interface Config {
   /** Loopback http URLs as Client ID Metadata Document client ids (development; docs/agents.md). */
   allowLoopbackClientMetadata: boolean;
   gitOrigin: string;
+  /** The shared key of the requests to the git origin (src/git/origin-signature.ts). */
+  gitOriginSecret: string;
   issuer: string;
   accessTokenTtlSeconds: number;
   refreshGraceSeconds: number;
@@ -69,6 +71,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
   const { values, problems } = checkVariables(env, false);
   if (localDev) values.SECRET_KEY_BASE ??= PUBLISHED_SECRET_KEY_BASE;
   else problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE));
+  problems.push(...gitOriginSecretProblems(values.GIT_ORIGIN, values.GIT_ORIGIN_SECRET));
   if (problems.length) return configRefused(problems);
   const int = (name: string) => Number(values[name]);
   return {
@@ -77,6 +80,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     allowInsecureRedirects: values.ALLOW_INSECURE_REDIRECTS === "true",
     allowLoopbackClientMetadata: values.ALLOW_LOOPBACK_CLIENT_METADATA === "true",
     gitOrigin: values.GIT_ORIGIN,
+    gitOriginSecret: values.GIT_ORIGIN_SECRET ?? "",
     issuer: values.ISSUER,
     accessTokenTtlSeconds: int("ACCESS_TOKEN_TTL_SECONDS"),
     refreshGraceSeconds: int("REFRESH_GRACE_SECONDS"),
@@ -123,6 +127,15 @@ function secretKeyBaseProblems(value: string | undefined): string[] {
   if (value === undefined) return ["SECRET_KEY_BASE is not set: set a secret of at least 32 random characters (wrangler secret put SECRET_KEY_BASE)"];
   if (value === PUBLISHED_SECRET_KEY_BASE) return ["SECRET_KEY_BASE is the published development value: set a secret of your own (wrangler secret put SECRET_KEY_BASE)"];
   if (value.length < MIN_SECRET_KEY_BASE_LENGTH) return [`SECRET_KEY_BASE is too short: use at least ${MIN_SECRET_KEY_BASE_LENGTH} random characters, for example from openssl rand -hex 64`];
+  return [];
+}
+
+/** A git origin serves only signed requests, so it is useless without a key both sides hold. */
+function gitOriginSecretProblems(origin: string | undefined, secret: string | undefined): string[] {
+  if (!origin) return [];
+  if (!secret || secret.length < MIN_ORIGIN_SECRET_LENGTH) {
+    return [`GIT_ORIGIN is set but GIT_ORIGIN_SECRET is ${secret ? "too short" : "not set"}: set the origin's secret of at least ${MIN_ORIGIN_SECRET_LENGTH} characters (wrangler secret put GIT_ORIGIN_SECRET; docs/deploy.md)`];
+  }
   return [];
 }
 

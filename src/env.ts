@@ -14,6 +14,7 @@ export interface Bindings {
   SERVICE_VERSION?: string;
   ALLOW_INSECURE_REDIRECTS?: string;
   GIT_ORIGIN?: string;
+  GIT_ORIGIN_SECRET?: string;
   ISSUER?: string;
   ROOT_PASSWORD?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;

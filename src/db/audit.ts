@@ -39,6 +39,10 @@ export type AuditAction =
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  | "project_path_updated"
+  | "project_destroyed"
+  /** The git origin could not remove a deleted project's repository (src/git/provisioning.ts). */
+  | "project_repository_removal_failed"
   /** Written by the namespace migration only (drizzle/*_ns_namespace_collisions.sql). */
   | "namespace_path_renamed";
 

@@ -8,6 +8,7 @@ import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
 import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GIT_DENIAL_MESSAGES, type GitOperation } from "./access";
 import { forwardToOrigin } from "./proxy";
+import { originSettings } from "./origin-client";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { AppError, ERROR_STATUS } from "../domain/errors";
 import { logUnexpectedError } from "../observability/error-log";
@@ -56,7 +57,7 @@ const gitCaller = (c: Context<AppEnv>): Promise<Caller> => admitRequest(c, GIT_D
 async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: string, op: GitOperation) {
   const project = await findProject(getDb(c.env.DB), projectPath);
   decideDeployTokenGitAccess(op, token.scopes, project !== null && (await deployTokenCovers(c.env, token, project)));
-  return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, `/${project!.pathWithNamespace}.git/${gitPath}`, token.username);
+  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, token.username);
 }
 
 async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string, op: GitOperation): Promise<Response> {
@@ -68,9 +69,9 @@ async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string
   const project = await findProject(db, projectPath);
   const accessLevel = project && principal ? await projectAccessLevel(db, project, principal.user.id) : 0;
   decideGitAccess(op, principal, project ? { visibility: project.visibility as Visibility, accessLevel } : null);
-  // The origin sees the canonical path, so differently-cased URLs reach the same repository.
-  const originPath = `/${project!.pathWithNamespace}.git/${gitPath}`;
-  return forwardToOrigin(getConfig(c.env).gitOrigin, c.req.raw, originPath, principal?.user.username ?? null);
+  // The origin knows the repository by project id, so differently-cased URLs and renamed
+  // projects reach the same repository.
+  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, principal?.user.username ?? null);
 }
 
 function serviceOperation(service: string | undefined): GitOperation | null {

@@ -11,6 +11,7 @@ import { findGroup } from "../db/projects";
 import { createRunner } from "../db/runners";
 import { findUserByLogin } from "../db/users";
 import type { Bindings } from "../env";
+import { createProjectRepository, readmeCommit } from "../git/provisioning";
 import { pushSeedImage } from "../registry/seed";
 
 /**
@@ -45,6 +46,8 @@ export async function ensureDemoData(env: Bindings): Promise<void> {
     creatorId: root.id,
   });
   await addMember(db, "project", project.id, root.id, 50, null);
+  // A first commit, so that a first clone of the demo shows something.
+  await createProjectRepository(env, project, readmeCommit(project, root));
 
   // Runners in every status: online, offline, stale, never contacted (recent and old), paused.
   await createRunner(db, { runnerType: "instance_type", description: "online instance runner", tagList: ["docker", "linux"], contactedAt: now - 60_000 });

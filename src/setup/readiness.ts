@@ -1,5 +1,6 @@
 import { getConfig, refusedProblems } from "../config";
 import type { Bindings } from "../env";
+import { gitOriginProblem } from "../git/provisioning";
 import { schemaBehindResponse, schemaState } from "./schema-check";
 
 /**
@@ -40,4 +41,25 @@ export function refusalResponse(problems: string[]): Response {
     status: 503,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "60" },
   });
+}
+
+/**
+ * GitLab's readiness probe (`GET /-/readiness`), once the service serves at all (the refusal
+ * above answers first): each dependency's check, 200 when all pass, 503 otherwise. The database
+ * is checked with one query; the git origin with its signed health check, so a secret that
+ * differs between the Worker and the origin shows here, not first on a user's push.
+ */
+export async function readinessReport(env: Bindings): Promise<{ status: 200 | 503; body: Record<string, unknown> }> {
+  const check = async (run: () => Promise<string | null>) => {
+    try {
+      const problem = await run();
+      return problem ? { status: "failed", message: problem } : { status: "ok" };
+    } catch (err) {
+      return { status: "failed", message: err instanceof Error ? err.name : "error" };
+    }
+  };
+  const db = await check(async () => (await env.DB.prepare("SELECT 1").first()) ? null : "no answer");
+  const git = await check(() => gitOriginProblem(env));
+  const ok = db.status === "ok" && git.status === "ok";
+  return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "failed", db_check: [db], git_origin_check: [git] } };
 }

@@ -12,6 +12,7 @@ import { hiddenFields, Jar } from "./form-jar";
 import { apiCall, createUser, passwordGrant } from "./pages-support";
 import { header, pluginClient } from "./plugin-helpers";
 import { freePort, ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
+import { startGitOrigin } from "../../scripts/git-origin.mjs";
 
 /**
  * Issue 13, "configuration that works the same everywhere": `npm start` with a non-default value
@@ -26,8 +27,13 @@ const VARS = {
   SERVICE_VERSION: "15.0",
   SERVICE_REVISION: "cfg-test-rev",
   ALLOW_INSECURE_REDIRECTS: "false",
+<<<<<<< HEAD
   ALLOW_LOOPBACK_CLIENT_METADATA: "false",
+=======
+  // Replaced in beforeAll by an origin this test runs with GIT_ORIGIN_SECRET (scripts/git-origin.mjs).
+>>>>>>> origin
   GIT_ORIGIN: "http://127.0.0.1:9",
+  GIT_ORIGIN_SECRET: "a-git-origin-secret-of-the-configuration-test-0123456789",
   SECRET_KEY_BASE: "a-secret-key-base-of-the-configuration-test-0123456789",
   SECRET_KEY_BASE_PREVIOUS: "the-previous-key-base-of-the-configuration-test-987654",
   REFRESH_GRACE_SECONDS: "1",
@@ -67,10 +73,13 @@ let port = 0;
 let persist = "";
 let base = "";
 let token = "";
+let gitRoot = "";
 
 beforeAll(async () => {
   persist = mkdtempSync(path.join(tmpdir(), "edge-auth-config-"));
-  const { ROOT_PASSWORD: rootPassword, ...vars } = VARS;
+  gitRoot = path.join(persist, "external-git-origin");
+  const origin = await startGitOrigin(gitRoot, { unref: true, secret: VARS.GIT_ORIGIN_SECRET });
+  const { ROOT_PASSWORD: rootPassword, ...vars } = { ...VARS, GIT_ORIGIN: origin.url };
   port = await freePort();
   server = await startService({ persistDir: persist, rootPassword, port, vars });
   base = server.baseURL;
@@ -169,6 +178,7 @@ describe("every documented variable takes effect under npm start (issue 13, issu
     expect(res.status).toBe(400);
   });
 
+<<<<<<< HEAD
   it("ALLOW_LOOPBACK_CLIENT_METADATA=false refuses a loopback http client_id (a Client ID Metadata Document URL) before fetching it", async () => {
     const res = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ client_id: "http://127.0.0.1:9/client.json", redirect_uri: "http://127.0.0.1:9/cb", response_type: "code" })}`, { redirect: "manual" });
     expect(res.status).toBe(400);
@@ -176,16 +186,27 @@ describe("every documented variable takes effect under npm start (issue 13, issu
   });
 
   it("GIT_ORIGIN is where git requests go (an origin that is down answers 5xx, not the local one)", async () => {
+=======
+  it("GIT_ORIGIN is where repositories are created and git requests go, signed with GIT_ORIGIN_SECRET", async () => {
+>>>>>>> origin
     const created = await fetch(`${base}/api/v4/projects`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "cfg", path: "cfg" }),
+      body: JSON.stringify({ name: "cfg", path: "cfg", initialize_with_readme: true }),
     });
     expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    // The repository is in the origin this test started (hashed storage by project id), not npm start's own.
+    const hash = createHash("sha256").update(String(id)).digest("hex");
+    expect(readdirSync(path.join(gitRoot, "@hashed", hash.slice(0, 2), hash.slice(2, 4)))).toContain(`${hash}.git`);
+    expect(readdirSync(persist)).not.toContain("git");
     const refs = await fetch(`${base}/root/cfg.git/info/refs?service=git-upload-pack`, {
       headers: { Authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString("base64")}` },
     });
-    expect([502, 503]).toContain(refs.status);
+    expect(refs.status).toBe(200);
+    expect(await refs.text()).toContain("refs/heads/main");
+    const readiness = await fetch(`${base}/-/readiness`);
+    expect(await readiness.json()).toMatchObject({ status: "ok", git_origin_check: [{ status: "ok" }] });
   });
 
   it("UPLOAD_MAX_FILE_BYTES limits SendFile (Code 8 past it)", async () => {

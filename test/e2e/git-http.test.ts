@@ -155,3 +155,12 @@ describe("Git over HTTPS with the git CLI (spec: the token is the password, user
     expect(raw.status).toBe(404);
   });
 });
+
+describe("the demo project of npm start has a first commit (a first clone shows content)", () => {
+  it("clones demo/demo-app with root's token and finds its README.md", async () => {
+    const rootToken = await passwordGrant(base, "root", inject("rootPassword"));
+    const clone = await git(["clone", remote("oauth2", rootToken, "demo/demo-app"), "demo-clone"]);
+    expect(clone.ok, clone.out).toBe(true);
+    expect(readFileSync(path.join(work, "demo-clone", "README.md"), "utf8")).toBe("# Demo App\n\nEvery announced change has data here\n");
+  });
+});

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { rootPat } from "./pages-support";
+import { rootPat, rootToken } from "./pages-support";
 
 /**
  * Issue 12 "GitLab's parameter coercion": a GitLab client from another ecosystem (Debian's
@@ -12,6 +12,7 @@ import { rootPat } from "./pages-support";
 const baseURL = inject("baseURL");
 const run = promisify(execFile);
 let pat: string;
+let oauthToken: string;
 
 type Observations = {
   username: string;
@@ -32,20 +33,24 @@ type Observations = {
   bad_bool: { status: number; message: string } | string;
   pat_scopes: string[];
   pat_listed: boolean;
+  oauth_username: string;
 };
 
 beforeAll(async () => {
   pat = await rootPat(baseURL, inject("rootPassword"), "python-gitlab e2e");
+  oauthToken = await rootToken(baseURL, inject("rootPassword"));
 });
 
 describe("python-gitlab drives /api/v4 (Grape's coercion)", () => {
-  it("authenticates with a PAT, lists and gets users, projects, runners, groups and tokens", async () => {
+  it("authenticates with a PAT and with an OAuth token (oauth_token=), lists and gets users, projects, runners, groups and tokens", async () => {
     const { stdout } = await run("/usr/bin/python3", ["test/e2e/python_gitlab_driver.py", baseURL], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GITLAB_PAT: pat },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GITLAB_PAT: pat, GITLAB_OAUTH_TOKEN: oauthToken },
       timeout: 120_000,
     });
     const o = JSON.parse(stdout.trim().split("\n").pop()!) as Observations;
     expect(o.username).toBe("root");
+    // docs/clients.md: an OAuth access token through oauth_token= authenticates as its user.
+    expect(o.oauth_username).toBe("root");
     expect(o.user_get).toBe("root");
     expect(o.active_users).toBeGreaterThan(0);
     expect(o.blocked_users_false).toBe(o.active_users);

@@ -60,4 +60,9 @@ out["pat_scopes"] = sorted(created.scopes)
 listed = gl.personal_access_tokens.list(revoked=False, get_all=True)
 out["pat_listed"] = any(t.id == created.id for t in listed)
 
+# An OAuth access token (docs/clients.md, python-gitlab): oauth_token= sends it as a Bearer token.
+oauth = gitlab.Gitlab(url, oauth_token=os.environ["GITLAB_OAUTH_TOKEN"])
+oauth.auth()
+out["oauth_username"] = oauth.user.username
+
 print(json.dumps(out))

@@ -8,9 +8,12 @@ import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
+import { createProjectRepository, readmeCommit } from "../../git/provisioning";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
-import { invalidParam } from "./errors";
+import { forbidden, invalidParam } from "./errors";
+import { changeProject, destroyProject } from "./project-lifecycle";
+import { clientAddress } from "../../http/client-address";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
@@ -53,6 +56,7 @@ const CreateProject = z
     visibility: visibilitySchema.default("private"),
     description: z.string().max(2000).default(""),
     default_branch: z.string().min(1).max(255).optional(),
+    initialize_with_readme: z.union([z.boolean(), z.string()]).optional(),
   })
   .refine((p) => p.name || p.path, { path: ["name"], message: "received undefined" });
 
@@ -79,6 +83,10 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
     defaultBranch: input.default_branch,
     creatorId: user.id,
   });
+  // The repository at the git origin, with GitLab's first README commit when asked for; a failure
+  // is logged and the origin creates the repository on first access (src/git/provisioning.ts).
+  const readme = coerceBool(input.initialize_with_readme) === true ? readmeCommit(project, user) : null;
+  await createProjectRepository(c.env, project, readme);
   return c.json(renderProject(c, project), 201);
 });
 
@@ -139,6 +147,35 @@ projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
     return c.json({ ...renderProject(c, project), statistics: { container_registry_size: containerRegistrySize } });
   }
   return c.json(renderProject(c, project));
+});
+
+const UpdateProject = z.object({
+  name: displayName(255).optional(),
+  path: pathSchema.optional(),
+  description: z.string().max(2000).optional(),
+  default_branch: z.string().min(1).max(255).optional(),
+});
+
+// GitLab: maintainers edit a project (admin_project), only owners rename it (rename_project).
+projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
+  const { project, level } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const input = parseParams(UpdateProject, await readParams(c));
+  if (input.name !== undefined && input.name !== project.name && level < AccessLevel.OWNER) throw forbidden();
+  const updated = await changeProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project, {
+    name: input.name,
+    path: input.path,
+    description: input.description,
+    defaultBranch: input.default_branch,
+  });
+  return c.json(renderProject(c, updated));
+});
+
+// GitLab: owners delete a project (remove_project); the answer is 202 and storage goes afterwards.
+projects.delete("/projects/:id", requireAuth(WRITE_API), async (c) => {
+  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.OWNER);
+  const { afterwards } = await destroyProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project);
+  c.executionCtx.waitUntil(afterwards);
+  return c.json({ message: "202 Accepted" }, 202);
 });
 
 export default projects;

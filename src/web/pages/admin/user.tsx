@@ -12,7 +12,7 @@ import { StateBadge } from "./users";
 /**
  * /admin/users/:username: one account and the actions its state allows (GitLab's admin user page).
  * Each action is a confirmed POST with the CSRF token that calls the same function as the admin
- * API (src/accounts/moderation.ts), so the state change and its audit row are the API's.
+ * API (src/services/accounts/moderation.ts), so the state change and its audit row are the API's.
  */
 const adminUser = new Hono<PageEnv>();
 type Ctx = Context<PageEnv>;
