@@ -16,6 +16,8 @@ export interface GqlContext {
   gate: SchemaGate;
   /** Origin of the request, for webUrl fields. */
   origin: string;
+  /** The caller's address (src/http/client-address.ts), for the audit rows of mutations. */
+  clientAddress: string | null;
   /** Catalogue ids of deprecated things this request used (answered with Deprecation headers). */
   deprecations: Set<string>;
   now: number;

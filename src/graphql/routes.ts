@@ -4,6 +4,7 @@ import { AuthError, ScopeError } from "../credentials/errors";
 import { bearerChallenge } from "../oauth/protected-resource";
 import { API_TOKEN_SOURCES } from "../credentials/extract";
 import { frontDoor, type Door } from "../credentials/front-door";
+import { clientAddress } from "../http/client-address";
 import type { Principal } from "../credentials/principal";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { getConfig } from "../config";
@@ -101,6 +102,7 @@ routes.on(["GET", "POST", "OPTIONS"], "/", async (c) => {
     principal,
     gate,
     origin: new URL(c.req.url).origin,
+    clientAddress: clientAddress(c.req.raw, c.env),
     deprecations,
     now: Date.now(),
     memo: new Map(),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AccessLevel } from "../../src/domain/access";
+import { env } from "cloudflare:test";
 import { call } from "../helpers/fixtures";
 import { groupWithProject, memberToken } from "./fixtures";
 import { gql } from "./helpers";
@@ -44,6 +45,18 @@ describe("deployTokenCreate, Project.deployTokens, deployTokenRevoke: one store 
     expect(await (await call(`/api/v4/projects/${project.id}/deploy_tokens`, { token })).json()).toEqual([]);
     expect((await gql(PROJECT_TOKENS, { variables: { path: project.pathWithNamespace }, token })).body.data.project.deployTokens.count).toBe(0);
     expect((await call(`/${project.pathWithNamespace}.git/info/refs?service=git-upload-pack`, { headers: basic })).status).toBe(401);
+  });
+
+  it("services: the mutations write the same audit rows as REST (deploy_token_created, deploy_token_revoked), never the token", async () => {
+    const { project, token } = await groupWithProject();
+    const made = (await gql(CREATE, { variables: { input: { projectPath: project.pathWithNamespace, name: "audited", scopes: ["READ_REGISTRY"] } }, token })).body.data.deployTokenCreate;
+    await gql(REVOKE, { variables: { id: made.deployToken.id }, token });
+    const { results } = await env.DB.prepare("SELECT action, details FROM audit_events WHERE entity_type = 'deploy_token' AND entity_id = ? ORDER BY id")
+      .bind(String(restId(made.deployToken.id)))
+      .all<{ action: string; details: string }>();
+    expect(results.map((r) => r.action)).toEqual(["deploy_token_created", "deploy_token_revoked"]);
+    expect(JSON.parse(results[0].details)).toMatchObject({ name: "audited", project_id: project.id });
+    expect(results.map((r) => r.details).join("")).not.toContain(made.token);
   });
 
   it("below maintainer, as REST refuses (403): the list is null and both mutations answer resource-not-available", async () => {

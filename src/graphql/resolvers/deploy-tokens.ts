@@ -1,7 +1,6 @@
 import { GraphQLError } from "graphql";
+import { actorOf } from "../../credentials/principal";
 import {
-  createDeployToken,
-  deleteDeployToken,
   findDeployTokenById,
   listDeployTokens,
   type DeployTokenOwner,
@@ -9,7 +8,8 @@ import {
 } from "../../db/deploy-tokens";
 import type { GroupRow, ProjectRow } from "../../db/projects";
 import { Ability, hasAbility } from "../../domain/access";
-import { isDeployTokenExpired, validateDeployTokenInput } from "../../domain/deploy-token-input";
+import { isDeployTokenExpired } from "../../domain/deploy-token-input";
+import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
 import { parseScopes } from "../../domain/scopes";
 import { paginate, type ConnectionArgs } from "../connection";
 import { canSeeGroup, groupLevel, isAdmin, loadGroup, notAvailable, projectLevel, requireWrite, visibleProject, type GqlContext } from "../context";
@@ -68,9 +68,10 @@ export const deployTokenResolvers = {
   },
   Mutation: {
     deployTokenCreate: async (_: unknown, { input }: { input: Record<string, unknown> & { clientMutationId?: string } }, ctx: GqlContext) => {
-      requireWrite(ctx);
+      const principal = requireWrite(ctx);
       const owner = await managedOwner(ctx, input as { projectPath?: string; groupPath?: string });
-      const checked = validateDeployTokenInput({
+      // The same use case as REST's POST .../deploy_tokens: validated, stored and audited once.
+      const created = await createDeployToken(ctx.env, actorOf(principal, ctx.clientAddress), owner, {
         name: String(input.name),
         scopes: (input.scopes as string[]).map((s) => s.toLowerCase()),
         // The Time scalar parsed it to milliseconds; the REST rules take GitLab's date text.
@@ -78,15 +79,14 @@ export const deployTokenResolvers = {
         username: (input.username as string | null | undefined) ?? null,
       });
       const clientMutationId = input.clientMutationId ?? null;
-      if (!checked.ok) {
-        const errors = Object.entries(checked.errors).flatMap(([field, msgs]) => (msgs ?? []).map((m) => `${field} ${m}`));
+      if (!created.ok) {
+        const errors = Object.entries(created.errors).flatMap(([field, msgs]) => (msgs ?? []).map((m) => `${field} ${m}`));
         return { deployToken: null, token: null, errors, clientMutationId };
       }
-      const { token, row } = await createDeployToken(ctx.db, owner, checked.value);
-      return { deployToken: row, token, errors: [], clientMutationId };
+      return { deployToken: created.row, token: created.token, errors: [], clientMutationId };
     },
     deployTokenRevoke: async (_: unknown, { input }: { input: { id: string; clientMutationId?: string } }, ctx: GqlContext) => {
-      requireWrite(ctx);
+      const principal = requireWrite(ctx);
       const token = await findDeployTokenById(ctx.db, parseGid(input.id, "DeployToken", "DeployTokenID"));
       let allowed = false;
       if (token?.projectId != null) {
@@ -97,7 +97,7 @@ export const deployTokenResolvers = {
         allowed = group !== null && (await canSeeGroup(ctx, group)) && (await mayManageGroup(ctx, group));
       }
       if (!token || !allowed) throw notAvailable();
-      await deleteDeployToken(ctx.db, token.id);
+      await revokeDeployToken(ctx.env, actorOf(principal, ctx.clientAddress), token);
       return { errors: [], clientMutationId: input.clientMutationId ?? null };
     },
   },
