@@ -1,6 +1,6 @@
 import { parseDocument } from "yaml";
 import { catalogueEntry } from "../versioning/catalogue";
-import { stateAt, type ChangeState } from "../versioning/gate";
+import { stateAt, type ChangeState } from "../versioning/state";
 
 /**
  * The pipeline rules of the schedule (part b: Errors, Limits, Versioning), applied by version:

@@ -1,5 +1,5 @@
 import { catalogueEntry } from "../versioning/catalogue";
-import { stateAt } from "../versioning/gate";
+import { stateAt } from "../versioning/state";
 import { AppError } from "./errors";
 
 /** Iteration state derives from its dates (GitLab: 1 upcoming, 2 current — once "started" —, 3 closed). */

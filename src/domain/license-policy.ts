@@ -1,5 +1,5 @@
 import { catalogueEntry } from "../versioning/catalogue";
-import { stateAt } from "../versioning/gate";
+import { stateAt } from "../versioning/state";
 import { AppError } from "./errors";
 
 /**

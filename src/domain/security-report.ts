@@ -1,6 +1,6 @@
 import { Validator } from "@cfworker/json-schema";
 import { catalogueEntry } from "../versioning/catalogue";
-import { stateAt } from "../versioning/gate";
+import { stateAt } from "../versioning/state";
 import type { Generation } from "./security-report-schema-parts";
 import { chooseSchema, compareSemver, PUBLISHED_VERSIONS, REPORT_TYPES, reportSchema, type ReportType } from "./security-report-schemas";
 

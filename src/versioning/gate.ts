@@ -1,13 +1,9 @@
-import { catalogueEntry, type CatalogueEntry } from "./catalogue";
-import { atLeast, milestoneDate } from "./version";
+import { catalogueEntry } from "./catalogue";
+import { stateAt } from "./state";
+import { milestoneDate } from "./version";
 
-export type ChangeState = "announced" | "deprecated" | "removed";
-
-export function stateAt(entry: CatalogueEntry, version: string): ChangeState {
-  if (entry.removedIn && atLeast(version, entry.removedIn)) return "removed";
-  if (entry.deprecatedIn === null || atLeast(version, entry.deprecatedIn)) return "deprecated";
-  return "announced";
-}
+// The pure rule lives beside the catalogue, so src/domain can ask it without the request layer.
+export { stateAt, type ChangeState } from "./state";
 
 export function isRemoved(id: string, version: string): boolean {
   return stateAt(catalogueEntry(id), version) === "removed";
