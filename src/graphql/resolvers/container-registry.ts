@@ -70,6 +70,9 @@ export const containerRegistryResolvers = {
       if (!(await mayRead(ctx, project))) return null;
       return paginate(args, async (w) => {
         const { rows, total, hasNext } = await listRepositories(ctx.db, project.id, w);
+        // One query for the page's tags, so tagsCount costs no query per repository.
+        const tags = await tagsOf(ctx.db, rows.map((r) => r.id));
+        for (const r of rows) ctx.memo.set(`registry-tags:${r.id}`, Promise.resolve(tags.get(r.id) ?? []));
         // Above the count cap the total is unknown: count what is known to exist.
         return { rows, total: total ?? w.offset + rows.length + (hasNext ? 1 : 0) };
       });
