@@ -52,11 +52,15 @@ export function buildWorker(outdir = mkdtempSync(path.join(tmpdir(), "edge-auth-
 async function applyMigrations(mf) {
   const db = await mf.getD1Database("DB");
   const dir = path.join(ROOT, "drizzle");
+  // Recorded in d1_migrations as wrangler records them: the Worker refuses to serve a schema
+  // behind its migrations (src/setup/schema-check.ts).
+  await db.prepare("CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)").run();
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
     const sql = readFileSync(path.join(dir, file), "utf8");
     for (const stmt of sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean)) {
       await db.prepare(stmt).run();
     }
+    await db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(file).run();
   }
 }
 
