@@ -94,6 +94,6 @@ describe("projects and members", () => {
     expect(((await res.json()) as { name: string }[]).map((p) => p.name[0])).toEqual(["a", "b"]);
     expect(res.headers.get("Link")).toContain('rel="next"');
     const bad = await callAt("16.0", "/api/v4/projects?order_by=stars", { token: me.token });
-    expect((await bad.json()) as Record<string, any>).toEqual({ error: "order_by is invalid" });
+    expect((await bad.json()) as Record<string, any>).toEqual({ error: "order_by does not have a valid value" });
   });
 });

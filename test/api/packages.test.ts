@@ -82,9 +82,9 @@ describe("package list: pagination, order, filters; get and delete", () => {
     expect(((await byName.json()) as { name: string }[]).map((p) => p.name)).toEqual(["alpha"]);
     const bad = await callAt("16.0", `/api/v4/projects/${project.id}/packages?order_by=size`, { token: owner.token });
     expect(bad.status).toBe(400);
-    expect((await bad.json()) as Record<string, any>).toEqual({ error: "order_by is invalid" });
+    expect((await bad.json()) as Record<string, any>).toEqual({ error: "order_by does not have a valid value" });
     const badType = await callAt("16.0", `/api/v4/projects/${project.id}/packages?package_type=docker`, { token: owner.token });
-    expect((await badType.json()) as Record<string, any>).toEqual({ error: "package_type is invalid" });
+    expect((await badType.json()) as Record<string, any>).toEqual({ error: "package_type does not have a valid value" });
   });
   it("GET /packages/:id and DELETE (maintainer) remove the package and its file", async () => {
     const project = await makeProject(owner.user.id);

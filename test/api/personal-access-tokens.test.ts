@@ -107,7 +107,7 @@ describe("GET and DELETE /api/v4/personal_access_tokens (issue 2)", () => {
     expect((await call("/api/v4/personal_access_tokens/abc", { token: a.token })).status).toBe(400);
     const bad = await call("/api/v4/personal_access_tokens?state=sideways", { token: a.token });
     expect(bad.status).toBe(400);
-    expect((await bad.json()) as Record<string, any>).toEqual({ error: "state is invalid" });
+    expect((await bad.json()) as Record<string, any>).toEqual({ error: "state does not have a valid value" });
   });
 
   it("filters by state, revoked and search, and paginates with X-Total (in SQL)", async () => {
