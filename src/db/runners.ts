@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
@@ -6,7 +6,7 @@ import { runnerProjects, runnerRegistrationTokens, runners } from "./schema/runn
 import { projects } from "./schema/projects";
 import { ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../domain/runner-status";
 import { AccessLevel } from "../domain/access";
-import { groupAccessLevel, projectsWithAccessLevels } from "./projects";
+import { groupAccessLevel, groupAncestry, projectsWithAccessLevels, type ProjectRow } from "./projects";
 
 export type RunnerRow = typeof runners.$inferSelect;
 export const RUNNER_TOKEN_PREFIX = "glrt-";
@@ -169,6 +169,19 @@ export async function listRunnersKeyset(db: Db, where: SQL | undefined, idAfter:
 
 export const runnerIdsOnProjects = (projectIds: number[]) =>
   inArray(runners.id, sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${projectIds.length ? projectIds : [0]})`);
+
+/**
+ * The runners a project can use, as GitLab's project runners list: the ones enabled for it, the
+ * instance's, and those of the groups above it (GET /projects/:id/runners and the project page).
+ */
+export async function runnersAvailableToProject(db: Db, project: Pick<ProjectRow, "id" | "namespaceKind" | "namespaceId">): Promise<SQL | undefined> {
+  const groupIds = project.namespaceKind === "group" ? await groupAncestry(db, project.namespaceId) : [];
+  return or(
+    runnerIdsOnProjects([project.id]),
+    eq(runners.runnerType, "instance_type"),
+    groupIds.length ? and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, groupIds)) : undefined,
+  );
+}
 
 // Legacy registration tokens (POST /runners).
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApplication } from "../../src/db/applications";
+import { createApplication, saveMetadataDocumentApplication } from "../../src/db/applications";
 import { getDb } from "../../src/db/client";
 import { Browser, textOf } from "../helpers/browser";
 import { TEST_PASSWORD, call, makeUser, makeUserWithToken } from "../helpers/fixtures";
@@ -153,5 +153,22 @@ describe("/admin/applications", () => {
     const html = await (await b.get("/admin/applications")).text();
     const row = /<tr>(?:(?!<\/tr>)[\s\S])*Self-registered[\s\S]*?<\/tr>/.exec(html)![0];
     expect(textOf(row)).toContain("Dynamic (registered by the client, RFC 7591)");
+  });
+
+  it("marks clients known by their Client ID Metadata Document, with the document's host, as unverified", async () => {
+    const { b } = await adminBrowser();
+    const uid = `https://agent-${crypto.randomUUID()}.example/client.json`;
+    await saveMetadataDocumentApplication(getDb(env.DB), {
+      uid,
+      name: "Document client",
+      redirectUri: "http://127.0.0.1:7777/cb",
+      scopes: ["read_api"],
+      accessTokenTtlSeconds: 7200,
+      expiresAt: Date.now() + 3_600_000,
+    });
+    const html = await (await b.get("/admin/applications")).text();
+    const row = /<tr>(?:(?!<\/tr>)[\s\S])*Document client[\s\S]*?<\/tr>/.exec(html)![0];
+    expect(textOf(row)).toContain(`Metadata document at ${new URL(uid).host} (unverified)`);
+    expect(textOf(row)).not.toContain("RFC 7591");
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AccessLevel } from "../../src/domain/access";
 import { Browser, signedInUser, textOf } from "../helpers/browser";
 import { TEST_PASSWORD, call, makeUser } from "../helpers/fixtures";
-import { addMemberTo, makeGroup, makeProject } from "../helpers/resources";
+import { addMemberTo, makeGroup, makeProject, makeRunner } from "../helpers/resources";
 
 /** DESIGN.md "Pages people find their way through": the header's links, the dashboard, a project's page. */
 const navLinks = (html: string) => [...(/<nav aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? "").matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
@@ -77,6 +77,22 @@ describe("/<namespace>/<project>", () => {
     expect(textOf(html)).toContain(`http://localhost/${project.pathWithNamespace}.git`);
   });
 
+  it("shows a maintainer the runners the project can use, as GET /projects/:id/runners lists them (its own, not another project's)", async () => {
+    const { user, browser } = await signedInUser();
+    const project = await makeProject(user.id);
+    const other = await makeProject(user.id);
+    const mine = `page-runner-${crypto.randomUUID().slice(0, 8)}`;
+    const theirs = `other-runner-${crypto.randomUUID().slice(0, 8)}`;
+    await makeRunner({ runnerType: "project_type", projectId: project.id, description: mine, contactedAt: Date.now() });
+    await makeRunner({ runnerType: "project_type", projectId: other.id, description: theirs });
+    const html = await (await browser.get(`/${project.pathWithNamespace}`)).text();
+    expect(html).toContain('href="#runners"');
+    const section = textOf(/<h2 id="runners">[\s\S]*$/.exec(html)![0]);
+    expect(section).toContain(mine);
+    expect(section).toContain("online");
+    expect(section).not.toContain(theirs);
+  });
+
   it("a guest sees the page without the registry or settings links", async () => {
     const owner = await makeUser();
     const project = await makeProject(owner.id);
@@ -85,6 +101,7 @@ describe("/<namespace>/<project>", () => {
     const html = await (await browser.get(`/${project.pathWithNamespace}`)).text();
     expect(html).not.toContain("/container_registry");
     expect(html).not.toContain("/-/settings/repository");
+    expect(html).not.toContain('id="runners"');
   });
 
   it("a private project answers a stranger exactly as a missing one (404, the same page); a visitor is sent to sign in", async () => {

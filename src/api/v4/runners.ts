@@ -11,7 +11,7 @@ import {
   listRunners,
   listRunnersKeyset,
   normaliseTags,
-  runnerIdsOnProjects,
+  runnersAvailableToProject,
   runnerProjectIds,
   runnerAccessLevel,
   runnerRequiredLevel,
@@ -123,13 +123,7 @@ runnersApp.delete("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
 // Project runners: those enabled on the project, its ancestor groups' runners and instance runners.
 runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  const groupIds = project.namespaceKind === "group" ? await groupAncestry(getDb(c.env.DB), project.namespaceId) : [];
-  const scope = or(
-    runnerIdsOnProjects([project.id]),
-    eq(runnersTable.runnerType, "instance_type"),
-    groupIds.length ? and(eq(runnersTable.runnerType, "group_type"), inArray(runnersTable.groupId, groupIds)) : undefined,
-  );
-  return respondList(c, scope, { scopes: RUNNER_ALL_SCOPES });
+  return respondList(c, await runnersAvailableToProject(getDb(c.env.DB), project), { scopes: RUNNER_ALL_SCOPES });
 });
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {

@@ -244,7 +244,12 @@ export function AuthorizedApplications({ list, token }: { list: AuthorizedApplic
   );
 }
 
-/** How a client came to be registered, where it was not an administrator or a user: by itself (RFC 7591). */
-export function ClientKindBadge({ app }: { app: Pick<ApplicationRow, "dynamic"> }) {
+/**
+ * How a client came to be registered, where it was not an administrator or a user: by itself
+ * (RFC 7591), or from its Client ID Metadata Document (its client_id is the document's URL).
+ */
+export function ClientKindBadge({ app }: { app: Pick<ApplicationRow, "dynamic" | "uid"> }) {
+  const host = documentHost(app.uid);
+  if (host) return <span class="badge dynamic">Metadata document at {host} (unverified)</span>;
   return app.dynamic ? <span class="badge dynamic">Dynamic (registered by the client, RFC 7591)</span> : null;
 }

@@ -3,10 +3,13 @@ import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { listPackages } from "../../db/packages";
 import { findProject, projectAccessLevel } from "../../db/projects";
+import { listRunners, runnersAvailableToProject } from "../../db/runners";
+import { getConfig } from "../../config";
+import { runnerStatus } from "../../domain/runner-status";
 import { AccessLevel, canReadCode, canReadProject, type Visibility } from "../../domain/access";
 import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
-import { renderPage } from "../page";
+import { formatDate, renderPage } from "../page";
 import { PROJECT_PATH } from "../project-page";
 import { pageSecurityHeaders } from "../security";
 import { currentUser } from "../session";
@@ -14,7 +17,8 @@ import { notFoundPage } from "./not-found";
 
 /**
  * /<namespace>/<project>: a project's page, from which its sections are reached: the clone URL,
- * the container registry, the packages, and the settings (deploy tokens) for maintainers.
+ * the container registry, the packages, and for maintainers the runners it can use (GitLab's
+ * Settings > CI/CD > Runners) and the settings (deploy tokens).
  * Public projects are shown to visitors; a project the viewer may not see answers exactly as one
  * that does not exist (a visitor is sent to sign in first, as GitLab does).
  *
@@ -23,6 +27,7 @@ import { notFoundPage } from "./not-found";
  */
 const projectPage = new Hono<AppEnv>();
 const MAX_PACKAGES = 20;
+const MAX_RUNNERS = 20;
 
 const isPagePath = (c: Context) => familyOf(c.req.path) === "pages";
 const headers = pageSecurityHeaders();
@@ -45,6 +50,13 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   const { rows: packages, total } = readsCode
     ? await listPackages(db, project.id, { where: [], orderBy: "created_at", sort: "desc", limit: MAX_PACKAGES, offset: 0 })
     : { rows: [], total: 0 };
+  // Runners are a maintainer's view, as GET /projects/:id/runners (the same rule, src/db/runners.ts).
+  const maintains = user !== null && level >= AccessLevel.MAINTAINER;
+  const runners = maintains
+    ? await listRunners(db, { where: await runnersAvailableToProject(db, project), orderBy: "id", sort: "desc", limit: MAX_RUNNERS, offset: 0 })
+    : null;
+  const now = Date.now();
+  const version = getConfig(c.env).serviceVersion;
   return renderPage(
     c,
     project.name,
@@ -74,7 +86,12 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
           <li>
             <a href="#packages">Packages</a> ({total})
           </li>
-          {user && level >= AccessLevel.MAINTAINER ? (
+          {runners ? (
+            <li>
+              <a href="#runners">Runners</a> ({runners.total})
+            </li>
+          ) : null}
+          {maintains ? (
             <li>
               <a href={`${base}/-/settings/repository`}>Settings: deploy tokens</a>
             </li>
@@ -99,6 +116,31 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
         </table>
       )}
       {total > packages.length ? <p class="muted">The {MAX_PACKAGES} newest of {total} packages (all of them: GET /api/v4/projects/:id/packages).</p> : null}
+      {runners ? (
+        <>
+          <h2 id="runners">Runners</h2>
+          {runners.rows.length === 0 ? (
+            <p class="muted">No runner can pick up this project's jobs yet.</p>
+          ) : (
+            <table>
+              <TableHead columns={["Runner", "Type", "Status", "Last contact"]} />
+              <tbody>
+                {runners.rows.map((r) => (
+                  <tr>
+                    <td>
+                      <span class="id">#{r.id}</span> <bdi>{r.description}</bdi>
+                    </td>
+                    <td>{r.runnerType.replace("_type", "")}</td>
+                    <td>{runnerStatus(r, now, version)}</td>
+                    <td>{formatDate(r.contactedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {runners.total > runners.rows.length ? <p class="muted">The {MAX_RUNNERS} newest of {runners.total} runners (all of them: GET /api/v4/projects/:id/runners).</p> : null}
+        </>
+      ) : null}
     </>,
   );
 });
