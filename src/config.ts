@@ -143,3 +143,12 @@ function gitOriginSecretProblems(origin: string | undefined, secret: string | un
 export function withVars(env: Bindings, vars: Partial<Record<keyof Bindings, string>>): Bindings {
   return { ...env, ...vars } as Bindings;
 }
+
+/**
+ * The access-token lifetime a new application starts with (DESIGN: "2 h default, a per-application
+ * setting"): what its creator asked for, else ACCESS_TOKEN_TTL_SECONDS at creation. Changing the
+ * variable later leaves existing applications as they are: their own setting wins.
+ */
+export function newApplicationTtl(env: Bindings, requested?: number): number {
+  return requested ?? getConfig(env).accessTokenTtlSeconds;
+}

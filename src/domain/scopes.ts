@@ -87,3 +87,11 @@ export function checkScopes<S extends string = Scope>(parts: readonly string[], 
 export function hasAnyScope(held: readonly string[], accepted: readonly string[]): boolean {
   return accepted.some((s) => held.includes(s));
 }
+
+/**
+ * Scopes a self-registered client (RFC 7591, or a Client ID Metadata Document) may never hold:
+ * acting as other users (`sudo`) and administrator mode (`admin_mode`, GitLab's; not in our
+ * catalogue, named so that a later catalogue entry stays out of reach of anonymous registrations).
+ * The protected resource metadata leaves them out of `scopes_supported` for the same reason.
+ */
+export const FORBIDDEN_SCOPES = ["sudo", "admin_mode"];

@@ -15,15 +15,6 @@ import { DEFAULT_RESOURCE } from "../domain/resources";
 /** Authorization codes live 10 minutes (DESIGN, /oauth/authorize; Doorkeeper's default). */
 export const CODE_TTL_MS = 10 * 60 * 1000;
 
-/**
- * The access-token lifetime a new application starts with (DESIGN: "2 h default, a per-application
- * setting"): what its creator asked for, else ACCESS_TOKEN_TTL_SECONDS at creation. Changing the
- * variable later leaves existing applications as they are: their own setting wins.
- */
-export function newApplicationTtl(env: Bindings, requested?: number): number {
-  return requested ?? getConfig(env).accessTokenTtlSeconds;
-}
-
 /** The lifetime settings of a grant: the application's, or the configured default without one. */
 function lifetime(env: Bindings, app: ApplicationRow | null): { ttlSeconds: number; expiring: boolean } {
   if (!app) return { ttlSeconds: getConfig(env).accessTokenTtlSeconds, expiring: true };

@@ -1,9 +1,8 @@
 import { Hono, type Context } from "hono";
 import { RESOURCE_PATHS, resourceFor, resourceUrl } from "../domain/resources";
-import { ALL_SCOPES } from "../domain/scopes";
+import { ALL_SCOPES, FORBIDDEN_SCOPES } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { issuerOf } from "./issuer";
-import { FORBIDDEN_SCOPES } from "./registration/metadata";
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for each of this service's resources

@@ -13,7 +13,7 @@ import { validateApplicationInput, type ApplicationErrors } from "../domain/appl
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
 import { revokeAllForApplication } from "./authorizations";
-import { newApplicationTtl } from "../oauth/issue";
+import { newApplicationTtl } from "../config";
 
 /**
  * OAuth applications as use cases, shared by the admin API (/api/v4/applications) and

@@ -1,5 +1,5 @@
 import { createApplication, findApplicationByUid } from "../db/applications";
-import { newApplicationTtl } from "../oauth/issue";
+import { newApplicationTtl } from "../config";
 import { isUniqueViolation } from "../db/errors";
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";

@@ -30,9 +30,10 @@ describe("GitLab probe endpoints (GET /api/v4/version and /api/v4/metadata)", ()
   });
 });
 
-describe("not-found answers (issue 13)", () => {
+describe("not-found answers, in each family's format", () => {
   it("an unknown page answers an HTML 404 page for people, in the pages' layout", async () => {
-    const res = await call("/no/such/page");
+    // Not shaped like /<namespace>/<project>: a visitor to such a path is sent to sign in first, as GitLab does.
+    const res = await call("/-/no/such/page");
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();

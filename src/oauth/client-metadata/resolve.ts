@@ -3,7 +3,7 @@ import { findApplicationByUid, saveMetadataDocumentApplication, type Application
 import { getDb } from "../../db/client";
 import type { Bindings } from "../../env";
 import { OAuthError } from "../errors";
-import { newApplicationTtl } from "../issue";
+import { newApplicationTtl } from "../../config";
 import { checkRegistration } from "../registration/metadata";
 import { documentUrl, fetchDocument, looksLikeDocumentUrl } from "./fetch-document";
 

@@ -1,6 +1,6 @@
 import { validateApplicationInput } from "../../domain/application-input";
 import { cleanDisplayName } from "../../domain/display-name";
-import { parseRequestedScopes } from "../../domain/scopes";
+import { FORBIDDEN_SCOPES, parseRequestedScopes } from "../../domain/scopes";
 import { isLoopback } from "../../domain/redirect-uri";
 import { OAuthError } from "../errors";
 
@@ -11,12 +11,6 @@ import { OAuthError } from "../errors";
  */
 export const UNVERIFIED_PREFIX = "[Unverified Dynamic Application] ";
 export const MAX_NAME_LENGTH = 200;
-/**
- * Scopes a self-registered client may never hold: acting as other users (`sudo`) and administrator
- * mode (`admin_mode`, GitLab's; not in our catalogue, named so that a later catalogue entry stays
- * out of reach of anonymous registrations).
- */
-export const FORBIDDEN_SCOPES = ["sudo", "admin_mode"];
 /** Without `scope`, a client gets read access to the API and the person's identity (docs/oidc.md). */
 export const DEFAULT_SCOPES = ["read_api", "read_user", "openid", "profile", "email"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];

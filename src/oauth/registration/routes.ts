@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { newApplicationTtl } from "../issue";
+import { newApplicationTtl } from "../../config";
 import { getConfig } from "../../config";
 import { recordAudit } from "../../db/audit";
 import { createApplication } from "../../db/applications";
