@@ -98,7 +98,8 @@ export interface UserNeeded {
 }
 
 export type RotateResult =
-  | { ok: true; kind: "rotated"; family: FamilyView }
+  /** `sinceVouched`: how long ago the replaced access token may last have been vouched for (the caller waits out the rest of L). */
+  | { ok: true; kind: "rotated"; family: FamilyView; sinceVouched: SinceVouched }
   | { ok: true; kind: "grace"; sealed: string; family: FamilyView }
   | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean; family?: FamilyView }
   | UserNeeded;

@@ -222,6 +222,8 @@ export class TokenFamily extends DurableObject<Bindings> {
       return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s) };
     }
     if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
+    // Read before the pair changes: the replaced access token is what an isolate may still remember.
+    const sinceVouched = this.sinceVouched(s);
     this.ctx.storage.kv.put(OLD_PREFIX + input.refreshHash, input.now);
     // The replaced access token is remembered too: revoking it later must still find the grant.
     if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
@@ -236,7 +238,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       ip: input.ip,
       createdAt: input.now,
     });
-    return { ok: true, kind: "rotated", family: this.view(s) };
+    return { ok: true, kind: "rotated", family: this.view(s), sinceVouched };
   }
 
   /**

@@ -44,9 +44,20 @@ function cacheEnv(seconds?: string) {
   return { env: e, familyCalls: family.gets, patCalls: pat.gets };
 }
 
+/**
+ * The races end in refused requests, which the failed-token throttle counts per client address:
+ * each test's requests come from an address of their own, so they never throttle another file's.
+ */
+const testAddress = new WeakMap<Bindings, string>();
+const addressOf = (e: Bindings) => {
+  if (!testAddress.has(e)) testAddress.set(e, `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`);
+  return testAddress.get(e)!;
+};
+
 async function send(e: Bindings, path: string, init: RequestInit & { token?: string } = {}): Promise<{ status: number; text: string }> {
   const headers = new Headers(init.headers);
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  headers.set("CF-Connecting-IP", addressOf(e));
   const ctx = createExecutionContext();
   const res = await app.fetch(new Request(`http://localhost${path}`, { ...init, headers }), e, ctx);
   const text = await res.text();
@@ -165,6 +176,24 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     const after = seen.filter((s) => s.startedAt > answeredAt);
     expect(after.length, "requests begun after the answer").toBeGreaterThan(0);
     expect(after.filter((s) => s.status === 200)).toEqual([]);
+  });
+
+  it("spec, refresh row (both old tokens are invalidated): with requests running concurrently on the replaced access token, none begun after the new pair was answered succeeds", async () => {
+    const { app: client, tokens } = await pkceTokens();
+    const c = cacheEnv();
+    let fresh: { access_token: string } | null = null;
+    const { seen, answeredAt } = await raceAgainst(c.env, tokens.access_token, async () => {
+      const res = await send(c.env, "/oauth/token", {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "refresh_token", client_id: client.uid, refresh_token: tokens.refresh_token }),
+      });
+      expect(res.status).toBe(200);
+      fresh = JSON.parse(res.text);
+    });
+    const after = seen.filter((s) => s.startedAt > answeredAt);
+    expect(after.length, "requests begun after the answer").toBeGreaterThan(0);
+    expect(after.filter((s) => s.status === 200)).toEqual([]);
+    expect((await send(c.env, "/api/v4/user", { token: fresh!.access_token })).status).toBe(200);
   });
 
   it("block (revokes OAuth grants; PATs refused while blocked) with requests running concurrently: none begun after the answer succeeds", async () => {

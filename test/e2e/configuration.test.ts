@@ -27,11 +27,8 @@ const VARS = {
   SERVICE_VERSION: "15.0",
   SERVICE_REVISION: "cfg-test-rev",
   ALLOW_INSECURE_REDIRECTS: "false",
-<<<<<<< HEAD
   ALLOW_LOOPBACK_CLIENT_METADATA: "false",
-=======
   // Replaced in beforeAll by an origin this test runs with GIT_ORIGIN_SECRET (scripts/git-origin.mjs).
->>>>>>> origin
   GIT_ORIGIN: "http://127.0.0.1:9",
   GIT_ORIGIN_SECRET: "a-git-origin-secret-of-the-configuration-test-0123456789",
   SECRET_KEY_BASE: "a-secret-key-base-of-the-configuration-test-0123456789",
@@ -178,17 +175,13 @@ describe("every documented variable takes effect under npm start (issue 13, issu
     expect(res.status).toBe(400);
   });
 
-<<<<<<< HEAD
   it("ALLOW_LOOPBACK_CLIENT_METADATA=false refuses a loopback http client_id (a Client ID Metadata Document URL) before fetching it", async () => {
     const res = await fetch(`${base}/oauth/authorize?${new URLSearchParams({ client_id: "http://127.0.0.1:9/client.json", redirect_uri: "http://127.0.0.1:9/cb", response_type: "code" })}`, { redirect: "manual" });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain("the URL must use https");
   });
 
-  it("GIT_ORIGIN is where git requests go (an origin that is down answers 5xx, not the local one)", async () => {
-=======
   it("GIT_ORIGIN is where repositories are created and git requests go, signed with GIT_ORIGIN_SECRET", async () => {
->>>>>>> origin
     const created = await fetch(`${base}/api/v4/projects`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },

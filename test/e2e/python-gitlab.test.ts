@@ -19,6 +19,7 @@ type Observations = {
   active_users: number;
   user_get: string;
   blocked_users_false: number;
+  all_users: number;
   project_path: string;
   projects_owned: string[];
   projects_page1: number;
@@ -53,7 +54,9 @@ describe("python-gitlab drives /api/v4 (Grape's coercion)", () => {
     expect(o.oauth_username).toBe("root");
     expect(o.user_get).toBe("root");
     expect(o.active_users).toBeGreaterThan(0);
-    expect(o.blocked_users_false).toBe(o.active_users);
+    // Grape's coercion: "False" is false (no filter, every user), never read as a true blocked=.
+    expect(o.blocked_users_false).toBe(o.all_users);
+    expect(o.active_users).toBeLessThanOrEqual(o.all_users);
     expect(o.project_path).toBe("demo/demo-app");
     expect(o.projects_owned).toContain("demo/demo-app");
     // Pagination: page 1 of size 1, and the iterator walks every page to the same total.

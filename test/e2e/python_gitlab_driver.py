@@ -20,10 +20,12 @@ gl.auth()
 out["username"] = gl.user.username
 
 # Users: booleans as Python spells them (True/False), list and get.
-active = gl.users.list(active=True)
+active = gl.users.list(active=True, get_all=True)
 out["active_users"] = len(active)
 out["user_get"] = gl.users.get(gl.user.id).username
-out["blocked_users_false"] = len(gl.users.list(blocked=False))
+# blocked=False is no filter in GitLab (only blocked=true narrows): every user, whatever other tests blocked.
+out["blocked_users_false"] = len(gl.users.list(blocked=False, get_all=True))
+out["all_users"] = len(gl.users.list(get_all=True))
 
 # Projects: get by full path (URL-encoded by the client), boolean filters, pagination.
 project = gl.projects.get("demo/demo-app")

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createGroup } from "../../src/db/namespaces";
 import { getDb } from "../../src/db/client";
 import { signedInUser } from "../helpers/browser";
-import { REDIRECT, getCode, pkce, refresh, setUser, tokenRequest, unique } from "../oauth/helpers";
+import { REDIRECT, getCode, makeUser, pkce, refresh, setUser, tokenRequest, unique } from "../oauth/helpers";
 import { oidcApp, oidcLogin, sessionStartedAt, verifyIdToken, type OidcTokens } from "./helpers";
 
 describe("id_token from the code grant (OIDC Core §3.1.3.3, §2)", () => {
@@ -45,7 +45,9 @@ describe("id_token from the code grant (OIDC Core §3.1.3.3, §2)", () => {
     const { app, user, browser } = await oidcLogin("openid");
     const db = getDb(env.DB);
     const parent = await createGroup(db, { name: "P", path: unique("p"), parent: null, visibility: "private", description: "", ownerId: user.id });
-    await createGroup(db, { name: "C", path: "child", parent, visibility: "private", description: "", ownerId: 1 });
+    // Owned by someone else: the user reaches it through the parent only, so it is not direct.
+    const other = await makeUser();
+    await createGroup(db, { name: "C", path: "child", parent, visibility: "private", description: "", ownerId: other.id });
     const again = await oidcLogin("openid", {}, { uid: undefined }, { user, browser });
     expect((await verifyIdToken(again.tokens.id_token!, again.app.uid)).groups_direct).toEqual([parent.fullPath]);
     expect(app.uid).not.toBe(again.app.uid);

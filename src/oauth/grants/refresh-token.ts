@@ -1,3 +1,4 @@
+import { outlastValidationCache } from "../../credentials/validation-cache";
 import { getConfig } from "../../config";
 import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
@@ -85,6 +86,10 @@ export const refreshTokenGrant: Grant = {
       const [same, idToken] = await Promise.all([openPair<SealedTokens>(refreshToken, fid, result.sealed), idTokenFor(env, issuer, result.family, { withNonce: false })]);
       return withIdToken(tokenResponse(result.family, same, now, { createdAt: true }), idToken);
     }
+    // The spec's refresh row: both old tokens are invalidated. An isolate may still remember the
+    // replaced access token for up to L (DESIGN, "Validation cache"), so the new pair is answered
+    // only once L has passed since the family last vouched for it; after that it fails everywhere.
+    await outlastValidationCache(env, [result.sinceVouched]);
     // token_refreshed is queued by the family with the rotation and flushed to D1 in batches.
     const idToken = await idTokenFor(env, issuer, result.family, { withNonce: false });
     return withIdToken(tokenResponse(result.family, { access, refresh }, now, { createdAt: true }), idToken);
