@@ -14,7 +14,7 @@ header nav{display:flex;gap:.25rem;align-items:center;flex-wrap:wrap;flex:1}
 header nav a{color:#fff;text-decoration:none;padding:.25rem .5rem;border-radius:4px}header nav a:hover{background:rgba(255,255,255,.15)}
 header nav form{margin-left:auto}
 main{max-width:52rem;margin:1.5rem auto;padding:0 1rem}
-h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.25rem;margin:2rem 0 .75rem;padding-bottom:.25rem;border-bottom:1px solid var(--line)}
+h1{font-size:1.6rem;margin:.5rem 0 1rem}h1,h2,h3{overflow-wrap:anywhere}h2{font-size:1.25rem;margin:2rem 0 .75rem;padding-bottom:.25rem;border-bottom:1px solid var(--line)}
 a{color:var(--accent)}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 .hint{color:var(--muted);font-size:.9rem;margin:.25rem 0}
 input[type=text],input[type=password],input[type=email],input[type=date],input[type=url],input[type=number],textarea{width:100%;padding:.5rem;border:1px solid #89888d;border-radius:4px;font:inherit;background:#fff}

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiCall, createUser, launch, passwordGrant, rootToken, shot } from "./pages-support";
+import { cleanGitEnv } from "./git-env";
 
 /**
  * docs/clients.md, "git-credential-oauth": Debian's git-credential-oauth (0.4.2) as the only
@@ -52,7 +53,7 @@ describe("docs/clients.md git-credential-oauth: the helper's loopback flow with 
     mkdirSync(bin);
     writeFileSync(path.join(bin, "open"), "#!/bin/sh\nexit 0\n");
     chmodSync(path.join(bin, "open"), 0o755);
-    const env = { ...process.env, HOME: home, PATH: `${bin}:${process.env.PATH}`, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
+    const env = cleanGitEnv(home, { PATH: `${bin}:${process.env.PATH}` });
     const config = (...args: string[]) => execFileSync("git", ["config", "--global", ...args], { env });
     config("--add", "credential.helper", "oauth");
     config(`credential.${base}.oauthClientId`, clientId);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { apiCall, passwordGrant } from "./pages-support";
+import { cleanGitEnv } from "./git-env";
 
 /**
  * Git over HTTPS end to end (DESIGN.md "Git over HTTPS"; oauth-service.md "Git over HTTPS"): the real
@@ -15,17 +16,7 @@ import { apiCall, passwordGrant } from "./pages-support";
 const run = promisify(execFile);
 const base = inject("baseURL");
 const work = mkdtempSync(path.join(tmpdir(), "git-e2e-"));
-// A clean git: no prompts, no system or user config, no credential helper.
-const gitEnv = {
-  ...process.env,
-  HOME: work,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_AUTHOR_NAME: "E2E",
-  GIT_AUTHOR_EMAIL: "e2e@example.com",
-  GIT_COMMITTER_NAME: "E2E",
-  GIT_COMMITTER_EMAIL: "e2e@example.com",
-};
+const gitEnv = cleanGitEnv(work);
 
 async function git(args: string[], cwd = work): Promise<{ ok: boolean; out: string }> {
   try {

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall, passwordGrant } from "./pages-support";
 import { freePort, ROOT_DIR, startService, type RunningServer } from "./server";
+import { cleanGitEnv } from "./git-env";
 
 /**
  * DESIGN "Git over HTTPS", the origin as deployed: `node scripts/git-origin.mjs` in a process of its
@@ -19,16 +20,7 @@ const work = mkdtempSync(path.join(tmpdir(), "git-origin-e2e-"));
 const repositories = path.join(work, "repositories");
 const secret = randomBytes(32).toString("hex");
 const rootPassword = `Origin-e2e-${randomBytes(6).toString("hex")}`;
-const gitEnv = {
-  ...process.env,
-  HOME: work,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_AUTHOR_NAME: "E2E",
-  GIT_AUTHOR_EMAIL: "e2e@example.com",
-  GIT_COMMITTER_NAME: "E2E",
-  GIT_COMMITTER_EMAIL: "e2e@example.com",
-};
+const gitEnv = cleanGitEnv(work);
 
 let origin: ChildProcess;
 let originLog = "";
