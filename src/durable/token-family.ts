@@ -222,8 +222,10 @@ export class TokenFamily extends DurableObject<Bindings> {
       return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s) };
     }
     if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
-    // Read before the pair changes: the replaced access token is what an isolate may still remember.
-    const sinceVouched = this.sinceVouched(s);
+    // Read before the pair changes: the replaced access token is what an isolate may still remember,
+    // and only if it was ever vouched for (used). Tokens replaced by earlier rotations were waited
+    // out by those rotations, so a chain of refreshes of unused tokens never waits.
+    const sinceVouched: SinceVouched = s.access?.used ? Math.max(0, Date.now() - this.lastVouch) : null;
     this.ctx.storage.kv.put(OLD_PREFIX + input.refreshHash, input.now);
     // The replaced access token is remembered too: revoking it later must still find the grant.
     if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
