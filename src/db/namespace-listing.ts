@@ -1,4 +1,4 @@
-import { and, asc, desc, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
@@ -146,6 +146,17 @@ const projectListable: Listable = {
 /** Projects the viewer may see (GitLab: public, internal, and those of their memberships). */
 export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
   return list<ProjectRow>(db, projectListable, viewer, extra, PROJECT_ORDER[o.orderBy], o);
+}
+
+/**
+ * A page of projects by last activity, as the pages list them (/dashboard/projects,
+ * /explore/projects): what `viewer` may see, or for a visitor (null) the public ones only.
+ */
+export function projectsByActivity(db: Db, viewer: Viewer | null, page: number, perPage: number): Promise<ListResult<ProjectRow>> {
+  // A visitor is nobody's member (no user has id 0).
+  const who: Viewer = viewer ?? { userId: 0, isAdmin: false, membershipOnly: false };
+  const extra = viewer ? [] : [eq(projects.visibility, "public")];
+  return listProjects(db, who, extra, { orderBy: "last_activity_at", sort: "desc", limit: perPage, offset: (page - 1) * perPage });
 }
 
 /**

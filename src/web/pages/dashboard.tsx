@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { getDb } from "../../db/client";
-import { listGroups, listProjects } from "../../db/namespace-listing";
+import { listGroups, projectsByActivity } from "../../db/namespace-listing";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { renderPage, requireUser, type PageEnv } from "../page";
 
@@ -16,12 +16,7 @@ const PER_PAGE = 20;
 dashboard.get("/dashboard/projects", async (c) => {
   const page = pageNumber(c.req.query("page"));
   const user = c.var.user;
-  const { rows, hasNext } = await listProjects(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly: true }, [], {
-    orderBy: "last_activity_at",
-    sort: "desc",
-    limit: PER_PAGE,
-    offset: (page - 1) * PER_PAGE,
-  });
+  const { rows, hasNext } = await projectsByActivity(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly: true }, page, PER_PAGE);
   return renderPage(
     c,
     "Projects",

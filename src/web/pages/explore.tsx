@@ -1,8 +1,6 @@
 import { Hono } from "hono";
-import { eq } from "drizzle-orm";
 import { getDb } from "../../db/client";
-import { listProjects, type Viewer } from "../../db/namespace-listing";
-import { projects } from "../../db/schema/projects";
+import { projectsByActivity } from "../../db/namespace-listing";
 import type { AppEnv } from "../../env";
 import { Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { renderPage } from "../page";
@@ -20,15 +18,8 @@ explore.get("/explore", (c) => c.redirect("/explore/projects", 302));
 explore.get("/explore/projects", async (c) => {
   const page = pageNumber(c.req.query("page"));
   const user = await currentUser(c);
-  // A visitor is nobody's member (no user has id 0) and is shown public projects only.
-  const viewer: Viewer = user ? { userId: user.id, isAdmin: user.isAdmin, membershipOnly: false } : { userId: 0, isAdmin: false, membershipOnly: false };
-  const extra = user ? [] : [eq(projects.visibility, "public")];
-  const { rows, hasNext } = await listProjects(getDb(c.env.DB), viewer, extra, {
-    orderBy: "last_activity_at",
-    sort: "desc",
-    limit: PER_PAGE,
-    offset: (page - 1) * PER_PAGE,
-  });
+  const viewer = user ? { userId: user.id, isAdmin: user.isAdmin, membershipOnly: false } : null;
+  const { rows, hasNext } = await projectsByActivity(getDb(c.env.DB), viewer, page, PER_PAGE);
   return renderPage(
     c,
     "Explore projects",
