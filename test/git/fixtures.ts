@@ -1,9 +1,8 @@
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { getDb } from "../../src/db/client";
 import { addMember as addMembership, createGroup, createProject } from "../../src/db/namespaces";
 import type { GroupRow } from "../../src/db/projects";
-import { makeUser, unique } from "../helpers/fixtures";
+import { call, makeUser, unique } from "../helpers/fixtures";
 
 /**
  * Projects for the git gateway's tests, built through the projects area's repositories
@@ -48,7 +47,7 @@ export function basic(username: string, password: string): string {
 export function gitRequest(path: string, init: RequestInit & { auth?: string } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   if (init.auth) headers.set("Authorization", init.auth);
-  return exports.default.fetch(new Request(`http://localhost${path}`, { ...init, headers }));
+  return call(path, { ...init, headers });
 }
 
 /** A pkt-line (git's framing): four hex digits of length, then the payload. */

@@ -41,9 +41,14 @@ export async function makeUserWithToken(opts: { isAdmin?: boolean; scopes?: stri
   return { user, token };
 }
 
-/** Calls the Worker under test (its default export) as a client would. */
+/**
+ * Calls the Worker under test (its default export) as a client would, from this test file's own
+ * client address (test/setup/apply-migrations.ts) unless the request names one.
+ */
 export function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
+  const address = (globalThis as { testClientAddress?: string }).testClientAddress;
+  if (address && !headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", address);
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
   const url = path.startsWith("http") ? path : `http://localhost${path}`;
   return exports.default.fetch(new Request(url, { ...init, headers }));
