@@ -1,7 +1,6 @@
-import { and, eq, inArray, ne } from "drizzle-orm";
 import { recordAudit, type AuditActor } from "../db/audit";
-import { getDb, type Db } from "../db/client";
-import { oauthTokenFamilies } from "../db/schema/oauth";
+import { getDb } from "../db/client";
+import { markFamilies, type TokenFamilyRow } from "../db/oauth-grants";
 import type { TokenFamily } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { outlastValidationCache } from "./validation-cache";
@@ -10,40 +9,19 @@ import { outlastValidationCache } from "./validation-cache";
  * An OAuth grant's tokens form a family whose state lives in one Durable Object (DESIGN, Refresh
  * tokens 1), addressed by the id every token of the family carries; D1 keeps a directory row per
  * family (for listing a user's or an application's grants). Revocation acts on the object first,
- * because that is what every validation consults, then on the directory.
+ * because that is what every validation consults, then on the directory (src/db/oauth-grants.ts).
  */
-export type FamilyRow = typeof oauthTokenFamilies.$inferSelect;
 
 export function familyStub(env: Bindings, fid: string): DurableObjectStub<TokenFamily> {
   const ns = env.TOKEN_FAMILY as unknown as DurableObjectNamespace<TokenFamily>;
   return ns.get(ns.idFromName(fid));
 }
 
-export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$inferInsert): Promise<void> {
-  await db.insert(oauthTokenFamilies).values(row);
-}
-
-export async function markFamilies(db: Db, ids: string[], status: "active" | "revoked", at: number): Promise<void> {
-  if (ids.length === 0) return;
-  await db
-    .update(oauthTokenFamilies)
-    .set(status === "revoked" ? { status, revokedAt: at } : { status })
-    .where(and(inArray(oauthTokenFamilies.id, ids), ne(oauthTokenFamilies.status, "revoked")));
-}
-
-/** Families not yet revoked (pending codes included: revoking them kills the code too). */
-export async function liveFamilies(db: Db, where: { userId?: number; applicationId?: number }): Promise<FamilyRow[]> {
-  const conds = [ne(oauthTokenFamilies.status, "revoked")];
-  if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
-  if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
-  return db.select().from(oauthTokenFamilies).where(and(...conds));
-}
-
 /**
  * Revokes the families in their Durable Objects first (that is what takes effect), then in D1, and
  * answers once no isolate can still remember one of their tokens as valid (validation-cache.ts).
  */
-export async function revokeFamilies(env: Bindings, families: FamilyRow[], actor: AuditActor | null, reason: string): Promise<number> {
+export async function revokeFamilies(env: Bindings, families: TokenFamilyRow[], actor: AuditActor | null, reason: string): Promise<number> {
   if (families.length === 0) return 0;
   const now = Date.now();
   const settled = outlastValidationCache(env, await Promise.all(families.map((f) => familyStub(env, f.id).revokeAll(now))));

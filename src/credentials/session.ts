@@ -1,8 +1,7 @@
-import { and, desc, eq, gt, lt, ne } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import { getDb } from "../db/client";
-import { sessions, users } from "../db/schema/accounts";
+import * as store from "../db/sessions";
 import type { Bindings } from "../env";
 import type { UserRow } from "./principal";
 
@@ -13,20 +12,14 @@ import type { UserRow } from "./principal";
  * the user's credentials are revoked (user-credentials.ts).
  */
 export interface SessionCredential {
-  row: typeof sessions.$inferSelect;
+  row: store.SessionRow;
   user: UserRow;
 }
 
 /** The live session for a cookie value, with its user; null when unknown or expired. */
 export async function findSession(env: Bindings, raw: string | undefined): Promise<SessionCredential | null> {
   if (!raw || raw.length > 200) return null;
-  const [hit] = await getDb(env.DB)
-    .select({ row: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.idHash, await sha256Hex(raw)), gt(sessions.expiresAt, Date.now())))
-    .limit(1);
-  return hit ?? null;
+  return store.findLiveSession(getDb(env.DB), await sha256Hex(raw), Date.now());
 }
 
 /**
@@ -40,7 +33,7 @@ export async function createSession(
   const db = getDb(env.DB);
   const now = Date.now();
   const raw = randomToken();
-  await db.insert(sessions).values({
+  await store.insertSession(db, {
     idHash: await sha256Hex(raw),
     userId: input.userId,
     pendingTwoFactor: input.pendingTwoFactor,
@@ -50,18 +43,17 @@ export async function createSession(
     ipAddress: input.ipAddress ?? null,
     lastSeenAt: now,
   });
-  const sweep = db.delete(sessions).where(lt(sessions.expiresAt, now)).then(() => undefined, () => undefined);
+  const sweep = store.deleteExpiredSessions(db, now).then(() => undefined, () => undefined);
   return { raw, sweep };
 }
 
 export async function deleteSession(env: Bindings, raw: string): Promise<void> {
-  await getDb(env.DB).delete(sessions).where(eq(sessions.idHash, await sha256Hex(raw)));
+  await store.deleteSessionByHash(getDb(env.DB), await sha256Hex(raw));
 }
 
 /** Ends every session of the user (sign-out everywhere, block, password change). */
 export async function deleteSessionsOfUser(env: Bindings, userId: number): Promise<number> {
-  const gone = await getDb(env.DB).delete(sessions).where(eq(sessions.userId, userId)).returning({ id: sessions.idHash });
-  return gone.length;
+  return store.deleteSessionsOfUser(getDb(env.DB), userId);
 }
 
 /**
@@ -69,33 +61,20 @@ export async function deleteSessionsOfUser(env: Bindings, userId: number): Promi
  * two-factor settings stays signed in).
  */
 export async function deleteOtherSessionsOfUser(env: Bindings, userId: number, keepIdHash: string | null): Promise<number> {
-  if (keepIdHash === null) return deleteSessionsOfUser(env, userId);
-  const gone = await getDb(env.DB)
-    .delete(sessions)
-    .where(and(eq(sessions.userId, userId), ne(sessions.idHash, keepIdHash)))
-    .returning({ id: sessions.idHash });
-  return gone.length;
+  return store.deleteSessionsOfUser(getDb(env.DB), userId, keepIdHash);
 }
 
 /** Ends one session of the user (revoke on /profile/active_sessions); false when it was not theirs. */
 export async function deleteSessionOfUser(env: Bindings, userId: number, idHash: string): Promise<boolean> {
-  const gone = await getDb(env.DB)
-    .delete(sessions)
-    .where(and(eq(sessions.userId, userId), eq(sessions.idHash, idHash)))
-    .returning({ id: sessions.idHash });
-  return gone.length > 0;
+  return store.deleteSessionOfUser(getDb(env.DB), userId, idHash);
 }
 
 /** A user's signed-in sessions (not the half-done two-factor ones), most recently used first. */
-export async function listSessionsOfUser(env: Bindings, userId: number, now: number): Promise<(typeof sessions.$inferSelect)[]> {
-  return getDb(env.DB)
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.userId, userId), eq(sessions.pendingTwoFactor, false), gt(sessions.expiresAt, now)))
-    .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt));
+export async function listSessionsOfUser(env: Bindings, userId: number, now: number): Promise<store.SessionRow[]> {
+  return store.listSessionsOfUser(getDb(env.DB), userId, now);
 }
 
 /** Records a request of the session (the caller decides how often, so reads stay reads). */
 export async function touchSession(env: Bindings, idHash: string, now: number): Promise<void> {
-  await getDb(env.DB).update(sessions).set({ lastSeenAt: now }).where(eq(sessions.idHash, idHash));
+  await store.touchSession(getDb(env.DB), idHash, now);
 }

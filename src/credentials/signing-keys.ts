@@ -1,10 +1,9 @@
-import { and, eq, lt } from "drizzle-orm";
 import { getConfig } from "../config";
 import { decryptString, encryptString } from "../crypto/encrypt";
 import { sha256Base64Url } from "../crypto/hash";
 import { getDb } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
-import { oidcSigningKeys } from "../db/schema/oidc";
+import { allSigningKeys, insertSigningKeysIfFree, rotateSigningKeys, type SigningKeyRow } from "../db/oidc-signing-keys";
 import type { Bindings } from "../env";
 import { AppError } from "../domain/errors";
 
@@ -16,7 +15,7 @@ import { AppError } from "../domain/errors";
  * active key into `retiring` (still published) and creates a new next key.
  */
 export type KeyState = "next" | "active" | "retiring";
-type KeyRow = typeof oidcSigningKeys.$inferSelect;
+type KeyRow = SigningKeyRow;
 
 export interface PublicJwk {
   kty: "RSA";
@@ -103,14 +102,14 @@ async function ensureKeys(env: Bindings, rows: KeyRow[]): Promise<boolean> {
   const secretKeyBase = getConfig(env).secretKeyBase;
   const now = Date.now();
   const fresh = await Promise.all(missing.map((s) => newKeyRow(secretKeyBase, s, now)));
-  await getDb(env.DB).insert(oidcSigningKeys).values(fresh).onConflictDoNothing();
+  await insertSigningKeysIfFree(getDb(env.DB), fresh);
   return true;
 }
 
 async function readRing(env: Bindings): Promise<Ring> {
   const db = getDb(env.DB);
-  let rows = await db.select().from(oidcSigningKeys);
-  if (await ensureKeys(env, rows)) rows = await db.select().from(oidcSigningKeys);
+  let rows = await allSigningKeys(db);
+  if (await ensureKeys(env, rows)) rows = await allSigningKeys(db);
   return { rows, loadedAt: Date.now() };
 }
 
@@ -201,8 +200,8 @@ export async function listKeys(env: Bindings): Promise<KeyInfo[]> {
 export async function rotateKeys(env: Bindings): Promise<KeyInfo[]> {
   const db = getDb(env.DB);
   const now = Date.now();
-  let rows = await db.select().from(oidcSigningKeys);
-  if (await ensureKeys(env, rows)) rows = await db.select().from(oidcSigningKeys);
+  let rows = await allSigningKeys(db);
+  if (await ensureKeys(env, rows)) rows = await allSigningKeys(db);
   const active = rows.find((r) => r.state === "active")!;
   const next = rows.find((r) => r.state === "next")!;
   if (now - next.createdAt < MIN_PUBLISHED_MS) {
@@ -211,18 +210,7 @@ export async function rotateKeys(env: Bindings): Promise<KeyInfo[]> {
   }
   const fresh = await newKeyRow(getConfig(env).secretKeyBase, "next", now);
   try {
-    await db.batch([
-      db.delete(oidcSigningKeys).where(and(eq(oidcSigningKeys.state, "retiring"), lt(oidcSigningKeys.retireAt, now))),
-      db
-        .update(oidcSigningKeys)
-        .set({ state: "retiring", retireAt: now + RETIRE_AFTER_MS })
-        .where(and(eq(oidcSigningKeys.kid, active.kid), eq(oidcSigningKeys.state, "active"))),
-      db
-        .update(oidcSigningKeys)
-        .set({ state: "active", activatedAt: now })
-        .where(and(eq(oidcSigningKeys.kid, next.kid), eq(oidcSigningKeys.state, "next"))),
-      db.insert(oidcSigningKeys).values(fresh),
-    ]);
+    await rotateSigningKeys(db, { now, activeKid: active.kid, nextKid: next.kid, retireAt: now + RETIRE_AFTER_MS, fresh });
   } catch (e) {
     if (isUniqueViolation(e)) throw rotationRefused("Another rotation happened at the same time; list the keys and try again.");
     throw e;

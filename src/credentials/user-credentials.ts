@@ -1,7 +1,8 @@
 import type { AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
-import { familyStub, liveFamilies, revokeFamilies } from "./oauth-family";
+import { liveFamilies } from "../db/oauth-grants";
+import { familyStub, revokeFamilies } from "./oauth-family";
 import { dropUserFromPersonalAccessTokens } from "./personal-access-token";
 import { deleteSessionsOfUser } from "./session";
 import { outlastValidationCache, type SinceVouched } from "./validation-cache";

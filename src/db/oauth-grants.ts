@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Db } from "./client";
 import { applications } from "./schema/applications";
 import { oauthTokenFamilies } from "./schema/oauth";
@@ -15,4 +15,34 @@ export async function activeGrantsOfUser(
     .from(oauthTokenFamilies)
     .innerJoin(applications, eq(applications.id, oauthTokenFamilies.applicationId))
     .where(and(eq(oauthTokenFamilies.userId, userId), eq(oauthTokenFamilies.status, "active")));
+}
+
+/**
+ * The directory row of a new token family (D1 keeps one per grant for listing a user's or an
+ * application's grants; the family's state lives in its Durable Object, DESIGN Refresh tokens 1).
+ */
+export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$inferInsert): Promise<void> {
+  await db.insert(oauthTokenFamilies).values(row);
+}
+
+/** Sets the families' directory status; a revoked row stays revoked. */
+export async function markFamilies(db: Db, ids: string[], status: "active" | "revoked", at: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(oauthTokenFamilies)
+    .set(status === "revoked" ? { status, revokedAt: at } : { status })
+    .where(and(inArray(oauthTokenFamilies.id, ids), ne(oauthTokenFamilies.status, "revoked")));
+}
+
+/** Families not yet revoked (pending codes included: revoking them kills the code too). */
+export async function liveFamilies(db: Db, where: { userId?: number; applicationId?: number }): Promise<TokenFamilyRow[]> {
+  const conds = [ne(oauthTokenFamilies.status, "revoked")];
+  if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
+  if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
+  return db.select().from(oauthTokenFamilies).where(and(...conds));
+}
+
+/** Removes the row of a family whose code expired unexchanged (its object's alarm). */
+export async function deletePendingFamilyRow(db: Db, id: string): Promise<void> {
+  await db.delete(oauthTokenFamilies).where(and(eq(oauthTokenFamilies.id, id), eq(oauthTokenFamilies.status, "pending")));
 }

@@ -1,6 +1,6 @@
 import { recordAudit } from "../db/audit";
 import type { Db } from "../db/client";
-import { markFamilies } from "../credentials/oauth-family";
+import { markFamilies } from "../db/oauth-grants";
 import { OAuthError } from "./errors";
 
 /**

@@ -7,7 +7,8 @@ import { mayReceiveTokens, userSnapshot, type FamilyState, type FamilyView, type
 import type { Bindings } from "../env";
 import { OAuthError } from "./errors";
 import { expiryForced } from "../credentials/oauth-access-token";
-import { familyStub, insertFamilyRow } from "../credentials/oauth-family";
+import { familyStub } from "../credentials/oauth-family";
+import { insertFamilyRow } from "../db/oauth-grants";
 import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
 import { formatScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE } from "../domain/resources";

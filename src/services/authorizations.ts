@@ -1,7 +1,7 @@
 import { getDb } from "../db/client";
-import { activeGrantsOfUser } from "../db/oauth-grants";
+import { activeGrantsOfUser, liveFamilies } from "../db/oauth-grants";
 import type { Bindings } from "../env";
-import { liveFamilies, revokeFamilies } from "../credentials/oauth-family";
+import { revokeFamilies } from "../credentials/oauth-family";
 import { parseScopes } from "../domain/scopes";
 
 /**
