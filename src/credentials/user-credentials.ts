@@ -1,6 +1,7 @@
 import type { AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
+import { denyApprovedDeviceGrantsOfUser } from "../db/device-grants";
 import { liveFamilies } from "../db/oauth-grants";
 import { familyStub, revokeFamilies } from "./oauth-family";
 import { dropUserFromPersonalAccessTokens } from "./personal-access-token";
@@ -46,8 +47,7 @@ export async function userLostAccess(env: Bindings, userId: number): Promise<voi
  * nothing. (A pending code has no user until someone approves it.)
  */
 export async function endDeviceApprovalsOfUser(env: Bindings, userId: number): Promise<number> {
-  const res = await env.DB.prepare("UPDATE oauth_device_grants SET status = 'denied' WHERE user_id = ? AND status = 'approved'").bind(userId).run();
-  return res.meta.changes;
+  return denyApprovedDeviceGrantsOfUser(env.DB, userId);
 }
 
 /**

@@ -85,6 +85,28 @@ export async function recordAudit(
   });
 }
 
+/**
+ * Events written earlier and recorded now, each with its own time (a token family's routine
+ * rotations, queued in its Durable Object and flushed by its alarm). One D1 batch: all or none.
+ */
+export async function recordQueuedAudits(
+  db: Db,
+  events: { action: AuditAction; entityType: string; entityId: string; details: Record<string, unknown>; authorId: number | null; ip: string | null; createdAt: number }[],
+): Promise<void> {
+  const [first, ...rest] = events.map((e) =>
+    db.insert(auditEvents).values({
+      action: e.action,
+      authorId: e.authorId,
+      entityType: e.entityType,
+      entityId: e.entityId,
+      details: JSON.stringify(e.details),
+      ipAddress: e.ip,
+      createdAt: e.createdAt,
+    }),
+  );
+  if (first) await db.batch([first, ...rest]);
+}
+
 interface Person {
   username: string;
   name: string;

@@ -1,4 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
+import { recordQueuedAudits } from "../db/audit";
+import { getDb } from "../db/client";
+import { deletePendingFamilyRow } from "../db/oauth-grants";
 import type { UserRow } from "../db/users";
 import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
 import type { Bindings } from "../env";
@@ -98,11 +101,11 @@ export class TokenFamily extends DurableObject<Bindings> {
     const kv = this.ctx.storage.kv;
     const queued = [...kv.list<QueuedAudit>({ prefix: AUDIT_PREFIX })];
     if (queued.length > 0) {
-      const insert = this.env.DB.prepare(
-        "INSERT INTO audit_events (action, author_id, entity_type, entity_id, details, ip_address, created_at) VALUES (?, ?, 'oauth_token_family', ?, ?, ?, ?)",
-      );
       // A failure throws: the alarm is retried and the events stay queued.
-      await this.env.DB.batch(queued.map(([, e]) => insert.bind(e.action, e.authorId, e.entityId, JSON.stringify(e.details), e.ip, e.createdAt)));
+      await recordQueuedAudits(
+        getDb(this.env.DB),
+        queued.map(([, e]) => ({ ...e, entityType: "oauth_token_family" })),
+      );
       for (const [key] of queued) kv.delete(key);
     }
     this.auditArmed = false;
@@ -113,7 +116,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       return;
     }
     kv.delete(STATE);
-    await this.env.DB.prepare("DELETE FROM oauth_token_families WHERE id = ? AND status = 'pending'").bind(s.id).run();
+    await deletePendingFamilyRow(getDb(this.env.DB), s.id);
   }
 
   /**

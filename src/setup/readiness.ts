@@ -1,4 +1,5 @@
 import { getConfig, refusedProblems } from "../config";
+import { databaseAnswers } from "../db/database-state";
 import type { Bindings } from "../env";
 import { gitOriginProblem } from "../git/provisioning";
 import { schemaBehindResponse, schemaState } from "./schema-check";
@@ -58,7 +59,7 @@ export async function readinessReport(env: Bindings): Promise<{ status: 200 | 50
       return { status: "failed", message: err instanceof Error ? err.name : "error" };
     }
   };
-  const db = await check(async () => (await env.DB.prepare("SELECT 1").first()) ? null : "no answer");
+  const db = await check(async () => ((await databaseAnswers(env.DB)) ? null : "no answer"));
   const git = await check(() => gitOriginProblem(env));
   const ok = db.status === "ok" && git.status === "ok";
   return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "failed", db_check: [db], git_origin_check: [git] } };

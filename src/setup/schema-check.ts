@@ -1,4 +1,5 @@
 import journal from "../../drizzle/meta/_journal.json";
+import { appliedMigrations } from "../db/database-state";
 import type { Bindings } from "../env";
 
 /**
@@ -30,16 +31,8 @@ export interface SchemaState {
 const checked = new WeakMap<object, { at: number; state: Promise<SchemaState> }>();
 
 async function readState(env: Bindings): Promise<SchemaState> {
-  let applied: Set<string>;
-  try {
-    const rows = await env.DB.prepare("SELECT name FROM d1_migrations").all<{ name: string }>();
-    applied = new Set(rows.results.map((r) => r.name));
-  } catch (err) {
-    // No d1_migrations table: no migration was ever applied. Anything else (D1 unreachable) is an
-    // error of its own, rendered by the family's 500.
-    if (!(err instanceof Error) || !/no such table/i.test(err.message)) throw err;
-    applied = new Set();
-  }
+  // D1 unreachable is an error of its own, rendered by the family's 500.
+  const applied = await appliedMigrations(env.DB);
   const missing = EXPECTED_MIGRATIONS.filter((m) => !applied.has(m));
   return { current: missing.length === 0, missing };
 }

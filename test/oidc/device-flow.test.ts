@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { redeem } from "../../src/oauth/device/store";
+import { redeemDeviceGrant } from "../../src/db/device-grants";
 import { Browser, ORIGIN, signedInUser, textOf } from "../helpers/browser";
 import { call, makeApp, refresh, tokenRequest } from "../oauth/helpers";
 import { GRANT, authorizeDevice, enterCode, errorOf, poll, start, waitInterval } from "./device-helpers";
@@ -92,7 +92,7 @@ describe("Device authorization grant (RFC 8628)", () => {
     const second = await start();
     await enterCode(browser, second.auth.user_code);
     const { id } = (await env.DB.prepare("SELECT max(id) AS id FROM oauth_device_grants").first<{ id: number }>())!;
-    const wins = await Promise.all(Array.from({ length: 6 }, () => redeem(env, id)));
+    const wins = await Promise.all(Array.from({ length: 6 }, () => redeemDeviceGrant(env.DB, id)));
     expect(wins.filter(Boolean)).toHaveLength(1);
   });
 

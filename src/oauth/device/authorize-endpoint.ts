@@ -8,7 +8,8 @@ import { OAuthError, missingParam, renderOAuthError } from "../errors";
 import { DEVICE_CODE_GRANT_TYPE, clientForGrant } from "../grants/client";
 import { issuerOf } from "../issuer";
 import { clientCredentials, countingSecretFailures, readParams } from "../request";
-import { DEVICE_CODE_TTL_SECONDS, POLL_INTERVAL_SECONDS, insertDeviceGrant } from "./store";
+import { insertDeviceGrant } from "../../db/device-grants";
+import { DEVICE_CODE_TTL_SECONDS, POLL_INTERVAL_SECONDS } from "../../domain/device-code";
 
 /** POST /oauth/authorize_device: the device authorization request (RFC 8628 §3.1, §3.2; GitLab's path). */
 const routes = new Hono<AppEnv>();
@@ -26,7 +27,16 @@ routes.post("/authorize_device", async (c) => {
   if (scopes.length === 0 || !scopes.every((s) => isScope(s) && registered.includes(s))) throw new OAuthError("invalid_scope");
   const deviceCode = toBase64Url(randomBytes(32));
   const userCode = newUserCode();
-  await insertDeviceGrant(c.env, { deviceCode, userCode, applicationId: client.app.id, scopes, now: Date.now() });
+  const now = Date.now();
+  await insertDeviceGrant(c.env.DB, {
+    deviceCode,
+    userCode,
+    applicationId: client.app.id,
+    scopes,
+    intervalSeconds: POLL_INTERVAL_SECONDS,
+    expiresAt: now + DEVICE_CODE_TTL_SECONDS * 1000,
+    now,
+  });
   const verificationUri = `${issuerOf(c)}/oauth/device`;
   const shown = displayUserCode(userCode);
   return c.json(

@@ -7,7 +7,7 @@ import { CsrfField, Flash, renderPage, requireUser, type PageEnv } from "../../w
 import { csrfToken, sessionAuthTime } from "../../web/session";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
-import { decide, findByUserCode, type DeviceGrantRow } from "./store";
+import { decideDeviceGrant, findDeviceGrantByUserCode, type DeviceGrantRow } from "../../db/device-grants";
 import { clientAddress } from "../../http/client-address";
 import { parseScopes } from "../../domain/scopes";
 
@@ -67,7 +67,7 @@ async function typedUserCode(c: Context<PageEnv>, typed: string, now: number): P
     return { kind: "refused" };
   }
   const code = normalizeUserCode(typed);
-  const grant = code ? await findByUserCode(c.env, code) : null;
+  const grant = code ? await findDeviceGrantByUserCode(c.env.DB, code) : null;
   const problem = usable(grant, now);
   if (problem) {
     await countAttempt(c.env, "device_code_entry", keys);
@@ -117,7 +117,7 @@ pages.post("/device/decision", async (c) => {
   if (entry.kind === "refused") return again(TOO_MANY, 429);
   if (entry.kind === "unusable") return again(entry.problem, 422);
   const grant = entry.grant;
-  const decided = await decide(c.env, grant.id, { approve, userId: user.id, authTime: (await sessionAuthTime(c)) ?? now, now });
+  const decided = await decideDeviceGrant(c.env.DB, grant.id, { approve, userId: user.id, authTime: (await sessionAuthTime(c)) ?? now, now });
   if (!decided) return again("That code has already been used.", 422);
   await recordAudit(getDb(c.env.DB), {
     action: approve ? "device_authorization_approved" : "device_authorization_denied",

@@ -1,7 +1,7 @@
 import { getDb } from "../../db/client";
 import { findUserById } from "../../db/users";
 import { OAuthError } from "../errors";
-import { admitPoll, findByDeviceCode, redeem } from "../device/store";
+import { admitDevicePoll, findDeviceGrantByDeviceCode, redeemDeviceGrant } from "../../db/device-grants";
 import { issueAccessOnly, tokenResponse } from "../issue";
 import { idTokenFor, withIdToken } from "../oidc/id-token";
 import type { Grant } from "./types";
@@ -21,15 +21,15 @@ export const deviceCodeGrant: Grant = {
   async handle({ env, params, ip, issuer, resource, client: clientOf }) {
     const db = getDb(env.DB);
     const client = await clientOf("authenticate");
-    const grant = await findByDeviceCode(env, params.get("device_code")!);
+    const grant = await findDeviceGrantByDeviceCode(env.DB, params.get("device_code")!);
     if (!grant || grant.application_id !== client.app.id) throw new OAuthError("invalid_grant");
     const now = Date.now();
     if (grant.status === "redeemed") throw new OAuthError("invalid_grant");
     if (grant.expires_at <= now) throw new OAuthError("expired_token");
-    if (!(await admitPoll(env, grant, now))) throw new OAuthError("slow_down");
+    if (!(await admitDevicePoll(env.DB, grant, now))) throw new OAuthError("slow_down");
     if (grant.status === "pending") throw new OAuthError("authorization_pending");
     if (grant.status === "denied") throw new OAuthError("access_denied");
-    if (!(await redeem(env, grant.id))) throw new OAuthError("invalid_grant");
+    if (!(await redeemDeviceGrant(env.DB, grant.id))) throw new OAuthError("invalid_grant");
     // issueAccessOnly refuses a user who is no longer active (approved, then blocked or deactivated).
     const user = await findUserById(db, grant.user_id!);
     if (!user) throw new OAuthError("invalid_grant");
