@@ -1,5 +1,4 @@
-import type { Caller } from "./credentials/front-door";
-import type { Principal } from "./credentials/principal";
+import type { Caller, Principal } from "./credentials/principal";
 
 /** Bindings of the Worker, as declared in wrangler.toml. */
 export interface Bindings {

@@ -4,21 +4,11 @@ import { groupAncestry, type ProjectRow } from "../db/projects";
 import { DEPLOY_TOKEN_PREFIX, isDeployTokenExpired } from "../domain/deploy-token-input";
 import type { Bindings } from "../env";
 import { AuthError } from "./errors";
+import type { DeployTokenPrincipal } from "./principal";
 import { parseScopes } from "../domain/scopes";
 
-/**
- * A deploy token acts for its project or group, not for a user (GitLab). It is accepted by git
- * over HTTPS, the container registry's token service and the package registry, always with the
- * login it was created with.
- */
-export interface DeployTokenPrincipal {
-  kind: "deploy_token";
-  tokenId: number;
-  username: string;
-  scopes: string[];
-  projectId: number | null;
-  groupId: number | null;
-}
+/** The deploy token as a caller; the type lives with the other principals (./principal.ts). */
+export type { DeployTokenPrincipal };
 
 export const isDeployTokenSecret = (secret: string) => secret.startsWith(DEPLOY_TOKEN_PREFIX);
 

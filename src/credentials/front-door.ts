@@ -1,17 +1,17 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { countAddressFailure } from "../services/accounts/lockout";
 import { getDb } from "../db/client";
 import { DEFAULT_RESOURCE, audienceAdmits } from "../domain/resources";
 import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
 import { countBearerFailure } from "./bearer-throttle";
+import { countAddressFailure } from "./failed-auth-throttle";
 import { isDeployTokenSecret, resolveDeployToken, type DeployTokenPrincipal } from "./deploy-token";
 import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
-import type { Principal } from "./principal";
+import type { Caller, Principal } from "./principal";
 import { requireScopes } from "./resolve";
 import { applySudo, sudoIdentifier } from "./sudo";
 
@@ -25,11 +25,8 @@ import { applySudo, sudoIdentifier } from "./sudo";
  */
 export type AcceptedKind = "personal_access_token" | "oauth" | "deploy_token";
 
-/** Who a request acts for, on c.var.caller. */
-export type Caller =
-  | { kind: "anonymous" }
-  | { kind: "user"; principal: Principal; /** The Basic login sent with the token (git checks it), else null. */ login: string | null }
-  | { kind: "deploy_token"; token: DeployTokenPrincipal };
+/** Who a request acts for, on c.var.caller (defined in ./principal.ts, which src/env.ts names). */
+export type { Caller };
 
 export interface Door {
   /** Places the credential may come from, in order of precedence. */

@@ -24,6 +24,30 @@ export interface Principal {
 }
 
 /**
+ * A deploy token acts for its project or group, not for a user (GitLab). It is accepted by git
+ * over HTTPS, the container registry's token service and the package registry, always with the
+ * login it was created with (src/credentials/deploy-token.ts resolves it).
+ */
+export interface DeployTokenPrincipal {
+  kind: "deploy_token";
+  tokenId: number;
+  username: string;
+  scopes: string[];
+  projectId: number | null;
+  groupId: number | null;
+}
+
+/**
+ * Who a request acts for, on c.var.caller, as the front door admitted it
+ * (src/credentials/front-door.ts). Here, with the principals, so that src/env.ts can name it
+ * without importing the door.
+ */
+export type Caller =
+  | { kind: "anonymous" }
+  | { kind: "user"; principal: Principal; /** The Basic login sent with the token (git checks it), else null. */ login: string | null }
+  | { kind: "deploy_token"; token: DeployTokenPrincipal };
+
+/**
  * The actor of an audit row written for a request of this principal: the user it acts for and,
  * under Sudo, the administrator behind it. Every audit write of an authenticated action takes
  * its identities from here (docs/security.md, "Sudo").

@@ -5,7 +5,7 @@ import { isScope, parseRequestedScopes, parseScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE, resourcePathOf } from "../domain/resources";
 import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
 import { grantTypesOf } from "./grants/client";
-import { readOidcParams, type OidcParams } from "./oidc/authorize-params";
+import { readOidcParams, type OidcParams, type Query } from "./oidc/authorize-params";
 
 /**
  * The pure validator of an authorization request (GET /oauth/authorize and the consent POST,
@@ -32,7 +32,7 @@ export type AuthorizeCheck =
   | { kind: "redirect_error"; redirectUri: string; fragment: boolean; error: OAuthErrorCode; description: string; state: string | null }
   | { kind: "ok"; request: AuthorizeRequest };
 
-export type Query = (name: string) => string | undefined;
+export type { Query };
 
 /**
  * The longest `state` accepted (docs/oauth.md). Doorkeeper has no limit; without one a client (or

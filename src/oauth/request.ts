@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { findApplicationByUid, verifyClientSecret, type ApplicationRow } from "../db/applications";
 import type { Db } from "../db/client";
 import { OAuthError, missingParam } from "./errors";
-import { countAddressFailure } from "../services/accounts/lockout";
+import { countAddressFailure } from "../credentials/failed-auth-throttle";
 import { clientBasicCredentials } from "../credentials/extract";
 import type { AppEnv } from "../env";
 import { clientAddress } from "../http/client-address";

@@ -6,7 +6,9 @@ import { invalidArgument, PluginError, ResCode } from "./codes";
 import { jsonData } from "./functions";
 import { insertFile } from "../db/plugins";
 import { receiveFile } from "./upload";
-import type { Envelope } from "./service";
+import type { Principal } from "../credentials/principal";
+import type { Db } from "../db/client";
+import type { FnContext } from "./functions";
 
 const REPORT_PREFIX = "security_report:";
 const decoder = new TextDecoder();
@@ -14,12 +16,13 @@ const decoder = new TextDecoder();
 /**
  * Receives a SendFile stream into R2, processes it by Purpose, and records it. Purpose
  * security_report:<type> validates the report as the schedule says; ci_config lints the pipeline
- * file with the rules of POST /ci/lint; anything else is stored as is.
+ * file with the rules of POST /ci/lint; anything else is stored as is. `env` is the part of the
+ * opened envelope (./service.ts) it needs.
  */
 export async function sendFile(
   first: FileStream,
   rest: AsyncIterator<FileStream>,
-  env: Envelope,
+  env: { principal: Principal; db: Db; fc: FnContext },
 ): Promise<{ data: Uint8Array; warnings: string[]; deprecatedIds: string[] }> {
   const bindings = env.fc.worker.env;
   const config = getConfig(bindings);

@@ -1,4 +1,5 @@
-import type { Query } from "../authorize-request";
+/** Reads one parameter of the authorization request (./authorize-request.ts passes it in). */
+export type Query = (name: string) => string | undefined;
 
 /**
  * The OpenID Connect parameters of an authorization request (OIDC Core §3.1.2.1): nonce, prompt,

@@ -4,7 +4,8 @@ import { getDb } from "../../db/client";
 import { clearLockoutOfUser, markLockedUntil } from "../../db/user-accounts";
 import type { Bindings } from "../../env";
 import { countGuardedFailure, liftGuard } from "./account-guard";
-import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../../throttle";
+import { assertAllowed, checkAllowed, currentBans, hitFailure, resetThrottle, throttleKey } from "../../throttle";
+import { countAddressFailure } from "../../credentials/failed-auth-throttle";
 
 /**
  * The account lockout that cannot be used as a weapon (issue 8, item 2; docs/security.md).
@@ -13,8 +14,8 @@ import { ThrottledError, assertAllowed, checkAllowed, currentBans, hitFailure, r
  * its owner out. Here failures are counted per account *and client address*: 10 wrong passwords or
  * two-factor codes within an hour lock that address out of that account for 10 minutes, while the
  * owner signing in from anywhere else is unaffected. Every failure also counts towards the
- * per-address throttle ("failed_auth") and the account-wide bound (./account-guard.ts), which
- * bounds guessing from many addresses.
+ * per-address throttle ("failed_auth", src/credentials/failed-auth-throttle.ts) and the
+ * account-wide bound (./account-guard.ts), which bounds guessing from many addresses.
  *
  * A locked attempt is answered exactly like a wrong password (same message, same status), so the
  * lockout does not reveal which usernames exist. The lock and the unlock are audited; the
@@ -37,26 +38,6 @@ export async function assertAttemptAllowed(env: Bindings, source: AttemptSource)
 export async function isLockedOut(env: Bindings, userId: number, source: AttemptSource): Promise<boolean> {
   const status = await checkAllowed(env, "account_lock", lockKey(userId), { subKey: throttleKey(source.ip) });
   return !status.allowed;
-}
-
-/**
- * Counts one failed authentication from an address towards the address throttle; audits the ban
- * when this failure started it. The failure that starts the ban is answered as the failure it is;
- * a failure from an address already banned (one whose credentials are not checked against the
- * throttle first, or one that raced past the check) throws ThrottledError (429).
- */
-export async function countAddressFailure(env: Bindings, source: AttemptSource, method: string): Promise<void> {
-  const hit = await hitFailure(env, "failed_auth", throttleKey(source.ip));
-  if (hit.banStarted) {
-    await recordAudit(getDb(env.DB), {
-      action: "throttled",
-      entityType: "client_address",
-      entityId: throttleKey(source.ip),
-      details: { bucket: "failed_auth", method, ban_seconds: hit.retryAfterSeconds },
-      ip: source.ip,
-    });
-  }
-  if (!hit.allowed && !hit.banStarted) throw new ThrottledError(hit);
 }
 
 /**

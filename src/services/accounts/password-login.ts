@@ -6,7 +6,8 @@ import { recordSignInOfUser } from "../../db/user-accounts";
 import { findUserByLogin, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { guardRefuses, rememberSignInAddress } from "./account-guard";
-import { assertAttemptAllowed, countAddressFailure, isLockedOut, recordFailedAttempt } from "./lockout";
+import { countAddressFailure } from "../../credentials/failed-auth-throttle";
+import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "./lockout";
 import { AppError } from "../../domain/errors";
 
 /**

@@ -1,6 +1,7 @@
 import { verifyPassword } from "../../crypto/password";
 import type { Bindings } from "../../env";
-import { assertAttemptAllowed, countAddressFailure } from "./lockout";
+import { countAddressFailure } from "../../credentials/failed-auth-throttle";
+import { assertAttemptAllowed } from "./lockout";
 
 /**
  * Checks the password a signed-in user re-enters to change their password or two-factor settings

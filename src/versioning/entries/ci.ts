@@ -1,4 +1,4 @@
-import type { CatalogueEntry } from "../catalogue";
+import type { CatalogueEntry } from "../catalogue-entry";
 
 /**
  * CI keywords, variables, analyzers and security reports of the schedule. The pipeline rules are

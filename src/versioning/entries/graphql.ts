@@ -1,4 +1,4 @@
-import type { CatalogueEntry } from "../catalogue";
+import type { CatalogueEntry } from "../catalogue-entry";
 
 /**
  * GraphQL rows of the schedule (plugin-rpc-and-announced-changes.md, part b: "GraphQL changes", and

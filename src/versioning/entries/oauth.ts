@@ -1,4 +1,4 @@
-import type { CatalogueEntry } from "../catalogue";
+import type { CatalogueEntry } from "../catalogue-entry";
 
 /** Announced changes of the OAuth service (oauth-service.md, Versioning). */
 const M15 = "2022-05-22";

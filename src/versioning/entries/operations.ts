@@ -1,4 +1,4 @@
-import type { CatalogueEntry } from "../catalogue";
+import type { CatalogueEntry } from "../catalogue-entry";
 
 /**
  * Configuration, operations, authentication and event rows of the schedule. None of these changes

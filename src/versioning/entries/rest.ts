@@ -1,4 +1,4 @@
-import type { CatalogueEntry } from "../catalogue";
+import type { CatalogueEntry } from "../catalogue-entry";
 
 /**
  * REST API rows of the schedule (plugin-rpc-and-announced-changes.md, part b: Endpoints, States and
