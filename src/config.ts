@@ -1,7 +1,14 @@
 import { checkVariables, MIN_ORIGIN_SECRET_LENGTH, MIN_SECRET_KEY_BASE_LENGTH, PUBLISHED_SECRET_KEY_BASE } from "./config-variables";
 import { AppError } from "./domain/errors";
 import type { Bindings } from "./env";
-import type { ThrottlePolicy } from "./throttle/failure-counter";
+
+/** One throttle bucket's policy (src/throttle/failure-counter.ts counts by it). */
+export interface ThrottlePolicy {
+  /** Failures allowed in one window; the one that reaches it starts the ban. */
+  limit: number;
+  windowSeconds: number;
+  banSeconds: number;
+}
 
 /**
  * The parsed, validated configuration. Parsed once per isolate per env object, because

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ThrottlePolicy } from "../config";
 import type { Bindings } from "../env";
 
 /**
@@ -14,12 +15,8 @@ import type { Bindings } from "../env";
  * counted in a fixed window; the failure that reaches the limit bans the sub-key for banSeconds.
  */
 
-export interface ThrottlePolicy {
-  /** Failures allowed in one window; the one that reaches it starts the ban. */
-  limit: number;
-  windowSeconds: number;
-  banSeconds: number;
-}
+/** A bucket's policy is configuration (src/config.ts), read there from the THROTTLE_* variables. */
+export type { ThrottlePolicy };
 
 export interface ThrottleStatus {
   allowed: boolean;
