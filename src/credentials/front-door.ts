@@ -6,12 +6,12 @@ import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
 import { countBearerFailure } from "./bearer-throttle";
 import { countAddressFailure } from "./failed-auth-throttle";
-import { isDeployTokenSecret, resolveDeployToken, type DeployTokenPrincipal } from "./deploy-token";
+import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
 import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
-import type { Caller, Principal } from "./principal";
+import type { Caller } from "./principal";
 import { requireScopes } from "./resolve";
 import { applySudo, sudoIdentifier } from "./sudo";
 
