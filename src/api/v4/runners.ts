@@ -1,8 +1,7 @@
-import { and, eq, inArray, or, type SQL } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { groupAncestry } from "../../db/projects";
+import { projectRunnerScope, runnerWhere, type RunnerScope } from "../../db/runner-filters";
 import {
   deleteRunner,
   disableRunner,
@@ -10,8 +9,6 @@ import {
   findRunner,
   listRunners,
   listRunnersKeyset,
-  normaliseTags,
-  runnersAvailableToProject,
   runnerProjectIds,
   runnerAccessLevel,
   runnerRequiredLevel,
@@ -19,52 +16,44 @@ import {
   updateRunner,
   type RunnerRow,
 } from "../../db/runners";
-import { runners as runnersTable } from "../../db/schema/runners";
+import { normaliseTags } from "../../domain/runner-settings";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { loadGroup, loadProject } from "./load";
-import { optionalBool, parseParams, readParams, validate } from "./validate";
+import { optionalBool, parseParams, readParams } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
-import {
-  renderRunner,
-  renderRunnerDetails,
-  requestedPaused,
-  RUNNER_ALL_SCOPES,
-  RUNNER_STATUS_SCOPES,
-  RunnerSettings,
-  runnerFilters,
-  runnersManagedBy,
-} from "./runner-view";
+import { renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings } from "./runner-view";
+import { RUNNER_ALL_SCOPES, RUNNER_STATUS_SCOPES, runnerFilters } from "./runner-list-params";
 import { idParam } from "./params";
 
 /** Runners API (GitLab), gated by the runner rows of the schedule. Registration: runner-registration.ts. */
 const runnersApp = new Hono<AppEnv>();
 
 /** Lists with the query's filters: offset pages (count and page in one D1 round trip) or keyset by id. */
-async function respondList(c: Context<AppEnv>, scope: SQL | undefined, opts: { typeAllowed?: readonly string[]; scopes?: readonly string[] } = {}) {
-  const { query, where } = runnerFilters(c, opts);
-  const cond = and(scope, ...where);
+async function respondList(c: Context<AppEnv>, scope: RunnerScope, opts: { typeAllowed?: readonly string[]; scopes?: readonly string[] } = {}) {
+  const { query, conditions } = runnerFilters(c, opts);
   const db = getDb(c.env.DB);
-  const page = parsePage(c);
   const now = Date.now();
+  const cond = await runnerWhere(db, scope, conditions, now);
+  const page = parsePage(c);
   if (query.pagination === "keyset") {
     const { rows, hasNext } = await listRunnersKeyset(db, cond, query.id_after, page.perPage);
     setKeysetLink(c, page.perPage, hasNext ? rows[rows.length - 1].id : null);
     return c.json(rows.map((r) => renderRunner(c, r, now)));
   }
-  const { rows, total } = await listRunners(db, { where: cond, orderBy: query.order_by, sort: query.sort, limit: page.perPage, offset: page.offset });
-  setPaginationHeaders(c, page, total);
+  const { rows, total, hasNext } = await listRunners(db, { where: cond, orderBy: query.order_by, sort: query.sort, limit: page.perPage, offset: page.offset });
+  setPaginationHeaders(c, page, total, hasNext);
   return c.json(rows.map((r) => renderRunner(c, r, now)));
 }
 
-runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, undefined, { scopes: RUNNER_ALL_SCOPES }));
+runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, { kind: "all" }, { scopes: RUNNER_ALL_SCOPES }));
 
 runnersApp.get("/runners", requireAuth(READ_API), (c) => {
   const { user } = c.var.principal;
-  return respondList(c, user.isAdmin ? undefined : runnersManagedBy(user.id), { scopes: RUNNER_STATUS_SCOPES });
+  return respondList(c, user.isAdmin ? { kind: "all" } : { kind: "managedBy", userId: user.id }, { scopes: RUNNER_STATUS_SCOPES });
 });
 
 type Access = "read" | "manage";
@@ -123,7 +112,7 @@ runnersApp.delete("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
 // Project runners: those enabled on the project, its ancestor groups' runners and instance runners.
 runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  return respondList(c, await runnersAvailableToProject(getDb(c.env.DB), project), { scopes: RUNNER_ALL_SCOPES });
+  return respondList(c, projectRunnerScope(project), { scopes: RUNNER_ALL_SCOPES });
 });
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
@@ -181,12 +170,7 @@ runnersApp.get("/groups/:id/runners", requireAuth(READ_API), async (c) => {
     setPaginationHeaders(c, page, 0);
     return c.json([]);
   }
-  const groupIds = await groupAncestry(getDb(c.env.DB), group.id);
-  const scope = or(
-    eq(runnersTable.runnerType, "instance_type"),
-    and(eq(runnersTable.runnerType, "group_type"), inArray(runnersTable.groupId, groupIds)),
-  );
-  return respondList(c, scope, { typeAllowed: ["instance_type", "group_type", "project_type"] });
+  return respondList(c, { kind: "groupAndAncestors", groupId: group.id }, { typeAllowed: ["instance_type", "group_type", "project_type"] });
 });
 
 export default runnersApp;
