@@ -3,9 +3,6 @@ import { z } from "zod";
 import { getDb } from "../../db/client";
 import { projectRunnerScope, runnerWhere, type RunnerScope } from "../../db/runner-filters";
 import {
-  deleteRunner,
-  disableRunner,
-  enableRunner,
   findRunner,
   listRunners,
   listRunnersKeyset,
@@ -13,14 +10,13 @@ import {
   runnerAccessLevel,
   runnerRequiredLevel,
   runnerProjectsOf,
-  updateRunner,
   type RunnerRow,
 } from "../../db/runners";
-import { normaliseTags } from "../../domain/runner-settings";
+import { assignRunnerToProject, removeRunner, unassignRunnerFromProject, updateRunnerSettings } from "../../services/runners";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
-import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
+import { READ_API, requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { loadGroup, loadProject } from "./load";
 import { optionalBool, parseParams, readParams } from "./validate";
@@ -86,26 +82,23 @@ runnersApp.get("/runners/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
 runnersApp.put("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
   const input = parseParams(RunnerSettings, await readParams(c));
-  const patch: Partial<RunnerRow> = {};
-  const paused = requestedPaused(c, input, "runner-active-field");
-  if (paused !== undefined) patch.paused = paused;
-  if (input.description !== undefined) patch.description = input.description;
-  if (input.tag_list !== undefined) patch.tagList = normaliseTags(input.tag_list);
-  const runUntagged = optionalBool("run_untagged", input.run_untagged);
-  if (runUntagged !== undefined) patch.runUntagged = runUntagged;
-  const locked = optionalBool("locked", input.locked);
-  if (locked !== undefined) patch.locked = locked;
-  if (input.access_level !== undefined) patch.accessLevel = input.access_level;
-  if (input.maximum_timeout !== undefined) patch.maximumTimeout = input.maximum_timeout;
-  if (input.maintenance_note !== undefined) patch.maintenanceNote = input.maintenance_note;
-  const db = getDb(c.env.DB);
-  const updated = Object.keys(patch).length ? await updateRunner(db, runner.id, patch) : runner;
-  return c.json(renderRunnerDetails(c, updated, await runnerProjectsOf(db, runner.id)));
+  const result = await updateRunnerSettings(c.env, requestActor(c), runner, {
+    paused: requestedPaused(c, input, "runner-active-field"),
+    description: input.description,
+    tags: input.tag_list,
+    runUntagged: optionalBool("run_untagged", input.run_untagged),
+    locked: optionalBool("locked", input.locked),
+    accessLevel: input.access_level,
+    maximumTimeout: input.maximum_timeout,
+    maintenanceNote: input.maintenance_note,
+  });
+  if (!result.ok) throw new ApiError(400, { message: result.errors });
+  return c.json(renderRunnerDetails(c, result.runner, await runnerProjectsOf(getDb(c.env.DB), runner.id)));
 });
 
 runnersApp.delete("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
-  await deleteRunner(getDb(c.env.DB), runner.id);
+  await removeRunner(c.env, { actor: requestActor(c) }, runner);
   return c.body(null, 204);
 });
 
@@ -130,14 +123,13 @@ runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
     }
     if (!c.var.principal.user.isAdmin) throw forbidden();
     g.markDeprecated("runner-instance-to-project-conversion");
-    await updateRunner(db, runner.id, { runnerType: "project_type" });
   } else if (!(await mayAccess(c, runner, "manage"))) {
     throw forbidden();
   } else if (runner.locked) {
     throw new ApiError(403, { message: "403 Forbidden - Runner is locked" });
   }
-  if (!(await enableRunner(db, runner.id, project.id))) throw conflict("Runner was already enabled for this project");
-  const fresh = (await findRunner(db, runner.id))!;
+  const { assigned, runner: fresh } = await assignRunnerToProject(c.env, requestActor(c), runner, project.id, runner.runnerType === "instance_type");
+  if (!assigned) throw conflict("Runner was already enabled for this project");
   return c.json(renderRunnerDetails(c, fresh, await runnerProjectsOf(db, runner.id)), 201);
 });
 
@@ -149,7 +141,7 @@ runnersApp.delete("/projects/:id/runners/:runner_id{[0-9]+}", requireAuth(WRITE_
   if (!ids.includes(project.id)) throw notFound("Runner Not Found");
   // GitLab: the owner project of a project runner cannot disable it; delete the runner instead.
   if (ids[0] === project.id && ids.length === 1) throw new ApiError(403, { message: "403 Forbidden - Only one project associated with the runner. Please remove the runner instead" });
-  await disableRunner(db, runnerId, project.id);
+  await unassignRunnerFromProject(c.env, requestActor(c), (await findRunner(db, runnerId))!, project.id);
   return c.body(null, 204);
 });
 

@@ -1,7 +1,9 @@
-import { findRunner, runnerRequiredLevel, updateRunner, type RunnerRow } from "../../db/runners";
+import { actorOf } from "../../credentials/principal";
+import { findRunner, runnerRequiredLevel, type RunnerRow } from "../../db/runners";
+import { updateRunnerSettings } from "../../services/runners";
 import type { RunnerScope } from "../../db/runner-filters";
 import { AccessLevel } from "../../domain/access";
-import { normaliseTags, tagsOf } from "../../domain/runner-settings";
+import { fullMessages, tagsOf } from "../../domain/runner-settings";
 import { reportStatus, statusRulesAt } from "../../domain/runner-status";
 import type { ConnectionArgs } from "../connection";
 import { groupLevel, isAdmin, notAvailable, requireWrite, runnerLevel, type GqlContext } from "../context";
@@ -109,32 +111,28 @@ export const runnerResolvers = {
   },
   Mutation: {
     runnerUpdate: async (_: unknown, { input }: { input: Record<string, unknown> }, ctx: GqlContext) => {
-      requireWrite(ctx);
+      const principal = requireWrite(ctx);
       const runner = await findRunner(ctx.db, parseGid(input.id, "Ci::Runner", "CiRunnerID"));
       if (!runner || !(await canUpdateRunner(ctx, runner))) throw notAvailable();
-      const patch: Partial<RunnerRow> = {};
-      if (input.description != null) patch.description = String(input.description);
+      let paused: boolean | undefined;
       if (input.active != null) {
         ctx.deprecations.add(ACTIVE);
-        patch.paused = !input.active;
+        paused = !input.active;
       }
-      if (input.paused != null) patch.paused = Boolean(input.paused);
-      if (input.locked != null) patch.locked = Boolean(input.locked);
-      if (input.runUntagged != null) patch.runUntagged = Boolean(input.runUntagged);
-      if (input.tagList != null) patch.tagList = normaliseTags(input.tagList as string[]);
-      if (input.accessLevel != null) patch.accessLevel = String(input.accessLevel).toLowerCase();
-      if (input.maintenanceNote != null) patch.maintenanceNote = String(input.maintenanceNote);
-      if (input.maximumTimeout != null) {
-        const t = Number(input.maximumTimeout);
-        // GitLab: at least 600 seconds.
-        if (t < 600) return { runner, errors: ["Maximum timeout needs to be at least 10 minutes"], clientMutationId: input.clientMutationId ?? null };
-        patch.maximumTimeout = t;
-      }
-      if ((patch.tagList === "" || (patch.tagList === undefined && runner.tagList === "")) && patch.runUntagged === false) {
-        return { runner, errors: ["Tags list can not be empty when runner is not allowed to pick untagged jobs"], clientMutationId: input.clientMutationId ?? null };
-      }
-      const updated = Object.keys(patch).length ? await updateRunner(ctx.db, runner.id, patch) : runner;
-      return { runner: updated, errors: [], clientMutationId: input.clientMutationId ?? null };
+      if (input.paused != null) paused = Boolean(input.paused);
+      const result = await updateRunnerSettings(ctx.env, actorOf(principal, ctx.clientAddress), runner, {
+        paused,
+        description: input.description != null ? String(input.description) : undefined,
+        locked: input.locked != null ? Boolean(input.locked) : undefined,
+        runUntagged: input.runUntagged != null ? Boolean(input.runUntagged) : undefined,
+        tags: input.tagList != null ? (input.tagList as string[]) : undefined,
+        accessLevel: input.accessLevel != null ? String(input.accessLevel).toLowerCase() : undefined,
+        maintenanceNote: input.maintenanceNote != null ? String(input.maintenanceNote) : undefined,
+        maximumTimeout: input.maximumTimeout != null ? Number(input.maximumTimeout) : undefined,
+      });
+      const clientMutationId = input.clientMutationId ?? null;
+      if (!result.ok) return { runner, errors: fullMessages(result.errors), clientMutationId };
+      return { runner: result.runner, errors: [], clientMutationId };
     },
   },
 };
