@@ -4,7 +4,6 @@ import { AccessLevel } from "../../src/domain/access";
 import { call, json, makePat, makeUserWithToken, unique } from "../helpers/fixtures";
 import { signedInUser } from "../helpers/browser";
 import { addMemberTo, makeProject, makeRunner } from "../helpers/resources";
-import { gql } from "../graphql/helpers";
 
 /**
  * DESIGN "Layout", src/services: REST and the pages call the same use case, so a change made on
@@ -129,6 +128,13 @@ describe("deploy tokens are audited: deploy_token_created and deploy_token_revok
     expect((await call(`/api/v4/projects/${project.id}/deploy_tokens/${id}`, { token: await makePat(owner.user.id) })).status).toBe(404);
   });
 });
+
+/** A GraphQL request through call(), so it comes from this file's client address as REST's do. */
+async function gql(query: string, opts: { variables: Record<string, unknown>; token: string }) {
+  const res = await call("/api/graphql", { ...json({ query, variables: opts.variables }), token: opts.token });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { body: (await res.json()) as any };
+}
 
 describe("runners: REST and GraphQL write one audit row each, alike (src/services/runners.ts)", () => {
   it("an update through PUT /runners/:id and through runnerUpdate audits ci_runner_updated with the same shape", async () => {
