@@ -59,7 +59,7 @@ describe("EXPLAIN QUERY PLAN of runner listings: no walk of the runners table wi
   });
 });
 
-describe("CiRunner.projectCount of a page: one statement, not one per runner (issue 23)", () => {
+describe("CiRunner.projectCount of a page: one statement, not one per runner (docs/scaling.md, "Runners")", () => {
   it("a page of 5 and a page of 20 project runners read runner_projects in the same number of statements", async () => {
     const owner = await makeUserWithToken();
     const project = await makeProject(owner.user.id);
