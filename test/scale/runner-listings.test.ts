@@ -6,7 +6,7 @@ import { queryPlan, recordingEnv } from "../helpers/d1-recording";
 import { makeProject, makeRunner } from "../helpers/resources";
 
 /**
- * docs/scaling.md, "Runners" (issue 23's GraphQL runners row): a runner listing reads the page it
+ * docs/scaling.md, "Listings", the runners row: a runner listing reads the page it
  * answers and no more. Every statement that walks the runners table (a SCAN in SQLite's EXPLAIN
  * QUERY PLAN, even through an index) must stop at a LIMIT; a count of every row is run only when
  * GraphQL's `count` is asked for, and REST's X-Total count stops at GitLab's 10,000.
@@ -59,7 +59,7 @@ describe("EXPLAIN QUERY PLAN of runner listings: no walk of the runners table wi
   });
 });
 
-describe("CiRunner.projectCount of a page: one statement, not one per runner (docs/scaling.md, "Runners")", () => {
+describe("CiRunner.projectCount of a page: one statement, not one per runner (docs/scaling.md, runners row)", () => {
   it("a page of 5 and a page of 20 project runners read runner_projects in the same number of statements", async () => {
     const owner = await makeUserWithToken();
     const project = await makeProject(owner.user.id);

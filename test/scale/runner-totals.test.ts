@@ -6,7 +6,7 @@ import { callAt } from "../helpers/versioned";
 
 /**
  * GitLab's offset pagination omits X-Total and X-Total-Pages above 10,000 rows (docs/rest-api.md,
- * Pagination); the runner listings' count stops reading there too (docs/scaling.md, "Runners").
+ * Pagination); the runner listings' count stops reading there too (docs/scaling.md, "Listings").
  * Isolated storage (vitest.config.ts): 10,001 runners would change other files' instance lists.
  */
 let admin: { token: string };
