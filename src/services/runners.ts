@@ -88,9 +88,6 @@ export async function updateRunnerSettings(env: Bindings, actor: AuditActor, run
   return { ok: true, runner: updated };
 }
 
-/** Pauses or resumes a runner (GitLab's pause: the paused setting). */
-export const setRunnerPaused = (env: Bindings, actor: AuditActor, runner: RunnerRow, paused: boolean) => updateRunnerSettings(env, actor, runner, { paused });
-
 /** Deletes a runner: by a user (DELETE /runners/:id) or by the runner's own token (DELETE /runners). */
 export async function removeRunner(env: Bindings, who: RunnerActor, runner: RunnerRow): Promise<void> {
   await deleteRunner(getDb(env.DB), runner.id);
