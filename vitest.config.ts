@@ -18,6 +18,7 @@ const stateSensitiveFiles = [
   "test/oidc/signing-keys.test.ts",
   "test/scale/keyset-pagination.test.ts",
   "test/scale/totals.test.ts",
+  "test/scale/runner-totals.test.ts",
 ];
 
 /** A project running in workerd with the real D1, Durable Object and R2 bindings of wrangler.toml. */

@@ -43,6 +43,14 @@ export type AuditAction =
   | "project_destroyed"
   /** The git origin could not remove a deleted project's repository (src/git/provisioning.ts). */
   | "project_repository_removal_failed"
+  /** Runners (src/services/runners.ts), GitLab's audit event names. */
+  | "ci_runner_created"
+  | "ci_runner_registered"
+  | "ci_runner_updated"
+  | "ci_runner_unregistered"
+  | "ci_runner_assigned_to_project"
+  | "ci_runner_unassigned_from_project"
+  | "ci_runner_registration_token_reset"
   /** Written by the namespace migration only (drizzle/*_ns_namespace_collisions.sql). */
   | "namespace_path_renamed";
 

@@ -1,5 +1,8 @@
-import { and, asc, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { pageAndCount, type Page } from "./page";
+import { groupAncestry } from "./projects";
+import { groups } from "./schema/projects";
 import { iterations } from "./schema/iterations";
 
 export type IterationRow = typeof iterations.$inferSelect;
@@ -16,14 +19,38 @@ export async function createIteration(
   return row;
 }
 
-/** Iterations of the groups, whose date-derived state is one of the conditions given. */
-export async function listIterations(db: Db, groupIds: number[], where: SQL[], page: { limit: number; offset: number }) {
-  const cond = and(inArray(iterations.groupId, groupIds.length ? groupIds : [0]), ...where);
-  const [rows, [{ n }]] = await db.batch([
+/** An iterations listing's filters: the date-derived states wanted (on `today`) and a title search. */
+export interface IterationFilter {
+  states: readonly string[];
+  /** YYYY-MM-DD, UTC. */
+  today: string;
+  search?: string;
+}
+
+/**
+ * Iterations of the groups whose state is one of those wanted, a page and the number of them in one
+ * round trip (pageAndCount). The state is computed from the dates in SQL, so filtering and
+ * counting stay in the database.
+ */
+export async function listIterations(db: Db, groupIds: number[], f: IterationFilter, page: { limit: number; offset: number }): Promise<Page<IterationRow>> {
+  const state = sql`CASE WHEN ${f.today} < ${iterations.startDate} THEN 'upcoming' WHEN ${f.today} > ${iterations.dueDate} THEN 'closed' ELSE 'current' END`;
+  const cond = and(
+    inArray(iterations.groupId, groupIds.length ? groupIds : [0]),
+    sql`${state} IN ${f.states}`,
+    f.search ? sql`lower(${iterations.title}) LIKE ${`%${f.search.toLowerCase()}%`}` : undefined,
+  );
+  return pageAndCount<IterationRow>(
+    db,
     db.select().from(iterations).where(cond).orderBy(asc(iterations.startDate), asc(iterations.id)).limit(page.limit).offset(page.offset),
     db.select({ n: sql<number>`count(*)` }).from(iterations).where(cond),
-  ]);
-  return { rows, total: n };
+  );
+}
+
+/** The full paths of a group and its ancestors (the groups whose iterations a listing shows), by id. */
+export async function ancestorPaths(db: Db, groupId: number): Promise<Map<number, string>> {
+  const ids = await groupAncestry(db, groupId);
+  const rows = await db.select({ id: groups.id, fullPath: groups.fullPath }).from(groups).where(inArray(groups.id, ids));
+  return new Map(rows.map((r) => [r.id, r.fullPath]));
 }
 
 /** Iterations overlapping [start, due] in the group (GitLab refuses overlapping iterations). */

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { pageAndCount, type Page } from "./page";
 import { users } from "./schema/accounts";
 import { mergeRequests, statusCheckResponses, statusChecks } from "./schema/merge-requests";
 
@@ -31,18 +32,38 @@ export async function findMergeRequest(db: Db, projectId: number, iid: number): 
 
 const ORDER = { created_at: mergeRequests.createdAt, updated_at: mergeRequests.updatedAt, title: mergeRequests.title } as const;
 
+/** A merge request listing's filters, as plain values (REST and GraphQL parse their own parameters). */
+export interface MergeRequestFilter {
+  /** A state, or "all" / absent for every state. */
+  state?: string;
+  /** Case-insensitive part of the title. */
+  search?: string;
+  sourceBranch?: string;
+  targetBranch?: string;
+}
+
+function filterConditions(f: MergeRequestFilter): SQL[] {
+  const where: SQL[] = [];
+  if (f.state && f.state !== "all") where.push(eq(mergeRequests.state, f.state));
+  if (f.search) where.push(sql`lower(${mergeRequests.title}) LIKE ${`%${f.search.toLowerCase()}%`}`);
+  if (f.sourceBranch) where.push(eq(mergeRequests.sourceBranch, f.sourceBranch));
+  if (f.targetBranch) where.push(eq(mergeRequests.targetBranch, f.targetBranch));
+  return where;
+}
+
+/** A page of a project's merge requests and their number, in one round trip (pageAndCount). */
 export async function listMergeRequests(
   db: Db,
   projectId: number,
-  o: { where: SQL[]; orderBy: keyof typeof ORDER; sort: "asc" | "desc"; limit: number; offset: number },
-) {
-  const cond = and(eq(mergeRequests.projectId, projectId), ...o.where);
+  o: { filter: MergeRequestFilter; orderBy: keyof typeof ORDER; sort: "asc" | "desc"; limit: number; offset: number },
+): Promise<Page<MergeRequestRow>> {
+  const cond = and(eq(mergeRequests.projectId, projectId), ...filterConditions(o.filter));
   const dir = o.sort === "asc" ? asc : desc;
-  const [rows, [{ n }]] = await db.batch([
+  return pageAndCount<MergeRequestRow>(
+    db,
     db.select().from(mergeRequests).where(cond).orderBy(dir(ORDER[o.orderBy]), dir(mergeRequests.id)).limit(o.limit).offset(o.offset),
     db.select({ n: sql<number>`count(*)` }).from(mergeRequests).where(cond),
-  ]);
-  return { rows, total: n };
+  );
 }
 
 export async function updateMergeRequest(db: Db, id: number, patch: Partial<MergeRequestRow>): Promise<MergeRequestRow> {

@@ -1,12 +1,14 @@
-import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { runnerProjects, runnerRegistrationTokens, runners } from "./schema/runners";
 import { projects } from "./schema/projects";
-import { ONLINE_WINDOW_MS, STALE_AFTER_MS } from "../domain/runner-status";
+import { normaliseTags } from "../domain/runner-settings";
+import { cappedCount, inIdList, totalOrNull } from "./listing";
+import { pageAndCount } from "./page";
 import { AccessLevel } from "../domain/access";
-import { groupAccessLevel, groupAncestry, projectsWithAccessLevels, type ProjectRow } from "./projects";
+import { groupAccessLevel, projectsWithAccessLevels } from "./projects";
 
 export type RunnerRow = typeof runners.$inferSelect;
 export const RUNNER_TOKEN_PREFIX = "glrt-";
@@ -28,34 +30,6 @@ export interface NewRunner {
   createdAt?: number;
   contactedAt?: number | null;
 }
-
-export type ContactStatus = "online" | "offline" | "stale" | "never_contacted";
-
-/**
- * SQL for a contact-status filter, shared by REST and GraphQL so both list the same runners.
- * staleSplitsOffline: from 15.0 stale runners are no longer offline nor never contacted.
- */
-export function contactStatusCondition(status: ContactStatus, now: number, staleSplitsOffline: boolean): SQL {
-  const online = now - ONLINE_WINDOW_MS;
-  const stale = now - STALE_AFTER_MS;
-  switch (status) {
-    case "online":
-      return sql`${runners.contactedAt} > ${online}`;
-    case "offline":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} <= ${online} AND ${runners.contactedAt} > ${stale}`
-        : sql`${runners.contactedAt} <= ${online}`;
-    case "stale":
-      return sql`(${runners.contactedAt} <= ${stale} OR (${runners.contactedAt} IS NULL AND ${runners.createdAt} <= ${stale}))`;
-    case "never_contacted":
-      return staleSplitsOffline
-        ? sql`${runners.contactedAt} IS NULL AND ${runners.createdAt} > ${stale}`
-        : sql`${runners.contactedAt} IS NULL`;
-  }
-}
-
-export const normaliseTags = (tags: string[] | undefined) =>
-  [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))].sort().join(",");
 
 /** Creates a runner; returns its authentication token once (only its SHA-256 is stored). */
 export async function createRunner(db: Db, input: NewRunner): Promise<{ runner: RunnerRow; token: string }> {
@@ -146,14 +120,32 @@ export interface RunnerListOptions {
 
 const ORDER = { id: runners.id, created_at: runners.createdAt, contacted_at: runners.contactedAt } as const;
 
-/** One page and the total, in a single D1 round trip of two statements. */
-export async function listRunners(db: Db, o: RunnerListOptions): Promise<{ rows: RunnerRow[]; total: number }> {
+/** The page's rows and one more (whether a next page exists), in the order an index (order column, id) serves. */
+function pageQuery(db: Db, o: RunnerListOptions) {
   const dir = o.sort === "asc" ? asc : desc;
-  const [rows, [{ n }]] = await db.batch([
-    db.select().from(runners).where(o.where).orderBy(dir(ORDER[o.orderBy]), dir(runners.id)).limit(o.limit).offset(o.offset),
-    db.select({ n: sql<number>`count(*)` }).from(runners).where(o.where),
-  ]);
-  return { rows, total: n };
+  return db.select().from(runners).where(o.where).orderBy(dir(ORDER[o.orderBy]), dir(runners.id)).limit(o.limit + 1).offset(o.offset);
+}
+
+const trimmed = (rows: RunnerRow[], limit: number) => ({ rows: rows.slice(0, limit), hasNext: rows.length > limit });
+
+/**
+ * REST's offset page and its total in one D1 round trip (pageAndCount). The count reads no further
+ * than COUNT_CAP + 1 rows: above it GitLab sends no X-Total (total is null then).
+ */
+export async function listRunners(db: Db, o: RunnerListOptions): Promise<{ rows: RunnerRow[]; total: number | null; hasNext: boolean }> {
+  const { rows, total } = await pageAndCount<RunnerRow>(db, pageQuery(db, o), db.select({ n: cappedCount(sql`${runners}`, o.where) }).from(sql`(SELECT 1)`));
+  return { ...trimmed(rows, o.limit), total: totalOrNull(total) };
+}
+
+/** A page without a count: GraphQL counts only when the query asks for `count` (countRunners). */
+export async function runnerPage(db: Db, o: RunnerListOptions): Promise<{ rows: RunnerRow[]; hasNext: boolean }> {
+  return trimmed(await pageQuery(db, o), o.limit);
+}
+
+/** The exact number of runners a listing matches (GraphQL's CiRunnerConnection.count, as GitLab's). */
+export async function countRunners(db: Db, where: SQL | undefined): Promise<number> {
+  const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(runners).where(where);
+  return Number(n);
 }
 
 /** Keyset page by ascending id: one statement, one extra row to know whether a next page exists. */
@@ -164,23 +156,18 @@ export async function listRunnersKeyset(db: Db, where: SQL | undefined, idAfter:
     .where(and(where, gt(runners.id, idAfter)))
     .orderBy(asc(runners.id))
     .limit(limit + 1);
-  return { rows: rows.slice(0, limit), hasNext: rows.length > limit };
+  return trimmed(rows, limit);
 }
 
-export const runnerIdsOnProjects = (projectIds: number[]) =>
-  inArray(runners.id, sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${projectIds.length ? projectIds : [0]})`);
-
-/**
- * The runners a project can use, as GitLab's project runners list: the ones enabled for it, the
- * instance's, and those of the groups above it (GET /projects/:id/runners and the project page).
- */
-export async function runnersAvailableToProject(db: Db, project: Pick<ProjectRow, "id" | "namespaceKind" | "namespaceId">): Promise<SQL | undefined> {
-  const groupIds = project.namespaceKind === "group" ? await groupAncestry(db, project.namespaceId) : [];
-  return or(
-    runnerIdsOnProjects([project.id]),
-    eq(runners.runnerType, "instance_type"),
-    groupIds.length ? and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, groupIds)) : undefined,
-  );
+/** How many projects each project runner of a page is enabled on, in one statement (GraphQL projectCount). */
+export async function projectCounts(db: Db, runnerIds: readonly number[]): Promise<Map<number, number>> {
+  if (!runnerIds.length) return new Map();
+  const rows = await db
+    .select({ id: runnerProjects.runnerId, n: sql<number>`count(*)` })
+    .from(runnerProjects)
+    .where(inIdList(runnerProjects.runnerId, runnerIds))
+    .groupBy(runnerProjects.runnerId);
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }
 
 // Legacy registration tokens (POST /runners).

@@ -83,3 +83,32 @@ export async function paginate<T>(args: ConnectionArgs, fetch: (w: Window) => Pr
   const rows = w.limit > 0 ? (await fetch(w)).rows : [];
   return toConnection(rows, w, total);
 }
+
+/** A connection whose `count` runs its query only if the request selects it. */
+export interface LazyCountConnection<T> extends Omit<Connection<T>, "count"> {
+  /** graphql-js's default resolver calls a function-valued field. */
+  count: () => Promise<number>;
+}
+
+/**
+ * As `paginate`, for lists whose count is costly at scale (issue 23: counting every runner of a
+ * large instance): the page is read with one extra row, which answers hasNextPage, and the count
+ * runs only when the query asks for `count` or for `last`/`before` (which need the total first).
+ */
+export async function paginateLazyCount<T>(
+  args: ConnectionArgs,
+  page: (w: Window) => Promise<{ rows: T[]; hasNext: boolean }>,
+  count: () => Promise<number>,
+): Promise<Connection<T> | LazyCountConnection<T>> {
+  if (args.last == null && !args.before) {
+    const w = pageWindow(args, Number.MAX_SAFE_INTEGER);
+    const { rows, hasNext } = await page(w);
+    const { pageInfo, ...rest } = toConnection(rows, w, 0);
+    let counted: Promise<number> | undefined;
+    return { ...rest, count: () => (counted ??= count()), pageInfo: { ...pageInfo, hasNextPage: hasNext } };
+  }
+  const total = await count();
+  const w = pageWindow(args, total);
+  const rows = w.limit > 0 ? (await page(w)).rows : [];
+  return toConnection(rows, w, total);
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AccessLevel } from "../../src/domain/access";
 import { call, json, makePat, makeUserWithToken, unique } from "../helpers/fixtures";
 import { signedInUser } from "../helpers/browser";
-import { addMemberTo, makeProject } from "../helpers/resources";
+import { addMemberTo, makeProject, makeRunner } from "../helpers/resources";
 
 /**
  * DESIGN "Layout", src/services: REST and the pages call the same use case, so a change made on
@@ -126,5 +126,70 @@ describe("deploy tokens are audited: deploy_token_created and deploy_token_revok
     }
     // The token of the page's revoke is gone, as a REST DELETE leaves it.
     expect((await call(`/api/v4/projects/${project.id}/deploy_tokens/${id}`, { token: await makePat(owner.user.id) })).status).toBe(404);
+  });
+});
+
+/** A GraphQL request through call(), so it comes from this file's client address as REST's do. */
+async function gql(query: string, opts: { variables: Record<string, unknown>; token: string }) {
+  const res = await call("/api/graphql", { ...json({ query, variables: opts.variables }), token: opts.token });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { body: (await res.json()) as any };
+}
+
+describe("runners: REST and GraphQL write one audit row each, alike (src/services/runners.ts)", () => {
+  it("an update through PUT /runners/:id and through runnerUpdate audits ci_runner_updated with the same shape", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const rest = (await makeRunner({ runnerType: "instance_type", tagList: ["a"] })).runner;
+    const viaGql = (await makeRunner({ runnerType: "instance_type", tagList: ["a"] })).runner;
+    expect((await call(`/api/v4/runners/${rest.id}`, { ...json({ description: "rest", paused: true, tag_list: ["b"] }), method: "PUT", token: admin.token })).status).toBe(200);
+    const g = await gql(`mutation($id: CiRunnerID!) { runnerUpdate(input: { id: $id, description: "gql", paused: true, tagList: ["b"] }) { errors } }`, {
+      variables: { id: `gid://gitlab/Ci::Runner/${viaGql.id}` },
+      token: admin.token,
+    });
+    expect(g.body.data.runnerUpdate.errors).toEqual([]);
+    const [r] = await auditOf("ci_runner_updated", rest.id);
+    const gqlRows = await auditOf("ci_runner_updated", viaGql.id);
+    expect(gqlRows).toHaveLength(1);
+    expect(r.author_id).toBe(admin.user.id);
+    expect(gqlRows[0].author_id).toBe(admin.user.id);
+    expect(shapeOf(gqlRows[0])).toEqual(shapeOf(r));
+    expect(JSON.parse(gqlRows[0].details)).toMatchObject({ runner_type: "instance_type", description: "gql", changes: ["description", "paused", "tagList"] });
+    expect(JSON.parse(r.details).changes).toEqual(JSON.parse(gqlRows[0].details).changes);
+  });
+
+  it("both surfaces refuse run_untagged false without tags (GitLab's Ci::Runner validation) and audit nothing", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const runner = (await makeRunner({ runnerType: "instance_type" })).runner;
+    const res = await call(`/api/v4/runners/${runner.id}`, { ...json({ run_untagged: false }), method: "PUT", token: admin.token });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: { tags_list: ["can not be empty when runner is not allowed to pick untagged jobs"] } });
+    const g = await gql(`mutation($id: CiRunnerID!) { runnerUpdate(input: { id: $id, runUntagged: false }) { errors } }`, {
+      variables: { id: `gid://gitlab/Ci::Runner/${runner.id}` },
+      token: admin.token,
+    });
+    expect(g.body.data.runnerUpdate.errors).toEqual(["Tags list can not be empty when runner is not allowed to pick untagged jobs"]);
+    const short = await call(`/api/v4/runners/${runner.id}`, { ...json({ maximum_timeout: 300 }), method: "PUT", token: admin.token });
+    expect(await short.json()).toEqual({ message: { maximum_timeout: ["needs to be at least 10 minutes"] } });
+    expect(await auditOf("ci_runner_updated", runner.id)).toHaveLength(0);
+  });
+
+  it("create, assign, unassign, reset registration token and delete each write one row naming the actor", async () => {
+    const owner = await makeUserWithToken();
+    const project = await makeProject(owner.user.id);
+    const other = await makeProject(owner.user.id);
+    const created = (await (await call("/api/v4/user/runners", { ...json({ runner_type: "project_type", project_id: project.id }), token: owner.token })).json()) as { id: number; token: string };
+    expect((await call(`/api/v4/projects/${other.id}/runners`, { ...json({ runner_id: created.id }), token: owner.token })).status).toBe(201);
+    expect((await call(`/api/v4/projects/${other.id}/runners/${created.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    expect((await call(`/api/v4/projects/${project.id}/runners/reset_registration_token`, { method: "POST", token: owner.token })).status).toBe(201);
+    expect((await call(`/api/v4/runners/${created.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+    for (const action of ["ci_runner_created", "ci_runner_assigned_to_project", "ci_runner_unassigned_from_project", "ci_runner_unregistered"]) {
+      const rows = await auditOf(action, created.id);
+      expect(rows, action).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ author_id: owner.user.id, entity_type: "ci_runner" });
+      expect(rows[0].details).not.toContain(created.token);
+    }
+    expect(JSON.parse((await auditOf("ci_runner_assigned_to_project", created.id))[0].details)).toMatchObject({ project_id: other.id });
+    const [reset] = await auditOf("ci_runner_registration_token_reset", project.id);
+    expect(reset).toMatchObject({ author_id: owner.user.id, entity_type: "project" });
   });
 });

@@ -1,10 +1,8 @@
-import { inArray, sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createIteration, listIterations, overlapping, type IterationRow } from "../../db/iterations";
+import { ancestorPaths, createIteration, listIterations, overlapping, type IterationRow } from "../../db/iterations";
 import { groupAncestry } from "../../db/projects";
-import { iterations } from "../../db/schema/iterations";
 import { iterationState, parseIterationStateFilter, STATE_NUMBER, todayUtc } from "../../domain/iterations";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
@@ -46,22 +44,13 @@ async function respond(c: Context<AppEnv>, groupId: number, groupPaths: Map<numb
   const db = getDb(c.env.DB);
   const ids = coerceBool(q.include_ancestors) === false ? [groupId] : await groupAncestry(db, groupId);
   const today = todayUtc();
-  // The state is computed from the dates in SQL, so filtering and counting stay in the database.
-  const stateSql = sql`CASE WHEN ${today} < ${iterations.startDate} THEN 'upcoming' WHEN ${today} > ${iterations.dueDate} THEN 'closed' ELSE 'current' END`;
-  const where = [sql`${stateSql} IN ${filter.states}`];
-  if (q.search) where.push(sql`lower(${iterations.title}) LIKE ${`%${q.search.toLowerCase()}%`}`);
   const page = parsePage(c);
-  const { rows, total } = await listIterations(db, ids, where, { limit: page.perPage, offset: page.offset });
+  const { rows, total } = await listIterations(db, ids, { states: filter.states, today, search: q.search }, { limit: page.perPage, offset: page.offset });
   setPaginationHeaders(c, page, total);
   return c.json(rows.map((r) => renderIteration(c, r, groupPaths.get(r.groupId), today)));
 }
 
-async function pathsOf(c: Context<AppEnv>, groupId: number) {
-  const db = getDb(c.env.DB);
-  const ids = await groupAncestry(db, groupId);
-  const rows = await db.query.groups.findMany({ where: (g) => inArray(g.id, ids), columns: { id: true, fullPath: true } });
-  return new Map(rows.map((r) => [r.id, r.fullPath]));
-}
+const pathsOf = (c: Context<AppEnv>, groupId: number) => ancestorPaths(getDb(c.env.DB), groupId);
 
 iterationsApp.get("/groups/:id/iterations", requireAuth(READ_API), async (c) => {
   const { group } = await loadGroup(c, c.req.param("id"));

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { sha256Hex } from "../../crypto/hash";
@@ -14,7 +13,6 @@ import {
   type MergeRequestRow,
 } from "../../db/merge-requests";
 import type { ProjectRow } from "../../db/projects";
-import { mergeRequests } from "../../db/schema/merge-requests";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
@@ -132,13 +130,9 @@ mrs.get("/projects/:id/merge_requests", requireAuth(READ_API), async (c) => {
   const project = await loadMergeRequestProject(c, false);
   const q = parseParams(ListMrs, queryParams(c));
   const page = parsePage(c);
-  const where = [];
-  if (q.state !== "all") where.push(sql`${mergeRequests.state} = ${q.state}`);
-  if (q.search) where.push(sql`lower(${mergeRequests.title}) LIKE ${`%${q.search.toLowerCase()}%`}`);
-  if (q.source_branch) where.push(sql`${mergeRequests.sourceBranch} = ${q.source_branch}`);
-  if (q.target_branch) where.push(sql`${mergeRequests.targetBranch} = ${q.target_branch}`);
   const db = getDb(c.env.DB);
-  const { rows, total } = await listMergeRequests(db, project.id, { where, orderBy: q.order_by, sort: q.sort, limit: page.perPage, offset: page.offset });
+  const filter = { state: q.state, search: q.search, sourceBranch: q.source_branch, targetBranch: q.target_branch };
+  const { rows, total } = await listMergeRequests(db, project.id, { filter, orderBy: q.order_by, sort: q.sort, limit: page.perPage, offset: page.offset });
   const users = await usersById(db, rows.flatMap((r) => [r.authorId, r.assigneeId, r.mergeUserId]));
   setPaginationHeaders(c, page, total);
   return c.json(rows.map((r) => renderMergeRequest(c, r, project, users)));

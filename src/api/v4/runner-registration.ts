@@ -1,20 +1,12 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import {
-  createRunner,
-  deleteRunner,
-  findRegistrationScope,
-  findRunnerByToken,
-  recordContact,
-  resetRegistrationToken,
-  updateRunner,
-  type NewRunner,
-} from "../../db/runners";
+import { findRegistrationScope, findRunnerByToken, recordContact, type NewRunner } from "../../db/runners";
+import { registerRunner, removeRunner, resetRegistrationToken } from "../../services/runners";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { requireAdmin, requireAuth, WRITE_API } from "./auth";
-import { forbidden, invalidParam } from "./errors";
+import { requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
+import { ApiError, forbidden, invalidParam } from "./errors";
 import { loadGroup, loadProject } from "./load";
 import { optionalBool, parseParams, readParams } from "./validate";
 import { requestedPaused, RunnerSettings } from "./runner-view";
@@ -61,8 +53,9 @@ registration.post("/user/runners", requireAuth(WRITE_API), async (c) => {
     if (!input.project_id) throw invalidParam("project_id", "is missing");
     base.projectId = (await loadProject(c, String(input.project_id), AccessLevel.MAINTAINER)).project.id;
   }
-  const { runner, token } = await createRunner(getDb(c.env.DB), base);
-  return c.json(tokenResponse(runner.id, token), 201);
+  const created = await registerRunner(c.env, { actor: requestActor(c) }, base, "created");
+  if (!created.ok) throw new ApiError(400, { message: created.errors });
+  return c.json(tokenResponse(created.runner.id, created.token), 201);
 });
 
 const LegacyRegistration = RunnerSettings.extend({
@@ -84,9 +77,10 @@ registration.post("/runners", async (c) => {
       : scope.scopeType === "group"
         ? { runnerType: "group_type", groupId: scope.scopeId, ...settings }
         : { runnerType: "project_type", projectId: scope.scopeId, ...settings };
-  const { runner, token } = await createRunner(db, base);
-  if (typeof info.version === "string") await updateRunner(db, runner.id, { version: info.version.slice(0, 64) });
-  return c.json(tokenResponse(runner.id, token), 201);
+  const version = typeof info.version === "string" ? info.version : null;
+  const created = await registerRunner(c.env, { ip: clientAddress(c.req.raw, c.env) }, { ...base, version }, "registered");
+  if (!created.ok) throw new ApiError(400, { message: created.errors });
+  return c.json(tokenResponse(created.runner.id, created.token), 201);
 });
 
 /** A runner checks its credentials; the contact is recorded (contacted_at), as a job request would. */
@@ -104,25 +98,25 @@ registration.delete("/runners", async (c) => {
   const db = getDb(c.env.DB);
   const runner = await findRunnerByToken(db, token);
   if (!runner) throw forbidden();
-  await deleteRunner(db, runner.id);
+  await removeRunner(c.env, { ip: clientAddress(c.req.raw, c.env) }, runner);
   return c.body(null, 204);
 });
 
 // Registration tokens, shown once (only their SHA-256 is stored).
 registration.post("/runners/reset_registration_token", requireAuth(WRITE_API), requireAdmin, async (c) => {
-  const token = await resetRegistrationToken(getDb(c.env.DB), { scopeType: "instance", scopeId: 0 });
+  const token = await resetRegistrationToken(c.env, requestActor(c), { scopeType: "instance", scopeId: 0 });
   return c.json({ token, token_expires_at: null }, 201);
 });
 
 registration.post("/projects/:id/runners/reset_registration_token", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  const token = await resetRegistrationToken(getDb(c.env.DB), { scopeType: "project", scopeId: project.id });
+  const token = await resetRegistrationToken(c.env, requestActor(c), { scopeType: "project", scopeId: project.id });
   return c.json({ token, token_expires_at: null }, 201);
 });
 
 registration.post("/groups/:id/runners/reset_registration_token", requireAuth(WRITE_API), async (c) => {
   const { group } = await loadGroup(c, c.req.param("id"), AccessLevel.OWNER);
-  const token = await resetRegistrationToken(getDb(c.env.DB), { scopeType: "group", scopeId: group.id });
+  const token = await resetRegistrationToken(c.env, requestActor(c), { scopeType: "group", scopeId: group.id });
   return c.json({ token, token_expires_at: null }, 201);
 });
 

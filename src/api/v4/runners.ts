@@ -1,70 +1,55 @@
-import { and, eq, inArray, or, type SQL } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { groupAncestry } from "../../db/projects";
+import { projectRunnerScope, runnerWhere, type RunnerScope } from "../../db/runner-filters";
 import {
-  deleteRunner,
-  disableRunner,
-  enableRunner,
   findRunner,
   listRunners,
   listRunnersKeyset,
-  normaliseTags,
-  runnersAvailableToProject,
   runnerProjectIds,
   runnerAccessLevel,
   runnerRequiredLevel,
   runnerProjectsOf,
-  updateRunner,
   type RunnerRow,
 } from "../../db/runners";
-import { runners as runnersTable } from "../../db/schema/runners";
+import { assignRunnerToProject, removeRunner, unassignRunnerFromProject, updateRunnerSettings } from "../../services/runners";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
-import { READ_API, requireAdmin, requireAuth, WRITE_API } from "./auth";
+import { READ_API, requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, conflict, forbidden, notFound } from "./errors";
 import { loadGroup, loadProject } from "./load";
-import { optionalBool, parseParams, readParams, validate } from "./validate";
+import { optionalBool, parseParams, readParams } from "./validate";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
-import {
-  renderRunner,
-  renderRunnerDetails,
-  requestedPaused,
-  RUNNER_ALL_SCOPES,
-  RUNNER_STATUS_SCOPES,
-  RunnerSettings,
-  runnerFilters,
-  runnersManagedBy,
-} from "./runner-view";
+import { renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings } from "./runner-view";
+import { RUNNER_ALL_SCOPES, RUNNER_STATUS_SCOPES, runnerFilters } from "./runner-list-params";
 import { idParam } from "./params";
 
 /** Runners API (GitLab), gated by the runner rows of the schedule. Registration: runner-registration.ts. */
 const runnersApp = new Hono<AppEnv>();
 
 /** Lists with the query's filters: offset pages (count and page in one D1 round trip) or keyset by id. */
-async function respondList(c: Context<AppEnv>, scope: SQL | undefined, opts: { typeAllowed?: readonly string[]; scopes?: readonly string[] } = {}) {
-  const { query, where } = runnerFilters(c, opts);
-  const cond = and(scope, ...where);
+async function respondList(c: Context<AppEnv>, scope: RunnerScope, opts: { typeAllowed?: readonly string[]; scopes?: readonly string[] } = {}) {
+  const { query, conditions } = runnerFilters(c, opts);
   const db = getDb(c.env.DB);
-  const page = parsePage(c);
   const now = Date.now();
+  const cond = await runnerWhere(db, scope, conditions, now);
+  const page = parsePage(c);
   if (query.pagination === "keyset") {
     const { rows, hasNext } = await listRunnersKeyset(db, cond, query.id_after, page.perPage);
     setKeysetLink(c, page.perPage, hasNext ? rows[rows.length - 1].id : null);
     return c.json(rows.map((r) => renderRunner(c, r, now)));
   }
-  const { rows, total } = await listRunners(db, { where: cond, orderBy: query.order_by, sort: query.sort, limit: page.perPage, offset: page.offset });
-  setPaginationHeaders(c, page, total);
+  const { rows, total, hasNext } = await listRunners(db, { where: cond, orderBy: query.order_by, sort: query.sort, limit: page.perPage, offset: page.offset });
+  setPaginationHeaders(c, page, total, hasNext);
   return c.json(rows.map((r) => renderRunner(c, r, now)));
 }
 
-runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, undefined, { scopes: RUNNER_ALL_SCOPES }));
+runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, { kind: "all" }, { scopes: RUNNER_ALL_SCOPES }));
 
 runnersApp.get("/runners", requireAuth(READ_API), (c) => {
   const { user } = c.var.principal;
-  return respondList(c, user.isAdmin ? undefined : runnersManagedBy(user.id), { scopes: RUNNER_STATUS_SCOPES });
+  return respondList(c, user.isAdmin ? { kind: "all" } : { kind: "managedBy", userId: user.id }, { scopes: RUNNER_STATUS_SCOPES });
 });
 
 type Access = "read" | "manage";
@@ -97,33 +82,30 @@ runnersApp.get("/runners/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
 runnersApp.put("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
   const input = parseParams(RunnerSettings, await readParams(c));
-  const patch: Partial<RunnerRow> = {};
-  const paused = requestedPaused(c, input, "runner-active-field");
-  if (paused !== undefined) patch.paused = paused;
-  if (input.description !== undefined) patch.description = input.description;
-  if (input.tag_list !== undefined) patch.tagList = normaliseTags(input.tag_list);
-  const runUntagged = optionalBool("run_untagged", input.run_untagged);
-  if (runUntagged !== undefined) patch.runUntagged = runUntagged;
-  const locked = optionalBool("locked", input.locked);
-  if (locked !== undefined) patch.locked = locked;
-  if (input.access_level !== undefined) patch.accessLevel = input.access_level;
-  if (input.maximum_timeout !== undefined) patch.maximumTimeout = input.maximum_timeout;
-  if (input.maintenance_note !== undefined) patch.maintenanceNote = input.maintenance_note;
-  const db = getDb(c.env.DB);
-  const updated = Object.keys(patch).length ? await updateRunner(db, runner.id, patch) : runner;
-  return c.json(renderRunnerDetails(c, updated, await runnerProjectsOf(db, runner.id)));
+  const result = await updateRunnerSettings(c.env, requestActor(c), runner, {
+    paused: requestedPaused(c, input, "runner-active-field"),
+    description: input.description,
+    tags: input.tag_list,
+    runUntagged: optionalBool("run_untagged", input.run_untagged),
+    locked: optionalBool("locked", input.locked),
+    accessLevel: input.access_level,
+    maximumTimeout: input.maximum_timeout,
+    maintenanceNote: input.maintenance_note,
+  });
+  if (!result.ok) throw new ApiError(400, { message: result.errors });
+  return c.json(renderRunnerDetails(c, result.runner, await runnerProjectsOf(getDb(c.env.DB), runner.id)));
 });
 
 runnersApp.delete("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
-  await deleteRunner(getDb(c.env.DB), runner.id);
+  await removeRunner(c.env, { actor: requestActor(c) }, runner);
   return c.body(null, 204);
 });
 
 // Project runners: those enabled on the project, its ancestor groups' runners and instance runners.
 runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
-  return respondList(c, await runnersAvailableToProject(getDb(c.env.DB), project), { scopes: RUNNER_ALL_SCOPES });
+  return respondList(c, projectRunnerScope(project), { scopes: RUNNER_ALL_SCOPES });
 });
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
@@ -141,14 +123,13 @@ runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
     }
     if (!c.var.principal.user.isAdmin) throw forbidden();
     g.markDeprecated("runner-instance-to-project-conversion");
-    await updateRunner(db, runner.id, { runnerType: "project_type" });
   } else if (!(await mayAccess(c, runner, "manage"))) {
     throw forbidden();
   } else if (runner.locked) {
     throw new ApiError(403, { message: "403 Forbidden - Runner is locked" });
   }
-  if (!(await enableRunner(db, runner.id, project.id))) throw conflict("Runner was already enabled for this project");
-  const fresh = (await findRunner(db, runner.id))!;
+  const { assigned, runner: fresh } = await assignRunnerToProject(c.env, requestActor(c), runner, project.id, runner.runnerType === "instance_type");
+  if (!assigned) throw conflict("Runner was already enabled for this project");
   return c.json(renderRunnerDetails(c, fresh, await runnerProjectsOf(db, runner.id)), 201);
 });
 
@@ -160,7 +141,7 @@ runnersApp.delete("/projects/:id/runners/:runner_id{[0-9]+}", requireAuth(WRITE_
   if (!ids.includes(project.id)) throw notFound("Runner Not Found");
   // GitLab: the owner project of a project runner cannot disable it; delete the runner instead.
   if (ids[0] === project.id && ids.length === 1) throw new ApiError(403, { message: "403 Forbidden - Only one project associated with the runner. Please remove the runner instead" });
-  await disableRunner(db, runnerId, project.id);
+  await unassignRunnerFromProject(c.env, requestActor(c), (await findRunner(db, runnerId))!, project.id);
   return c.body(null, 204);
 });
 
@@ -181,12 +162,7 @@ runnersApp.get("/groups/:id/runners", requireAuth(READ_API), async (c) => {
     setPaginationHeaders(c, page, 0);
     return c.json([]);
   }
-  const groupIds = await groupAncestry(getDb(c.env.DB), group.id);
-  const scope = or(
-    eq(runnersTable.runnerType, "instance_type"),
-    and(eq(runnersTable.runnerType, "group_type"), inArray(runnersTable.groupId, groupIds)),
-  );
-  return respondList(c, scope, { typeAllowed: ["instance_type", "group_type", "project_type"] });
+  return respondList(c, { kind: "groupAndAncestors", groupId: group.id }, { typeAllowed: ["instance_type", "group_type", "project_type"] });
 });
 
 export default runnersApp;

@@ -1,33 +1,14 @@
-import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { contactStatusCondition, listRunners, type ContactStatus, type RunnerRow } from "../../db/runners";
-import { runners } from "../../db/schema/runners";
-import { isOnline, isStale } from "../../domain/runner-status";
-import type { Window } from "../connection";
-import { groupsAndDescendants, groupTreeProjectIds } from "../../db/namespaces";
+import { runnerWhere, type RunnerCondition, type RunnerScope } from "../../db/runner-filters";
+import { countRunners, projectCounts, runnerPage, type RunnerRow } from "../../db/runners";
+import type { ContactStatus, RunnerType } from "../../domain/runner-status";
+import { paginateLazyCount, type ConnectionArgs } from "../connection";
 
 /**
- * Runner queries for GraphQL on the REST area's tables and repository (src/db/runners.ts).
+ * Runner listings for GraphQL on the REST area's repository (src/db/runners.ts, runner-filters.ts).
  * Filters take plain values: the resolver has already applied the version's rules.
  */
 export type GqlRunnerStatus = "ACTIVE" | "PAUSED" | "ONLINE" | "OFFLINE" | "STALE" | "NOT_CONNECTED" | "NEVER_CONTACTED";
-
-export interface RunnerStatusRules {
-  /** Below 15.0 a paused runner reports PAUSED. */
-  legacyValues: boolean;
-  /** From 15.0 STALE is reported (and splits OFFLINE). */
-  staleReported: boolean;
-  /** From 15.0 NEVER_CONTACTED replaces NOT_CONNECTED. */
-  neverContacted: boolean;
-}
-
-/** The status the version reports for a runner (spec part b, States and transitions). */
-export function gqlRunnerStatus(r: RunnerRow, now: number, rules: RunnerStatusRules): GqlRunnerStatus {
-  if (rules.legacyValues && r.paused) return "PAUSED";
-  if (rules.staleReported && isStale(r, now)) return "STALE";
-  if (r.contactedAt === null) return rules.neverContacted ? "NEVER_CONTACTED" : "NOT_CONNECTED";
-  return isOnline(r.contactedAt, now) ? "ONLINE" : "OFFLINE";
-}
 
 export interface RunnerFilter {
   paused?: boolean;
@@ -37,37 +18,19 @@ export interface RunnerFilter {
   search?: string;
 }
 
-/** SQL for a status filter: contact status, or the paused flag for the legacy ACTIVE/PAUSED values. */
-function statusCondition(status: GqlRunnerStatus, now: number, staleSplitsOffline: boolean): SQL {
-  if (status === "ACTIVE" || status === "PAUSED") return eq(runners.paused, status === "PAUSED");
-  const contact = status === "NOT_CONNECTED" ? "never_contacted" : (status.toLowerCase() as ContactStatus);
-  return contactStatusCondition(contact, now, staleSplitsOffline);
-}
-
-export function runnerConditions(f: RunnerFilter, now: number, staleSplitsOffline: boolean): SQL[] {
-  const where: SQL[] = [];
-  if (f.paused !== undefined) where.push(eq(runners.paused, f.paused));
-  if (f.status) where.push(statusCondition(f.status, now, staleSplitsOffline));
-  if (f.type) where.push(eq(runners.runnerType, f.type.toLowerCase()));
-  for (const tag of f.tagList ?? []) where.push(sql`(',' || ${runners.tagList} || ',') LIKE ${`%,${tag},%`}`);
-  if (f.search) where.push(sql`lower(${runners.description}) LIKE ${`%${f.search.toLowerCase()}%`}`);
-  return where;
-}
-
-/** Runners of a group (DIRECT: its own group runners; DESCENDANTS: also subgroups' and their projects' runners). */
-export function groupRunnersCondition(groupId: number, membership: "DIRECT" | "DESCENDANTS"): SQL {
-  if (membership === "DIRECT") return and(eq(runners.runnerType, "group_type"), eq(runners.groupId, groupId))!;
-  const tree = groupsAndDescendants(groupId);
-  return or(
-    and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, tree)),
-    and(
-      eq(runners.runnerType, "project_type"),
-      inArray(
-        runners.id,
-        sql`(SELECT runner_id FROM runner_projects WHERE project_id IN ${groupTreeProjectIds(groupId)})`,
-      ),
-    ),
-  )!;
+/** The filter as the listing's conditions (the same SQL as REST's ?status=, ?tag_list=, ...). */
+export function runnerConditions(f: RunnerFilter, staleSplitsOffline: boolean): RunnerCondition[] {
+  const conditions: RunnerCondition[] = [];
+  if (f.paused !== undefined) conditions.push({ kind: "paused", paused: f.paused });
+  if (f.status === "ACTIVE" || f.status === "PAUSED") conditions.push({ kind: "paused", paused: f.status === "PAUSED" });
+  else if (f.status) {
+    const status = (f.status === "NOT_CONNECTED" ? "never_contacted" : f.status.toLowerCase()) as ContactStatus;
+    conditions.push({ kind: "contact", status, staleSplitsOffline });
+  }
+  if (f.type) conditions.push({ kind: "type", types: [f.type.toLowerCase() as RunnerType] });
+  for (const tag of (f.tagList ?? []).map((t) => t.trim()).filter(Boolean)) conditions.push({ kind: "tag", tag });
+  if (f.search) conditions.push({ kind: "search", text: f.search });
+  return conditions;
 }
 
 export const SORTS = {
@@ -77,6 +40,22 @@ export const SORTS = {
   CONTACTED_ASC: { orderBy: "contacted_at", sort: "asc" },
 } as const;
 
-export async function countAndPage(db: Db, where: SQL[], sort: keyof typeof SORTS, w: Window) {
-  return listRunners(db, { where: where.length ? and(...where) : undefined, ...SORTS[sort], limit: w.limit, offset: w.offset });
+/** A runners connection: its page, and its count only if asked for. */
+export async function runnerConnection(db: Db, args: ConnectionArgs, scope: RunnerScope, conditions: RunnerCondition[], sort: keyof typeof SORTS, now: number) {
+  const where = await runnerWhere(db, scope, conditions, now);
+  return paginateLazyCount<RunnerRow>(
+    args,
+    (w) => runnerPage(db, { where, ...SORTS[sort], limit: w.limit, offset: w.offset }),
+    () => countRunners(db, where),
+  );
+}
+
+/**
+ * projectCount of every runner of a page in one statement, read the first time a node asks: the
+ * loader is kept in the request's memo under each runner's id.
+ */
+export function projectCountLoader(db: Db, rows: readonly RunnerRow[]): () => Promise<Map<number, number>> {
+  let loaded: Promise<Map<number, number>> | undefined;
+  const ids = rows.filter((r) => r.runnerType === "project_type").map((r) => r.id);
+  return () => (loaded ??= projectCounts(db, ids));
 }

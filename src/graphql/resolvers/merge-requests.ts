@@ -2,8 +2,6 @@ import type { ProjectRow } from "../../db/projects";
 import { paginate, type ConnectionArgs } from "../connection";
 import { canSeeProject, canSeeProjectCode, loadProject, notAvailable, requireWrite, visibleProject, type GqlContext } from "../context";
 import { findMergeRequest, listMergeRequests, type MergeRequestRow } from "../../db/merge-requests";
-import { mergeRequests } from "../../db/schema/merge-requests";
-import { eq } from "drizzle-orm";
 import { createIssue, findIssue, findIssueByIid, listIssues, type IssueRow } from "../../db/issues";
 import { parseGid, toGid } from "../schema/global-id";
 import { loadUser } from "./projects";
@@ -41,7 +39,7 @@ export const mergeRequestResolvers = {
       (await canSeeProjectCode(ctx, project))
         ? paginate(args, (w) =>
             listMergeRequests(ctx.db, project.id, {
-              where: args.state && args.state !== "all" ? [eq(mergeRequests.state, args.state)] : [],
+              filter: { state: args.state ?? undefined },
               orderBy: "created_at",
               sort: "desc",
               limit: w.limit,

@@ -1,11 +1,15 @@
-import { findRunner, runnerRequiredLevel, runnerProjectIds, updateRunner, normaliseTags, type RunnerRow } from "../../db/runners";
+import { actorOf } from "../../credentials/principal";
+import { findRunner, runnerRequiredLevel, type RunnerRow } from "../../db/runners";
+import { updateRunnerSettings } from "../../services/runners";
+import type { RunnerScope } from "../../db/runner-filters";
 import { AccessLevel } from "../../domain/access";
-import { paginate, type ConnectionArgs } from "../connection";
+import { fullMessages, tagsOf } from "../../domain/runner-settings";
+import { reportStatus, statusRulesAt } from "../../domain/runner-status";
+import type { ConnectionArgs } from "../connection";
 import { groupLevel, isAdmin, notAvailable, requireWrite, runnerLevel, type GqlContext } from "../context";
-import { countAndPage, gqlRunnerStatus, groupRunnersCondition, runnerConditions, type GqlRunnerStatus, type RunnerFilter } from "../data/runners";
+import { projectCountLoader, runnerConditions, runnerConnection, type GqlRunnerStatus, type RunnerFilter } from "../data/runners";
 import type { GroupRow } from "../../db/projects";
 import { parseGid } from "../schema/global-id";
-import { isStale } from "../../domain/runner-status";
 
 /** CiRunner, Query.runners, Group.runners, runnerUpdate (schedule: runner rows, "active becomes paused"). */
 const ACTIVE = "graphql-runner-active";
@@ -41,10 +45,21 @@ function filterFrom(ctx: GqlContext, args: RunnerArgs): RunnerFilter {
   };
 }
 
-async function listWith(ctx: GqlContext, args: RunnerArgs, scope?: ReturnType<typeof groupRunnersCondition>) {
-  const where = runnerConditions(filterFrom(ctx, args), ctx.now, !ctx.gate.has("graphql-runner-status-stale"));
-  if (scope) where.push(scope);
-  return paginate(args, (w) => countAndPage(ctx.db, where, args.sort ?? "CREATED_DESC", w));
+async function listWith(ctx: GqlContext, args: RunnerArgs, scope: RunnerScope) {
+  const conditions = runnerConditions(filterFrom(ctx, args), statusRulesAt("graphql", ctx.gate.version).staleReported);
+  const connection = await runnerConnection(ctx.db, args, scope, conditions, args.sort ?? "CREATED_DESC", ctx.now);
+  // projectCount of the page's runners: one statement for the page, when a node first asks.
+  const loader = Promise.resolve(projectCountLoader(ctx.db, connection.nodes));
+  for (const r of connection.nodes) ctx.memo.set(projectCountKey(r), loader);
+  return connection;
+}
+
+const projectCountKey = (r: RunnerRow) => `runner-project-count:${r.id}`;
+
+async function projectCount(ctx: GqlContext, r: RunnerRow): Promise<number | null> {
+  if (r.runnerType !== "project_type") return null;
+  const loader = (await ctx.memo.get(projectCountKey(r))) as (() => Promise<Map<number, number>>) | undefined;
+  return ((await (loader ?? projectCountLoader(ctx.db, [r]))()).get(r.id)) ?? 0;
 }
 
 /**
@@ -71,65 +86,53 @@ export const runnerResolvers = {
     // Instance-wide runners are an administrator's view (GitLab's Ci::RunnersFinder).
     runners: (_: unknown, args: RunnerArgs, ctx: GqlContext) => {
       if (!isAdmin(ctx)) throw notAvailable();
-      return listWith(ctx, args);
+      return listWith(ctx, args, { kind: "all" });
     },
   },
   Group: {
     runners: async (group: GroupRow, args: RunnerArgs, ctx: GqlContext) => {
       if (!isAdmin(ctx) && (await groupLevel(ctx, group.id)) < AccessLevel.MAINTAINER) return null;
-      return listWith(ctx, args, groupRunnersCondition(group.id, args.membership ?? "DESCENDANTS"));
+      return listWith(ctx, args, { kind: "groupTree", groupId: group.id, membership: args.membership ?? "DESCENDANTS" });
     },
   },
   CiRunner: {
     id: (r: RunnerRow) => r.id,
     status: (r: RunnerRow, _: unknown, ctx: GqlContext) => {
-      const g = ctx.gate;
-      const status = gqlRunnerStatus(r, ctx.now, {
-        legacyValues: g.has("graphql-runner-status-legacy-values"),
-        staleReported: !g.has("graphql-runner-status-stale"),
-        neverContacted: !g.has("graphql-runner-status-never-contacted"),
-      });
-      if (status === "PAUSED") ctx.deprecations.add("graphql-runner-status-legacy-values");
-      if (status === "NOT_CONNECTED") ctx.deprecations.add("graphql-runner-status-never-contacted");
-      // Below 15.0 a runner silent for three months is still OFFLINE or NOT_CONNECTED, not STALE.
-      if ((status === "OFFLINE" || status === "NOT_CONNECTED") && isStale(r, ctx.now)) ctx.deprecations.add("graphql-runner-status-stale");
-      return status;
+      const { status, deprecated } = reportStatus(r, ctx.now, "graphql", ctx.gate.version);
+      for (const id of deprecated) ctx.deprecations.add(id);
+      return status.toUpperCase();
     },
     active: (r: RunnerRow) => !r.paused,
     paused: (r: RunnerRow) => r.paused,
     runnerType: (r: RunnerRow) => r.runnerType.toUpperCase(),
-    tagList: (r: RunnerRow) => (r.tagList ? r.tagList.split(",") : []),
+    tagList: (r: RunnerRow) => tagsOf(r.tagList),
     accessLevel: (r: RunnerRow) => r.accessLevel.toUpperCase(),
-    projectCount: async (r: RunnerRow, _: unknown, ctx: GqlContext) => (r.runnerType === "project_type" ? (await runnerProjectIds(ctx.db, r.id)).length : null),
+    projectCount: (r: RunnerRow, _: unknown, ctx: GqlContext) => projectCount(ctx, r),
   },
   Mutation: {
     runnerUpdate: async (_: unknown, { input }: { input: Record<string, unknown> }, ctx: GqlContext) => {
-      requireWrite(ctx);
+      const principal = requireWrite(ctx);
       const runner = await findRunner(ctx.db, parseGid(input.id, "Ci::Runner", "CiRunnerID"));
       if (!runner || !(await canUpdateRunner(ctx, runner))) throw notAvailable();
-      const patch: Partial<RunnerRow> = {};
-      if (input.description != null) patch.description = String(input.description);
+      let paused: boolean | undefined;
       if (input.active != null) {
         ctx.deprecations.add(ACTIVE);
-        patch.paused = !input.active;
+        paused = !input.active;
       }
-      if (input.paused != null) patch.paused = Boolean(input.paused);
-      if (input.locked != null) patch.locked = Boolean(input.locked);
-      if (input.runUntagged != null) patch.runUntagged = Boolean(input.runUntagged);
-      if (input.tagList != null) patch.tagList = normaliseTags(input.tagList as string[]);
-      if (input.accessLevel != null) patch.accessLevel = String(input.accessLevel).toLowerCase();
-      if (input.maintenanceNote != null) patch.maintenanceNote = String(input.maintenanceNote);
-      if (input.maximumTimeout != null) {
-        const t = Number(input.maximumTimeout);
-        // GitLab: at least 600 seconds.
-        if (t < 600) return { runner, errors: ["Maximum timeout needs to be at least 10 minutes"], clientMutationId: input.clientMutationId ?? null };
-        patch.maximumTimeout = t;
-      }
-      if ((patch.tagList === "" || (patch.tagList === undefined && runner.tagList === "")) && patch.runUntagged === false) {
-        return { runner, errors: ["Tags list can not be empty when runner is not allowed to pick untagged jobs"], clientMutationId: input.clientMutationId ?? null };
-      }
-      const updated = Object.keys(patch).length ? await updateRunner(ctx.db, runner.id, patch) : runner;
-      return { runner: updated, errors: [], clientMutationId: input.clientMutationId ?? null };
+      if (input.paused != null) paused = Boolean(input.paused);
+      const result = await updateRunnerSettings(ctx.env, actorOf(principal, ctx.clientAddress), runner, {
+        paused,
+        description: input.description != null ? String(input.description) : undefined,
+        locked: input.locked != null ? Boolean(input.locked) : undefined,
+        runUntagged: input.runUntagged != null ? Boolean(input.runUntagged) : undefined,
+        tags: input.tagList != null ? (input.tagList as string[]) : undefined,
+        accessLevel: input.accessLevel != null ? String(input.accessLevel).toLowerCase() : undefined,
+        maintenanceNote: input.maintenanceNote != null ? String(input.maintenanceNote) : undefined,
+        maximumTimeout: input.maximumTimeout != null ? Number(input.maximumTimeout) : undefined,
+      });
+      const clientMutationId = input.clientMutationId ?? null;
+      if (!result.ok) return { runner, errors: fullMessages(result.errors), clientMutationId };
+      return { runner: result.runner, errors: [], clientMutationId };
     },
   },
 };

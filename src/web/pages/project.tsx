@@ -3,9 +3,10 @@ import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { listPackages } from "../../db/packages";
 import { findProject, projectAccessLevel } from "../../db/projects";
-import { listRunners, runnersAvailableToProject } from "../../db/runners";
+import { listRunners } from "../../db/runners";
+import { projectRunnerScope, runnerWhere } from "../../db/runner-filters";
 import { getConfig } from "../../config";
-import { runnerStatus } from "../../domain/runner-status";
+import { reportStatus } from "../../domain/runner-status";
 import { AccessLevel, canReadCode, canReadProject, type Visibility } from "../../domain/access";
 import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
@@ -53,7 +54,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   // Runners are a maintainer's view, as GET /projects/:id/runners (the same rule, src/db/runners.ts).
   const maintains = user !== null && level >= AccessLevel.MAINTAINER;
   const runners = maintains
-    ? await listRunners(db, { where: await runnersAvailableToProject(db, project), orderBy: "id", sort: "desc", limit: MAX_RUNNERS, offset: 0 })
+    ? await listRunners(db, { where: await runnerWhere(db, projectRunnerScope(project), [], Date.now()), orderBy: "id", sort: "desc", limit: MAX_RUNNERS, offset: 0 })
     : null;
   const now = Date.now();
   const version = getConfig(c.env).serviceVersion;
@@ -88,7 +89,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
           </li>
           {runners ? (
             <li>
-              <a href="#runners">Runners</a> ({runners.total})
+              <a href="#runners">Runners</a> ({runners.total ?? "10,000+"})
             </li>
           ) : null}
           {maintains ? (
@@ -131,14 +132,14 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
                       <span class="id">#{r.id}</span> <bdi>{r.description}</bdi>
                     </td>
                     <td>{r.runnerType.replace("_type", "")}</td>
-                    <td>{runnerStatus(r, now, version)}</td>
+                    <td>{reportStatus(r, now, "rest", version).status}</td>
                     <td>{formatDate(r.contactedAt)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           )}
-          {runners.total > runners.rows.length ? <p class="muted">The {MAX_RUNNERS} newest of {runners.total} runners (all of them: GET /api/v4/projects/:id/runners).</p> : null}
+          {runners.hasNext ? <p class="muted">The {MAX_RUNNERS} newest of {runners.total ?? "more than 10,000"} runners (all of them: GET /api/v4/projects/:id/runners).</p> : null}
         </>
       ) : null}
     </>,
