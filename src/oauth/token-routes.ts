@@ -13,7 +13,7 @@ import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
-import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
+import { authenticateClient, authenticateClientRemembered, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
@@ -115,7 +115,7 @@ routes.post("/revoke", async (c) => {
 routes.post("/introspect", async (c) => {
   const params = await readParams(c);
   const creds = clientCredentials(c, params);
-  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
+  const client = await countingSecretFailures(c, creds, () => authenticateClientRemembered(c.env, creds));
   // Introspection tells who a token acts for: only clients that prove their identity may ask.
   if (!client.authenticated) throw new OAuthError("invalid_client");
   requireParams(params, ["token"]);
