@@ -77,3 +77,13 @@ export function whenParamIs<E extends Env>(name: string, literal: string, ...han
   const chain = every(...handlers);
   return (c, next) => (c.req.param(name) === literal ? chain(c, next) : next());
 }
+
+/**
+ * The shape of the request paths a route pattern answers, for readers of the route table (the
+ * hostile-input sweep): the canonical prefixes become the project path's two segments.
+ */
+export function requestPattern(routePattern: string): string {
+  if (routePattern.startsWith(PROJECT_PREFIX)) return `/:namespace/${routePattern.slice(PROJECT_PREFIX.length)}`;
+  if (routePattern.startsWith(GIT_PREFIX)) return `/:namespace/${routePattern.slice(GIT_PREFIX.length)}`;
+  return routePattern;
+}
