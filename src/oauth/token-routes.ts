@@ -8,7 +8,7 @@ import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub, markFamilies } from "../credentials/oauth-family";
-import { outlastValidationCache } from "../credentials/validation-cache";
+import { outlastValidationCache, rememberedFor } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
@@ -129,9 +129,11 @@ routes.post("/introspect", async (c) => {
     fillExpiry: expiryForced(c.env),
   });
   if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
-  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1.
+  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1,
+  // remembered under the validation cache's bound: it only names the user (username, sub); whether
+  // the token is active is the family's answer above, asked every time.
   const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user.row : null;
-  const user = snapshot ?? (await findUserById(getDb(c.env.DB), d.userId));
+  const user = snapshot ?? (await rememberedFor(c.env, `introspected-user:${d.userId}`, null, () => findUserById(getDb(c.env.DB), d.userId)));
   if (!user) return inactive();
   const body: Record<string, unknown> = {
     active: true,
