@@ -4,7 +4,8 @@
 //     through Miniflare exactly as this service is (bench/lib/worker.mjs), with its KV namespace;
 //   - panva's oidc-provider in Node, in memory (bench/peers/oidc-provider.mjs): userinfo, refresh,
 //     introspection;
-// token-authenticated GET, refresh rotation and introspection at 1 and 32 connections, beside the
+// every goal row of issue 22: empty route, token-authenticated GET, refresh rotation, introspection,
+// userinfo, manifest GET by digest and Plugin Call at 1 and 32 connections, beside the
 // empty-route, one-DO-read and one-DO-write floors of the same run. Scenarios take turns in short
 // slices (bench/lib/measure.mjs) so a shared machine's load falls on all alike. Loopback only.
 // The service runs with its default configuration (the validation cache on, README's bound).
@@ -18,6 +19,7 @@ import { buildSync } from "esbuild";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { machine, measureInterleaved, table } from "./lib/measure.mjs";
 import { keyedDoWrites, refreshChains } from "./lib/scenarios.mjs";
+import { manifestByDigestScenario, pluginCallScenario } from "./lib/hot-path.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
 import { ROOT, startBuiltWorker } from "./lib/worker.mjs";
 import { startOidcProvider } from "./peers/oidc-provider.mjs";
@@ -83,6 +85,10 @@ try {
   // Introspection answers a client about its own tokens and tokens without an application
   // (Doorkeeper): a password-grant token of the user is one of the latter.
   const passwordToken = (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username: "bench", password: USER_PASSWORD })))).access_token;
+  // Userinfo and Plugin Call: a token of the same user with openid and api.
+  const openidToken = (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username: "bench", password: USER_PASSWORD, scope: "openid api" })))).access_token;
+  const manifest = await manifestByDigestScenario(base);
+  const pluginCall = pluginCallScenario(base, openidToken);
   const confidential = `Basic ${Buffer.from(`${seed.confidentialApp.application_id}:${seed.confidentialApp.secret}`).toString("base64")}`;
 
   const wopReader = await wop.grant();
@@ -97,6 +103,9 @@ try {
   const checks = [
     fetch(`${base}/api/v4/user`, { headers: { "PRIVATE-TOKEN": pat } }),
     fetch(`${base}/oauth/introspect`, { ...form({ token: passwordToken }), headers: { Authorization: confidential, "Content-Type": "application/x-www-form-urlencoded" } }),
+    fetch(`${base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${openidToken}` } }),
+    fetch(manifest.url, { headers: manifest.headers }),
+    fetch(pluginCall.url, { method: "POST", headers: pluginCall.headers, body: pluginCall.requests[0].body }),
     fetch(`${wop.url}/api/user`, { headers: { Authorization: `Bearer ${wopReader.access_token}` } }),
     fetch(`${oidc.url}/me`, { headers: { Authorization: `Bearer ${oidcReader.access_token}` } }),
     fetch(`${oidc.url}/token/introspection`, { ...form({ token: oidcReader.access_token }), headers: { Authorization: oidc.clientAuth, "Content-Type": "application/x-www-form-urlencoded" } }),
@@ -114,6 +123,9 @@ try {
     "ours: GET /oauth/token/info": { url: `${base}/oauth/token/info`, headers: bearer },
     "ours: GET /api/v4/user (PAT)": { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
     "ours: refresh rotation": refreshChains(`${base}/oauth/token`, ourChains, { client_id: seed.app.application_id }),
+    "ours: GET /oauth/userinfo": { url: `${base}/oauth/userinfo`, headers: { Authorization: `Bearer ${openidToken}` } },
+    "ours: GET manifest by digest": manifest,
+    "ours: Plugin Call (Connect binary ping)": pluginCall,
     "ours: POST /oauth/introspect": { url: `${base}/oauth/introspect`, method: "POST", headers: formHeaders(confidential), body: new URLSearchParams({ token: passwordToken }).toString() },
     "workers-oauth-provider: empty route": { url: `${wop.url}/-/empty` },
     "workers-oauth-provider: Bearer GET /api/user": { url: `${wop.url}/api/user`, headers: { Authorization: `Bearer ${wopReader.access_token}` } },
@@ -144,6 +156,9 @@ try {
     "OAuth GET / workers-oauth-provider Bearer GET (goal >= 2)": ratio("ours: GET /api/v4/user (OAuth)", "workers-oauth-provider: Bearer GET /api/user", c),
     "refresh / workers-oauth-provider refresh (goal >= 2)": ratio("ours: refresh rotation", "workers-oauth-provider: refresh rotation", c),
     "POST /oauth/introspect / one DO read (goal >= 0.5)": ratio("ours: POST /oauth/introspect", "floor: one DO read", c),
+    "GET /oauth/userinfo / one DO read (goal >= 0.7)": ratio("ours: GET /oauth/userinfo", "floor: one DO read", c),
+    "manifest GET by digest / one DO read (goal >= 0.7)": ratio("ours: GET manifest by digest", "floor: one DO read", c),
+    "Plugin Call / one DO read (goal >= 0.8)": ratio("ours: Plugin Call (Connect binary ping)", "floor: one DO read", c),
     "OAuth GET / oidc-provider userinfo (moonshot >= 0.5)": ratio("ours: GET /api/v4/user (OAuth)", "oidc-provider (Node): GET /me (userinfo)", c),
     "GET /oauth/token/info / one DO read": ratio("ours: GET /oauth/token/info", "floor: one DO read", c),
     "PAT GET / one DO read": ratio("ours: GET /api/v4/user (PAT)", "floor: one DO read", c),

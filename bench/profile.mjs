@@ -2,7 +2,7 @@
 // the V8 inspector on a loopback port; while autocannon drives one scenario, the Profiler samples
 // the Worker's isolate (the token families and PAT objects run in it too). Prints the functions
 // with the most self time, grouped by source (the bundle's module paths are kept in its names).
-// Run: npx node bench/profile.mjs [oauth|pat|token-info|refresh]   (default oauth; bounded: 6 s)
+// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|introspect]   (default oauth; bounded: 6 s)
 import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { BENCH_VARS, seedService, json } from "./lib/seed.mjs";
@@ -32,6 +32,15 @@ try {
     "token-info": { url: `${base}/oauth/token/info`, headers: { Authorization: `Bearer ${reader.access_token}` } },
     pat: { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
     empty: { url: `${base}/-/bench/empty` },
+    introspect: {
+      url: `${base}/oauth/introspect`,
+      method: "POST",
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${seed.confidentialApp.application_id}:${seed.confidentialApp.secret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ token: reader.access_token }).toString(),
+    },
     "do-read": { url: `${base}/-/bench/do-read` },
   }[SCENARIO];
   if (!opts) throw new Error(`unknown scenario ${SCENARIO}`);

@@ -22,9 +22,11 @@ import { refusedProblems } from "./config";
 import { renderUnhandledError } from "./app-errors";
 import { MOUNTS } from "./http/families";
 import { rejectMalformedPath } from "./http/path-decoding";
+import { ProjectPathRouter } from "./http/router";
 
 /** Global middleware and mounts only; each family renders its own errors in its sub-app. */
-const app = new Hono<AppEnv>();
+// RegExpRouter over routing paths (src/http/router.ts): no route pattern may carry a regex.
+const app = new Hono<AppEnv>({ router: new ProjectPathRouter() });
 
 // First, so every response (errors and CORS preflights included) carries X-Request-Id and is logged.
 app.use(requestLog);

@@ -100,6 +100,15 @@ export async function outlastValidationCache(env: Bindings, since: readonly Sinc
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
+/**
+ * Waits out a whole L from now: for answers remembered from storage that no object dates (an
+ * authenticated OAuth client, src/oauth/request.ts), a change that takes them away has just been
+ * written, and any isolate's entry was asked before it, so it expires within L.
+ */
+export function outlastValidationCacheFromNow(env: Bindings): Promise<void> {
+  return outlastValidationCache(env, [0]);
+}
+
 /** For tests: forget everything this isolate remembers. */
 export function forgetValidations(): void {
   entries.clear();

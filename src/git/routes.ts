@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type Next } from "hono";
 import { deployTokenCovers, type DeployTokenPrincipal } from "../credentials/deploy-token";
 import { admitRequest, type Caller, type Door } from "../credentials/front-door";
 import { getConfig } from "../config";
@@ -12,6 +12,7 @@ import { originSettings } from "./origin-client";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { AppError, ERROR_STATUS } from "../domain/errors";
 import { logUnexpectedError } from "../observability/error-log";
+import { gitRoute } from "../http/router";
 
 /**
  * Git over HTTPS (DESIGN.md, "Git over HTTPS"): the smart-HTTP endpoints of
@@ -80,21 +81,25 @@ function serviceOperation(service: string | undefined): GitOperation | null {
   return null;
 }
 
-routes.get("/:repo{.+\\.git}/info/refs", async (c) => {
+// Repository paths span segments: the router hands them over as one parameter (src/http/router.ts).
+const isGitPath = (repo: string) => repo.endsWith(".git");
+
+routes.get(gitRoute("info/refs"), async (c, next) => {
+  const repo = c.req.param("repo");
+  if (!isGitPath(repo)) return redirectToGitPath(c, repo, next);
   const op = serviceOperation(c.req.query("service"));
   // Only the smart protocol is served (the dumb one would need object paths at the origin).
   if (!op) return c.text("Only the smart HTTP protocol is supported: request info/refs with ?service=git-upload-pack or git-receive-pack.\n", 403);
-  return serveGit(c, c.req.param("repo").slice(0, -4), "info/refs", op);
+  return serveGit(c, repo.slice(0, -4), "info/refs", op);
 });
 // GitLab also accepts clone URLs without ".git": the first request is redirected (git follows a
 // redirect of its initial info/refs request), whether or not the project exists.
-routes.get("/:repo{.+}/info/refs", (c) => {
-  const repo = c.req.param("repo");
+function redirectToGitPath(c: Context<AppEnv>, repo: string, next: Next) {
   // Only GitLab-shaped paths: never "//host" (a redirect off this origin) or dot segments.
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$/.test(repo)) return c.notFound();
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$/.test(repo)) return next();
   return c.redirect(`/${repo}.git/info/refs${new URL(c.req.url).search}`, 301);
-});
-routes.post("/:repo{.+\\.git}/git-upload-pack", (c) => serveGit(c, c.req.param("repo").slice(0, -4), "git-upload-pack", "fetch"));
-routes.post("/:repo{.+\\.git}/git-receive-pack", (c) => serveGit(c, c.req.param("repo").slice(0, -4), "git-receive-pack", "push"));
+}
+routes.post(gitRoute("git-upload-pack"), (c, next) => (isGitPath(c.req.param("repo")) ? serveGit(c, c.req.param("repo").slice(0, -4), "git-upload-pack", "fetch") : next()));
+routes.post(gitRoute("git-receive-pack"), (c, next) => (isGitPath(c.req.param("repo")) ? serveGit(c, c.req.param("repo").slice(0, -4), "git-receive-pack", "push") : next()));
 
 export default routes;

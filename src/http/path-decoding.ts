@@ -42,3 +42,16 @@ export const rejectMalformedPath: MiddlewareHandler = async (c, next) => {
   if (c.req.url.includes("%") && decodePathSegment(new URL(c.req.url).pathname) === null) throw malformedPath();
   await next();
 };
+
+/**
+ * The last `count` segments of a path, each decoded once, for a route that takes them as a tail
+ * (`/*`, src/http/router.ts): null unless the tail has exactly that many non-empty segments after
+ * the route's fixed part (`fixed` segments, counting from the leading slash).
+ */
+export function pathTail(path: string, count: number, fixed: number): string[] | null {
+  const segments = path.split("/").slice(1);
+  if (segments.length !== fixed + count) return null;
+  const tail = segments.slice(fixed);
+  if (tail.some((s) => s === "")) return null;
+  return tail.map(decodePathSegmentOrThrow);
+}

@@ -1,10 +1,12 @@
 import type { Context } from "hono";
 import { findApplicationByUid, verifyClientSecret, type ApplicationRow } from "../db/applications";
-import type { Db } from "../db/client";
+import { getDb, type Db } from "../db/client";
+import { recall, remember } from "../credentials/validation-cache";
+import { sha256HexMemo } from "../crypto/hash-memo";
 import { OAuthError, missingParam } from "./errors";
 import { countAddressFailure } from "../credentials/failed-auth-throttle";
 import { clientBasicCredentials } from "../credentials/extract";
-import type { AppEnv } from "../env";
+import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
 
 /**
@@ -94,6 +96,27 @@ export async function identifyClient(db: Db, creds: ClientCredentials): Promise<
 export async function authenticateClient(db: Db, creds: ClientCredentials): Promise<AuthenticatedClient> {
   const client = await identifyClient(db, creds);
   if (client.app.confidential && !client.authenticated) throw new OAuthError("invalid_client");
+  return client;
+}
+
+const secretHashes = sha256HexMemo(1024);
+
+/**
+ * `authenticateClient` through the validation cache (DESIGN, "Validation cache"), for calls that
+ * need an authenticated client and nothing else of it (introspection): a confidential client's
+ * id and secret, once verified against D1, are remembered for at most L, keyed by the secret's
+ * hash (never the secret). Renewing the secret or deleting the application waits out L before it
+ * answers (src/services/applications.ts), so after it answers the old secret authenticates
+ * nowhere. Only a correct secret is remembered; failures go to D1 (and the throttle) every time.
+ */
+export async function authenticateClientRemembered(env: Bindings, creds: ClientCredentials): Promise<AuthenticatedClient> {
+  if (!creds.clientId || !creds.clientSecret) return authenticateClient(getDb(env.DB), creds);
+  const key = `oauth-client:${creds.clientId}:${await secretHashes.hash(creds.clientSecret)}`;
+  const askedAt = Date.now();
+  const known = recall<ApplicationRow>(env, key, askedAt);
+  if (known) return { app: known, authenticated: true };
+  const client = await authenticateClient(getDb(env.DB), creds);
+  if (client.authenticated) remember(env, key, client.app, askedAt, null);
   return client;
 }
 

@@ -9,12 +9,12 @@ import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
 import { familyStub } from "../credentials/oauth-family";
 import { markFamilies } from "../db/oauth-grants";
-import { outlastValidationCache } from "../credentials/validation-cache";
+import { outlastValidationCache, rememberedFor } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
-import { authenticateClient, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
+import { authenticateClient, authenticateClientRemembered, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
 import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
@@ -116,7 +116,7 @@ routes.post("/revoke", async (c) => {
 routes.post("/introspect", async (c) => {
   const params = await readParams(c);
   const creds = clientCredentials(c, params);
-  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
+  const client = await countingSecretFailures(c, creds, () => authenticateClientRemembered(c.env, creds));
   // Introspection tells who a token acts for: only clients that prove their identity may ask.
   if (!client.authenticated) throw new OAuthError("invalid_client");
   requireParams(params, ["token"]);
@@ -130,9 +130,11 @@ routes.post("/introspect", async (c) => {
     fillExpiry: expiryForced(c.env),
   });
   if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
-  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1.
+  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1,
+  // remembered under the validation cache's bound: it only names the user (username, sub); whether
+  // the token is active is the family's answer above, asked every time.
   const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user.row : null;
-  const user = snapshot ?? (await findUserById(getDb(c.env.DB), d.userId));
+  const user = snapshot ?? (await rememberedFor(c.env, `introspected-user:${d.userId}`, null, () => findUserById(getDb(c.env.DB), d.userId)));
   if (!user) return inactive();
   const body: Record<string, unknown> = {
     active: true,

@@ -41,7 +41,9 @@ const PLUGIN_DOOR = {
 } as const satisfies Door;
 
 /**
- * Resolves the Bearer token on every call (never cached), so a revoked token is refused at once.
+ * Resolves the Bearer token through the front door on every call, as every family does: a positive
+ * answer may come from the validation cache (DESIGN, "Validation cache"), whose bound revocation
+ * waits out, so a revoked token is refused by every call begun after the revocation answered.
  * Failures are Connect errors: unauthenticated, or permission_denied for too few scopes.
  */
 export async function authenticate(ctx: HandlerContext): Promise<{ principal: Principal; worker: WorkerContext }> {

@@ -13,6 +13,7 @@ import { validateApplicationInput, type ApplicationErrors } from "../domain/appl
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
 import { revokeAllForApplication } from "./authorizations";
+import { outlastValidationCacheFromNow } from "../credentials/validation-cache";
 import { newApplicationTtl } from "../config";
 
 /**
@@ -110,6 +111,8 @@ export async function deleteApplication(env: Bindings, actor: AuditActor, app: A
   await revokeAllForApplication(env, app.id);
   await removeApplication(getDb(env.DB), app.id);
   await audit(env, actor, "application_deleted", app);
+  // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
+  await outlastValidationCacheFromNow(env);
 }
 
 /** A new secret replaces the old at once; null when the application is gone. */
@@ -117,5 +120,7 @@ export async function renewApplicationSecret(env: Bindings, actor: AuditActor, a
   const renewed = await storeNewSecret(getDb(env.DB), app.id);
   if (!renewed) return null;
   await audit(env, actor, "application_secret_renewed", renewed.row);
+  // The old secret may be remembered by introspection for at most L (src/oauth/request.ts).
+  await outlastValidationCacheFromNow(env);
   return renewed;
 }

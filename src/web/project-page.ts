@@ -6,9 +6,13 @@ import { AccessLevel, canReadProject, type Visibility } from "../domain/access";
 import { pageSecurityHeaders, requireCsrf } from "./security";
 import { requireUser, type PageEnv } from "./page";
 import type { Hono } from "hono";
+import { projectRoute } from "../http/router";
 
-/** Project paths in page URLs (`/<namespace>/<project>/...`), as GitLab shapes them. */
-export const PROJECT_PATH = "/:project{[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)+}";
+/**
+ * Project paths in page URLs (`/<namespace>/<project>/...`), as GitLab shapes them: the router
+ * hands the project path over as the one parameter `project` (src/http/router.ts).
+ */
+export const PROJECT_PATH = projectRoute();
 
 /** Security headers, CSRF and sign-in on a project page and everything below it. */
 export function guardProjectPage(app: Hono<PageEnv>, suffix: string): void {

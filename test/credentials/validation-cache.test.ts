@@ -10,6 +10,7 @@ import { countingEnv } from "../helpers/d1-counting";
 import { makePat } from "../helpers/fixtures";
 import { oauthToken } from "../helpers/password-grant";
 import { TEST_PASSWORD } from "../helpers/fixtures";
+import { enc, header, pluginClient } from "../plugin/client";
 
 /**
  * DESIGN, "Validation cache (bounded staleness)": an isolate remembers a positive validation for at
@@ -139,6 +140,18 @@ describe("DESIGN, Validation cache: positive answers remembered for at most L", 
     expect(JSON.parse(again.text)).toEqual(JSON.parse(first.text));
     expect(c.familyCalls()).toBe(familyCalls);
     expect(counts.roundTrips).toBe(0);
+  });
+
+  it("Plugin Call shares the token path: a repeated Call within L skips the token's object", async () => {
+    const user = await makeUser();
+    const token = await oauthToken(user.username, TEST_PASSWORD);
+    const c = cacheEnv("5");
+    const client = pluginClient("connect", token, async (req) => {
+      req.headers.set("CF-Connecting-IP", addressOf(c.env));
+      return app.fetch(req, c.env, createExecutionContext());
+    });
+    for (let i = 0; i < 3; i++) expect((await client.call({ Header: header({ Func: "ping" }), Data: enc("hi") })).Code).toBe(0);
+    expect(c.familyCalls()).toBe(1);
   });
 
   it("an entry lives at most L from before its validation was asked, and never past the token's expiry", () => {

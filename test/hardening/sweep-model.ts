@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import app from "../../src/app";
 import { familyOf as serviceFamilyOf } from "../../src/http/families";
+import { requestPattern } from "../../src/http/router";
 
 /**
  * The model of the hostile-input sweep (issue 12): every route the app registers, sorted into its
@@ -34,7 +35,9 @@ export function appRoutes(): RouteTemplate[] {
     if (r.path.endsWith("/*") && r.method === "ALL" && !r.path.startsWith("/api/v4")) continue; // middleware
     if (r.path.startsWith("/-/bench")) continue; // benchmark floor, off unless configured
     const methods = r.method === "ALL" ? METHODS : [r.method];
-    for (const method of methods) seen.set(`${method} ${r.path}`, { family: familyOf(r.path), method, path: r.path });
+    // Project and git routes sit under the router's canonical prefixes (src/http/router.ts).
+    const path = requestPattern(r.path);
+    for (const method of methods) seen.set(`${method} ${path}`, { family: familyOf(path), method, path });
   }
   for (const t of REGISTRY_TEMPLATES) seen.set(`${t.method} ${t.path}`, t);
   return [...seen.values()];

@@ -138,7 +138,7 @@ mrs.get("/projects/:id/merge_requests", requireAuth(READ_API), async (c) => {
   return c.json(rows.map((r) => renderMergeRequest(c, r, project, users)));
 });
 
-mrs.get("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}", requireAuth(READ_API), async (c) => {
+mrs.get("/projects/:id/merge_requests/:merge_request_iid", requireAuth(READ_API), async (c) => {
   const { project, mr } = await loadMergeRequest(c, false);
   return respondOne(c, mr, project);
 });
@@ -152,7 +152,7 @@ const UpdateMr = z.object({
   state_event: z.enum(["close", "reopen"]).optional(),
 });
 
-mrs.put("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}", requireAuth(WRITE_API), async (c) => {
+mrs.put("/projects/:id/merge_requests/:merge_request_iid", requireAuth(WRITE_API), async (c) => {
   const { project, mr } = await loadMergeRequest(c, true);
   const input = parseParams(UpdateMr, await readParams(c));
   const patch: Partial<MergeRequestRow> = {};
@@ -169,7 +169,7 @@ mrs.put("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}", requireAuth(W
   return respondOne(c, updated, project);
 });
 
-mrs.put("/projects/:id/merge_requests/:merge_request_iid{[0-9]+}/merge", requireAuth(WRITE_API), async (c) => {
+mrs.put("/projects/:id/merge_requests/:merge_request_iid/merge", requireAuth(WRITE_API), async (c) => {
   const { project, mr } = await loadMergeRequest(c, true);
   const input = parseParams(z.object({ sha: z.string().optional(), merge_commit_message: z.string().optional(), squash: z.unknown().optional() }), await readParams(c));
   if (mr.state !== "opened") throw new ApiError(405, { message: "405 Method Not Allowed" });

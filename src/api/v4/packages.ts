@@ -30,6 +30,8 @@ import { parseParams, queryParams } from "./validate";
 import { loadPackageProject, requirePackageAuth } from "./package-auth";
 import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { idParam, intParam } from "./params";
+import { whenParamIs } from "../../http/router";
+import { pathTail } from "../../http/path-decoding";
 import { streamBodyToR2 } from "../../storage/r2-stream";
 
 /** Package registry API (GitLab): generic packages, the package list and its pipelines (spec part b). */
@@ -132,9 +134,16 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requirePa
   return c.json({ message: "201 Created" }, 201);
 });
 
-packagesApp.get("/projects/:id/packages/generic/:name/:version/:file", requirePackageAuth("read"), async (c) => {
+// The download sits under the tail of `:package_id`: RegExpRouter cannot hold the literal `generic`
+// beside the numeric package routes (src/http/router.ts); the tail's segments are decoded once here.
+packagesApp.get(
+  "/projects/:id/packages/:package_id/*",
+  whenParamIs<AppEnv>("package_id", "generic", requirePackageAuth("read"), async (c, next) => {
+  const tail = pathTail(c.req.path, 3, 6);
+  if (!tail) return next();
+  const [name, version, file] = tail;
   const project = await loadPackageProject(c, "read");
-  const found = await findPackageFile(getDb(c.env.DB), project.id, c.req.param("name"), c.req.param("version"), c.req.param("file"));
+  const found = await findPackageFile(getDb(c.env.DB), project.id, name, version, file);
   if (!found) throw notFound();
   const object = await c.env.FILES.get(found.file.r2Key);
   if (!object) throw notFound();
@@ -145,7 +154,8 @@ packagesApp.get("/projects/:id/packages/generic/:name/:version/:file", requirePa
       "Content-Disposition": `attachment; filename="${found.file.fileName.replace(/"/g, "")}"`,
     },
   });
-});
+  }),
+);
 
 const ListPackages = z.object({
   order_by: z.enum(["created_at", "name", "version", "type"]).default("created_at"),
@@ -183,7 +193,7 @@ async function loadPackage(c: Context<AppEnv>, minLevel?: number) {
   return { project, pkg };
 }
 
-packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}", requireAuth(READ_API), async (c) => {
+packagesApp.get("/projects/:id/packages/:package_id", requireAuth(READ_API), async (c) => {
   const { project, pkg } = await loadPackage(c);
   const g = gate(c);
   // The single package keeps the list item's shape, gated the same way.
@@ -195,7 +205,7 @@ packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}", requireAuth(READ_A
   return c.json(renderPackage(c, pkg, project, pipelines));
 });
 
-packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}/package_files", requireAuth(READ_API), async (c) => {
+packagesApp.get("/projects/:id/packages/:package_id/package_files", requireAuth(READ_API), async (c) => {
   const { pkg } = await loadPackage(c);
   const files = await packageFilesOf(getDb(c.env.DB), pkg.id);
   return c.json(
@@ -204,7 +214,7 @@ packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}/package_files", requ
 });
 
 /** The replacement of the removed list attribute: keyset pages (id_after) of one package's pipelines. */
-packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}/pipelines", requireAuth(READ_API), async (c) => {
+packagesApp.get("/projects/:id/packages/:package_id/pipelines", requireAuth(READ_API), async (c) => {
   const { project, pkg } = await loadPackage(c);
   const { id_after } = parseParams(z.object({ id_after: intParam(0).default(0) }), queryParams(c));
   const page = parsePage(c);
@@ -213,7 +223,7 @@ packagesApp.get("/projects/:id/packages/:package_id{[0-9]+}/pipelines", requireA
   return c.json(rows.map((p) => renderPipeline(c, p, project)));
 });
 
-packagesApp.delete("/projects/:id/packages/:package_id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
+packagesApp.delete("/projects/:id/packages/:package_id", requireAuth(WRITE_API), async (c) => {
   const { pkg } = await loadPackage(c, AccessLevel.MAINTAINER);
   const keys = await deletePackage(getDb(c.env.DB), pkg.id);
   if (keys.length) await c.env.FILES.delete(keys);

@@ -105,13 +105,13 @@ registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (
 });
 
 /** GET /registry/repositories/:id: remains, with tags and tag_count (the replacement of the group parameters). */
-registry.get("/registry/repositories/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
+registry.get("/registry/repositories/:id", requireAuth(READ_API), async (c) => {
   const q = parseParams(
     z.object({ tags: boolParam.optional(), tag_count: boolParam.optional(), size: boolParam.optional() }),
     queryParams(c),
   );
   const db = getDb(c.env.DB);
-  const repo = await findRepository(db, Number(c.req.param("id")));
+  const repo = await findRepository(db, parseParams(idParam, c.req.param("id")));
   if (!repo) throw notFound();
   const project = await findProject(db, String(repo.projectId));
   if (!project) throw notFound();

@@ -24,6 +24,7 @@ import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { renderRunner, renderRunnerDetails, requestedPaused, RunnerSettings } from "./runner-view";
 import { RUNNER_ALL_SCOPES, RUNNER_STATUS_SCOPES, runnerFilters } from "./runner-list-params";
 import { idParam } from "./params";
+import { whenParamIs } from "../../http/router";
 
 /** Runners API (GitLab), gated by the runner rows of the schedule. Registration: runner-registration.ts. */
 const runnersApp = new Hono<AppEnv>();
@@ -45,7 +46,7 @@ async function respondList(c: Context<AppEnv>, scope: RunnerScope, opts: { typeA
   return c.json(rows.map((r) => renderRunner(c, r, now)));
 }
 
-runnersApp.get("/runners/all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, { kind: "all" }, { scopes: RUNNER_ALL_SCOPES }));
+runnersApp.get("/runners/:id", whenParamIs<AppEnv>("id", "all", requireAuth(READ_API), requireAdmin, (c) => respondList(c, { kind: "all" }, { scopes: RUNNER_ALL_SCOPES })));
 
 runnersApp.get("/runners", requireAuth(READ_API), (c) => {
   const { user } = c.var.principal;
@@ -74,12 +75,12 @@ async function mayAccess(c: Context<AppEnv>, runner: RunnerRow, access: Access):
   return user.isAdmin || (await runnerAccessLevel(getDb(c.env.DB), runner, user.id)) >= runnerRequiredLevel(runner, access);
 }
 
-runnersApp.get("/runners/:id{[0-9]+}", requireAuth(READ_API), async (c) => {
+runnersApp.get("/runners/:id", requireAuth(READ_API), async (c) => {
   const runner = await loadRunner(c, "read");
   return c.json(renderRunnerDetails(c, runner, await runnerProjectsOf(getDb(c.env.DB), runner.id)));
 });
 
-runnersApp.put("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
+runnersApp.put("/runners/:id", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
   const input = parseParams(RunnerSettings, await readParams(c));
   const result = await updateRunnerSettings(c.env, requestActor(c), runner, {
@@ -96,7 +97,7 @@ runnersApp.put("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
   return c.json(renderRunnerDetails(c, result.runner, await runnerProjectsOf(getDb(c.env.DB), runner.id)));
 });
 
-runnersApp.delete("/runners/:id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
+runnersApp.delete("/runners/:id", requireAuth(WRITE_API), async (c) => {
   const runner = await loadRunner(c, "manage");
   await removeRunner(c.env, { actor: requestActor(c) }, runner);
   return c.body(null, 204);
@@ -133,10 +134,10 @@ runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
   return c.json(renderRunnerDetails(c, fresh, await runnerProjectsOf(db, runner.id)), 201);
 });
 
-runnersApp.delete("/projects/:id/runners/:runner_id{[0-9]+}", requireAuth(WRITE_API), async (c) => {
+runnersApp.delete("/projects/:id/runners/:runner_id", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
   const db = getDb(c.env.DB);
-  const runnerId = Number(c.req.param("runner_id"));
+  const runnerId = parseParams(idParam, c.req.param("runner_id"));
   const ids = await runnerProjectIds(db, runnerId);
   if (!ids.includes(project.id)) throw notFound("Runner Not Found");
   // GitLab: the owner project of a project runner cannot disable it; delete the runner instead.

@@ -58,7 +58,7 @@ activeSessions.get("/profile/active_sessions", async (c) => {
   );
 });
 
-activeSessions.post("/profile/active_sessions/:id{[0-9a-f]{64}}/revoke", async (c) => {
+activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.

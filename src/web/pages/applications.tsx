@@ -17,6 +17,8 @@ import {
   type AppFormValues,
 } from "./application-views";
 import { applicationFieldsOf, readApplicationForm } from "../application-form";
+import { whenParamIs } from "../../http/router";
+import { pathTail } from "../../http/path-decoding";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
@@ -88,7 +90,7 @@ apps.post("/profile/applications", async (c) => {
   return showPage(c, created.row, { secret: created.secret, notice: "The application was created.", status: 201 });
 });
 
-apps.get("/profile/applications/:id{[0-9]+}", async (c) => {
+apps.get("/profile/applications/:id", async (c) => {
   const app = await ownApplication(c);
   return app ? showPage(c, app) : notFoundPage(c);
 });
@@ -109,12 +111,12 @@ async function editPage(c: Ctx, app: ApplicationRow, values: AppFormValues, erro
   );
 }
 
-apps.get("/profile/applications/:id{[0-9]+}/edit", async (c) => {
+apps.get("/profile/applications/:id/edit", async (c) => {
   const app = await ownApplication(c);
   return app ? editPage(c, app, formValuesOf(app)) : notFoundPage(c);
 });
 
-apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
+apps.post("/profile/applications/:id", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
   const values = await readApplicationForm(c);
@@ -124,7 +126,7 @@ apps.post("/profile/applications/:id{[0-9]+}", async (c) => {
   return c.redirect(`/profile/applications/${app.id}`, 303);
 });
 
-apps.post("/profile/applications/:id{[0-9]+}/renew", async (c) => {
+apps.post("/profile/applications/:id/renew", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
   const renewed = await renewApplicationSecret(c.env, sessionActor(c), app);
@@ -133,7 +135,7 @@ apps.post("/profile/applications/:id{[0-9]+}/renew", async (c) => {
 });
 
 /** Deleting asks first on a page of its own, so it works without JavaScript. */
-apps.get("/profile/applications/:id{[0-9]+}/delete", async (c) => {
+apps.get("/profile/applications/:id/delete", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
   return renderPage(
@@ -155,7 +157,7 @@ apps.get("/profile/applications/:id{[0-9]+}/delete", async (c) => {
   );
 });
 
-apps.post("/profile/applications/:id{[0-9]+}/delete", async (c) => {
+apps.post("/profile/applications/:id/delete", async (c) => {
   const app = await ownApplication(c);
   if (!app) return notFoundPage(c);
   await deleteApplication(c.env, sessionActor(c), app);
@@ -163,12 +165,16 @@ apps.post("/profile/applications/:id{[0-9]+}/delete", async (c) => {
   return c.redirect("/profile/applications", 303);
 });
 
-apps.post("/profile/applications/authorized/:id{[0-9]+}/revoke", async (c) => {
-  const id = Number(c.req.param("id"));
+// Below the pattern of an application's own routes, as a tail: RegExpRouter cannot hold the literal
+// "authorized" beside `:id` (src/http/router.ts).
+apps.post("/profile/applications/:id/*", whenParamIs<PageEnv>("id", "authorized", async (c, next) => {
+  const tail = pathTail(c.req.path, 2, 3);
+  if (!tail || tail[1] !== "revoke" || !/^[0-9]+$/.test(tail[0])) return next();
+  const id = Number(tail[0]);
   const app = await findApplicationById(getDb(c.env.DB), id);
   const n = await revokeUserAuthorizationsForApplication(c.env, c.var.user.id, id);
   setFlash(c, n > 0 ? `Access of ${app?.name ?? "the application"} was revoked.` : "Nothing to revoke.");
   return c.redirect("/profile/applications", 303);
-});
+}));
 
 export default apps;

@@ -145,7 +145,7 @@ async function repositoryOf(c: Ctx) {
   return { project, repo: repo && repo.projectId === project.id ? repo : null };
 }
 
-registryPage.post(`${PROJECT_PATH}/container_registry/:repo{[0-9]+}/tags/:tag/delete`, async (c) => {
+registryPage.post(`${PROJECT_PATH}/container_registry/:repo/tags/:tag/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
   // Decoded once by the router (src/http/path-decoding.ts); a second decode would misread "%25".
   const tag = c.req.param("tag");
@@ -154,7 +154,7 @@ registryPage.post(`${PROJECT_PATH}/container_registry/:repo{[0-9]+}/tags/:tag/de
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });
 
-registryPage.post(`${PROJECT_PATH}/container_registry/:repo{[0-9]+}/delete`, async (c) => {
+registryPage.post(`${PROJECT_PATH}/container_registry/:repo/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
   if (repo) await removeRepository(c.env, repo);
   setFlash(c, repo ? `The repository ${repo.path} was deleted.` : "No such repository.");

@@ -134,7 +134,7 @@ deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens`, asy
   return page(c, { created: { token: created.token, username: created.row.username } });
 });
 
-deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens/:id{[0-9]+}/revoke`, async (c) => {
+deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens/:id/revoke`, async (c) => {
   const { project } = await projectForPage(c, AccessLevel.MAINTAINER);
   const row = await getDeployToken(getDb(c.env.DB), { projectId: project.id }, Number(c.req.param("id")));
   if (row) await revokeDeployToken(c.env, sessionActor(c), row);

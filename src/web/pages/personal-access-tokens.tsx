@@ -105,7 +105,7 @@ pats.post("/profile/personal_access_tokens", async (c) => {
   return page(c, { created: { token: created.token, name: created.row.name } });
 });
 
-pats.post("/profile/personal_access_tokens/:id{[0-9]+}/revoke", async (c) => {
+pats.post("/profile/personal_access_tokens/:id/revoke", async (c) => {
   const pat = await getPersonalAccessToken(getDb(c.env.DB), Number(c.req.param("id")));
   // Another user's token is as good as missing; revoking a revoked one again changes nothing.
   const own = pat !== null && pat.userId === c.var.user.id;

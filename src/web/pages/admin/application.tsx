@@ -17,7 +17,7 @@ import { ApplicationDetails, ApplicationForm, formValuesOf, type AppFormValues }
 const adminApplication = new Hono<PageEnv>();
 type Ctx = Context<PageEnv>;
 const BASE = "/admin/applications";
-const ID = "/admin/applications/:id{[0-9]+}";
+const ID = "/admin/applications/:id";
 
 export async function applicationPage(c: Ctx, app: ApplicationRow, opts: { secret?: string; notice?: string | null; status?: 200 | 201 } = {}) {
   return renderPage(

@@ -11,6 +11,7 @@ import { Flash, sessionActor, renderPage, takeFlash, type PageEnv } from "../../
 import { csrfToken } from "../../session";
 import { ApplicationForm, ClientKindBadge, EMPTY_FORM, type AppFormValues } from "../application-views";
 import { applicationPage } from "./application";
+import { whenParamIs } from "../../../http/router";
 
 /**
  * /admin/applications: the instance-wide applications (GitLab's Admin area → Applications), the
@@ -91,7 +92,8 @@ async function newPage(c: Ctx, values: AppFormValues, errors?: ApplicationErrors
   );
 }
 
-adminApplications.get("/admin/applications/new", (c) => newPage(c, { ...EMPTY_FORM, trusted: false }));
+// "new" sits under the pattern of an application's page (RegExpRouter, src/http/router.ts).
+adminApplications.get("/admin/applications/:id", whenParamIs<PageEnv>("id", "new", (c) => newPage(c, { ...EMPTY_FORM, trusted: false })));
 
 adminApplications.post("/admin/applications", async (c) => {
   const values = await readApplicationForm(c, { trusted: true });

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { whenParamIs } from "../../../http/router";
 import { HTTPException } from "hono/http-exception";
 import { accountLocks, unlockAccount } from "../../../services/accounts/lockout";
 import { getDb } from "../../../db/client";
@@ -60,12 +61,13 @@ adminLockout.get("/admin/users/:username/lockout", async (c) => {
   );
 });
 
-adminLockout.post("/admin/users/:username/unlock", async (c) => {
+// "unlock" sits under the pattern of the moderation actions (RegExpRouter, src/http/router.ts).
+adminLockout.post("/admin/users/:username/:action", whenParamIs<PageEnv>("action", "unlock", async (c) => {
   const user = await target(c);
   const lifted = (await accountLocks(c.env, user.id)).length;
   await unlockAccount(c.env, sessionActor(c), user.id);
   setFlash(c, lifted === 0 ? `@${user.username} had no locked address; counters were reset.` : `Unlocked @${user.username} (${lifted} address${lifted === 1 ? "" : "es"}).`);
   return c.redirect(`/admin/users/${encodeURIComponent(user.username)}/lockout`, 303);
-});
+}));
 
 export default adminLockout;

@@ -104,7 +104,9 @@ adminUser.get("/admin/users/:username", async (c) => {
   );
 });
 
-adminUser.post("/admin/users/:username/:action{block|unblock|deactivate|activate}", async (c) => {
+adminUser.post("/admin/users/:username/:action", async (c, next) => {
+  // The page's own actions; "unlock" passes on to the lockout page's route (src/web/pages/admin/lockout.tsx).
+  if (!Object.hasOwn(ACTIONS, c.req.param("action"))) return next();
   const user = await target(c);
   if (!user) return notFoundPage(c);
   const action = c.req.param("action") as PageAction;
