@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
-import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
+import { cappedCount, keysetAfter, type Direction } from "./listing";
+import { listPage, type ListPage } from "./page";
 import { groupsAndDescendants } from "./namespaces";
 import { searchCondition } from "./search";
 import type { GroupRow, ProjectRow } from "./projects";
@@ -35,12 +36,8 @@ export interface ListOptions<O extends string> {
   search?: SQL | null;
 }
 
-export interface ListResult<T> {
-  rows: T[];
-  /** null above COUNT_CAP (GitLab sends no total there) or on keyset pages. */
-  total: number | null;
-  hasNext: boolean;
-}
+/** A listing's page (src/db/page.ts): no total above COUNT_CAP or on keyset pages. */
+export type ListResult<T> = ListPage<T>;
 
 /** The ids of the groups the user is a member of, and all their descendants. */
 const memberGroupIds = (userId: number) =>
@@ -87,7 +84,7 @@ function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
   return and(search, sql`(+${t.visibility} IN ('public', 'internal') OR ${t.mine(v.userId)})`)!;
 }
 
-async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListResult<T>> {
+async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListPage<T>> {
   const dir = o.sort === "asc" ? asc : desc;
   const col: SQLiteColumn | SQL = o.search ? sql`+${orderCol}` : orderCol;
   const conds = [...extra];
@@ -117,14 +114,8 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
     parts.map((p) => cappedCount(sql`${t.table}`, p)),
     sql` + `,
   );
-  const [rows, [{ n }]] = o.after
-    ? [await page, [{ n: -1 }]]
-    : await db.batch([page, db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`)]);
-  return {
-    rows: rows.slice(0, o.limit) as T[],
-    total: o.after ? null : totalOrNull(n),
-    hasNext: rows.length > o.limit,
-  };
+  // A keyset page has no total (GitLab sends none) and is one statement.
+  return listPage<T>(db, page, o.after ? null : db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`), o.limit);
 }
 
 const PROJECT_ORDER = {
@@ -143,9 +134,27 @@ const projectListable: Listable = {
   mine: (userId) => sql`${projects.id} IN ${myProjectIds(userId)}`,
 };
 
+/** GET /projects' filters (GitLab's visibility, id_after, id_before; /groups/:id/projects' group). */
+export interface ProjectFilters {
+  visibility?: string;
+  idAfter?: number;
+  idBefore?: number;
+  /** The group whose direct projects are listed. */
+  groupId?: number;
+}
+
+function projectConditions(f: ProjectFilters): SQL[] {
+  const conds: SQL[] = [];
+  if (f.visibility) conds.push(eq(projects.visibility, f.visibility));
+  if (f.idAfter !== undefined) conds.push(sql`${projects.id} > ${f.idAfter}`);
+  if (f.idBefore !== undefined) conds.push(sql`${projects.id} < ${f.idBefore}`);
+  if (f.groupId !== undefined) conds.push(and(eq(projects.namespaceKind, "group"), eq(projects.namespaceId, f.groupId))!);
+  return conds;
+}
+
 /** Projects the viewer may see (GitLab: public, internal, and those of their memberships). */
-export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
-  return list<ProjectRow>(db, projectListable, viewer, extra, PROJECT_ORDER[o.orderBy], o);
+export function listProjects(db: Db, viewer: Viewer, filters: ProjectFilters, o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
+  return list<ProjectRow>(db, projectListable, viewer, projectConditions(filters), PROJECT_ORDER[o.orderBy], o);
 }
 
 /**
@@ -155,8 +164,8 @@ export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOption
 export function projectsByActivity(db: Db, viewer: Viewer | null, page: number, perPage: number): Promise<ListResult<ProjectRow>> {
   // A visitor is nobody's member (no user has id 0).
   const who: Viewer = viewer ?? { userId: 0, isAdmin: false, membershipOnly: false };
-  const extra = viewer ? [] : [eq(projects.visibility, "public")];
-  return listProjects(db, who, extra, { orderBy: "last_activity_at", sort: "desc", limit: perPage, offset: (page - 1) * perPage });
+  const filters: ProjectFilters = viewer ? {} : { visibility: "public" };
+  return listProjects(db, who, filters, { orderBy: "last_activity_at", sort: "desc", limit: perPage, offset: (page - 1) * perPage });
 }
 
 /**
@@ -190,7 +199,7 @@ const groupListable: Listable = {
   mine: (userId) => sql`${groups.id} IN ${memberGroupIds(userId)}`,
 };
 
-export function listGroups(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<GroupOrder>): Promise<ListResult<GroupRow>> {
-  return list<GroupRow>(db, groupListable, viewer, extra, GROUP_ORDER[o.orderBy], o);
+export function listGroups(db: Db, viewer: Viewer, o: ListOptions<GroupOrder>): Promise<ListResult<GroupRow>> {
+  return list<GroupRow>(db, groupListable, viewer, [], GROUP_ORDER[o.orderBy], o);
 }
 

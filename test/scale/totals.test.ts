@@ -46,3 +46,33 @@ describe("no exact total above 10,000 rows", () => {
     expect(res.headers.get("Link")).toMatch(/rel="last"/);
   });
 });
+
+describe("members listings follow the same rule (src/db/page.ts, listPage)", () => {
+  it("a project with more than 10,000 members: no X-Total or X-Total-Pages; the next page is announced", async () => {
+    const owner = await makeUserWithToken();
+    const created = await callAt("16.0", "/api/v4/projects", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ path: `crowded-${Date.now()}` }),
+      token: owner.token,
+    });
+    const project = (await created.json()) as { id: number };
+    const { n } = (await env.DB.prepare("SELECT coalesce(max(id), 0) AS n FROM users").first<{ n: number }>())!;
+    await env.DB.prepare(
+      `WITH RECURSIVE s(i) AS (SELECT ?1 + 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?1 + 10005)
+       INSERT INTO users (id, username, name, email, password_hash, created_at)
+       SELECT i, 'crowd' || i, 'Crowd ' || i, 'crowd' || i || '@example.com', 'x', 1700000000000 FROM s`,
+    ).bind(n).run();
+    await env.DB.prepare(
+      `INSERT INTO members (source_type, source_id, user_id, access_level, created_at)
+       SELECT 'project', ?, id, 30, 1700000000000 FROM users WHERE id > ?`,
+    ).bind(project.id, n).run();
+    const res = await callAt("16.0", `/api/v4/projects/${project.id}/members?per_page=100&page=2`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as unknown[]).length).toBe(100);
+    expect(res.headers.get("X-Total")).toBeNull();
+    expect(res.headers.get("X-Total-Pages")).toBeNull();
+    expect(res.headers.get("X-Next-Page")).toBe("3");
+    expect(res.headers.get("Link")).not.toMatch(/rel="last"/);
+  });
+});

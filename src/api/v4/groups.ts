@@ -79,7 +79,7 @@ groups.get("/groups", allowAnonymous(READ_API), async (c) => {
   // Without a token (allowAnonymous): public groups only, as GitLab.
   const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const viewer = { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly: coerceBool(q.owned) === true };
-  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, [], {
+  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, {
     orderBy: q.order_by,
     sort: q.sort,
     limit: page.perPage,

@@ -52,8 +52,8 @@ for (const kind of ["project", "group"] as const) {
   membersApp.get(base, requireAuth(READ_API), async (c) => {
     const src = await source(c, kind, false);
     const page = parsePage(c);
-    const { rows, total } = await listMembers(getDb(c.env.DB), kind, src.id, { limit: page.perPage, offset: page.offset });
-    setPaginationHeaders(c, page, total);
+    const { rows, total, hasNext } = await listMembers(getDb(c.env.DB), kind, src.id, { limit: page.perPage, offset: page.offset });
+    setPaginationHeaders(c, page, total, hasNext);
     return c.json(rows.map((m) => renderMember(c, m)));
   });
 

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
@@ -6,7 +5,6 @@ import { createProject } from "../../db/namespaces";
 import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
-import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
 import { createProjectRepository, readmeCommit } from "../../git/provisioning";
 import type { AppEnv } from "../../env";
@@ -103,7 +101,7 @@ const ListProjects = z.object({
   id_before: idParam.optional(),
 });
 
-async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
+async function list(c: Context<AppEnv>, groupId?: number) {
   const q = parseParams(ListProjects, queryParams(c));
   const page = parsePage(c);
   const keyset = q.pagination === "keyset";
@@ -112,11 +110,8 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   // Without a token (allowAnonymous): public projects only, as GitLab.
   const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
-  const conds = [...extra];
-  if (q.visibility) conds.push(sql`${projectsTable.visibility} = ${q.visibility}`);
-  if (q.id_after) conds.push(sql`${projectsTable.id} > ${q.id_after}`);
-  if (q.id_before) conds.push(sql`${projectsTable.id} < ${q.id_before}`);
-  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly }, conds, {
+  const filters = { visibility: q.visibility, idAfter: q.id_after, idBefore: q.id_before, groupId };
+  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly }, filters, {
     orderBy: q.order_by as ProjectOrder,
     sort: q.sort,
     limit: page.perPage,
@@ -132,11 +127,11 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   return c.json(rows.map((p) => renderProject(c, p)));
 }
 
-projects.get("/projects", allowAnonymous(READ_API), (c) => list(c, []));
+projects.get("/projects", allowAnonymous(READ_API), (c) => list(c));
 
 projects.get("/groups/:id/projects", requireAuth(READ_API), async (c) => {
   const { group } = await loadGroup(c, c.req.param("id"));
-  return list(c, [sql`${projectsTable.namespaceKind} = 'group' AND ${projectsTable.namespaceId} = ${group.id}`]);
+  return list(c, group.id);
 });
 
 projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
