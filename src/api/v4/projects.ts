@@ -1,17 +1,14 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createProject } from "../../db/namespaces";
 import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { AccessLevel } from "../../domain/access";
-import { createProjectRepository, readmeCommit } from "../../git/provisioning";
 import type { AppEnv } from "../../env";
-import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
+import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { forbidden, invalidParam } from "./errors";
-import { changeProject, destroyProject } from "./project-lifecycle";
-import { clientAddress } from "../../http/client-address";
+import { createProject, destroyProject, updateProject } from "../../services/namespaces";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
@@ -72,19 +69,16 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
     namespace = { kind: "user", id: user.id, fullPath: user.username };
   }
   // A path taken without regard to case in the namespace: 400 {"message":{"path":[...]}} (NamespacePathError).
-  const project = await createProject(getDb(c.env.DB), {
+  const project = await createProject(c.env, requestActor(c), {
     name: input.name ?? path,
     path,
     namespace,
     visibility: input.visibility,
     description: input.description,
     defaultBranch: input.default_branch,
-    creatorId: user.id,
+    readme: coerceBool(input.initialize_with_readme) === true,
+    creator: user,
   });
-  // The repository at the git origin, with GitLab's first README commit when asked for; a failure
-  // is logged and the origin creates the repository on first access (src/git/provisioning.ts).
-  const readme = coerceBool(input.initialize_with_readme) === true ? readmeCommit(project, user) : null;
-  await createProjectRepository(c.env, project, readme);
   return c.json(renderProject(c, project), 201);
 });
 
@@ -156,7 +150,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
   const input = parseParams(UpdateProject, await readParams(c));
   if (input.name !== undefined && input.name !== project.name && level < AccessLevel.OWNER) throw forbidden();
-  const updated = await changeProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project, {
+  const updated = await updateProject(c.env, requestActor(c), project, {
     name: input.name,
     path: input.path,
     description: input.description,
@@ -168,7 +162,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
 // GitLab: owners delete a project (remove_project); the answer is 202 and storage goes afterwards.
 projects.delete("/projects/:id", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.OWNER);
-  const { afterwards } = await destroyProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project);
+  const { afterwards } = await destroyProject(c.env, requestActor(c), project);
   c.executionCtx.waitUntil(afterwards);
   return c.json({ message: "202 Accepted" }, 202);
 });
