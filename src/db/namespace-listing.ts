@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
-import { cappedCount, keysetAfter, type Direction } from "./listing";
+import { cappedCount, keysetAfter, rowCount, type Direction } from "./listing";
 import { listPage, type ListPage } from "./page";
 import { groupsAndDescendants } from "./namespaces";
 import { searchCondition } from "./search";
@@ -51,24 +51,33 @@ const myProjectIds = (userId: number) => sql`(
 
 interface Listable {
   table: typeof projects | typeof groups;
+  /** Its name in row_counts (the custom migration people_row_counts). */
+  counted: "projects" | "groups";
   id: SQLiteColumn;
   visibility: SQLiteColumn;
   /** The condition of the user's own rows (an id subquery, so it is found from the memberships). */
   mine: (userId: number) => SQL;
 }
 
+/** A branch of the listing; `counter`: the row_counts entry that holds its number of rows. */
+interface Branch {
+  where: SQL;
+  counter?: string;
+}
+
 /**
  * The branches whose union is what the viewer sees. The private branch writes `+visibility` so
  * that SQLite finds its rows from the memberships, not by walking every private row in order.
+ * A whole visibility, or the whole table, is counted by triggers (row_counts).
  */
-function branches(t: Listable, v: Viewer): SQL[] {
-  if (v.userId === null) return [v.membershipOnly ? sql`1 = 0` : sql`${t.visibility} = 'public'`];
-  if (v.membershipOnly) return [t.mine(v.userId)];
-  if (v.isAdmin) return [sql`1 = 1`];
+function branches(t: Listable, v: Viewer): Branch[] {
+  if (v.userId === null) return [v.membershipOnly ? { where: sql`1 = 0` } : { where: sql`${t.visibility} = 'public'`, counter: `${t.counted}:public` }];
+  if (v.membershipOnly) return [{ where: t.mine(v.userId) }];
+  if (v.isAdmin) return [{ where: sql`1 = 1`, counter: t.counted }];
   return [
-    sql`${t.visibility} = 'public'`,
-    sql`${t.visibility} = 'internal'`,
-    sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}`,
+    { where: sql`${t.visibility} = 'public'`, counter: `${t.counted}:public` },
+    { where: sql`${t.visibility} = 'internal'`, counter: `${t.counted}:internal` },
+    { where: sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}` },
   ];
 }
 
@@ -89,7 +98,8 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
   const col: SQLiteColumn | SQL = o.search ? sql`+${orderCol}` : orderCol;
   const conds = [...extra];
   if (o.after) conds.push(keysetAfter(col, t.id, o.sort, o.after.value, o.after.id));
-  const parts = (o.search ? [searchBranch(t, v, o.search)] : branches(t, v)).map((b) => and(b, ...conds)!);
+  const found = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
+  const parts = found.map((b) => and(b.where, ...conds)!);
   // One row beyond the page tells whether a next page exists, without a count.
   const end = o.offset + o.limit + 1;
   let where: SQL;
@@ -110,8 +120,10 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
     .orderBy(dir(col), dir(t.id))
     .limit(o.limit + 1)
     .offset(o.offset);
+  // A branch that is a whole visibility (or the whole table), with nothing else to filter it, is
+  // counted by triggers; the others count their rows, no further than COUNT_CAP.
   const count = sql.join(
-    parts.map((p) => cappedCount(sql`${t.table}`, p)),
+    found.map((b, i) => (b.counter && !conds.length ? rowCount(b.counter) : cappedCount(sql`${t.table}`, parts[i]))),
     sql` + `,
   );
   // A keyset page has no total (GitLab sends none) and is one statement.
@@ -129,6 +141,7 @@ export type ProjectOrder = keyof typeof PROJECT_ORDER;
 
 const projectListable: Listable = {
   table: projects,
+  counted: "projects",
   id: projects.id,
   visibility: projects.visibility,
   mine: (userId) => sql`${projects.id} IN ${myProjectIds(userId)}`,
@@ -194,6 +207,7 @@ export type GroupOrder = keyof typeof GROUP_ORDER;
 
 const groupListable: Listable = {
   table: groups,
+  counted: "groups",
   id: groups.id,
   visibility: groups.visibility,
   mine: (userId) => sql`${groups.id} IN ${memberGroupIds(userId)}`,

@@ -224,3 +224,27 @@ describe("EXPLAIN QUERY PLAN: an ordinary user's memberships are read by user, n
     });
   }
 });
+
+/**
+ * docs/scaling.md, "Listings": the total of GET /projects and /groups counts a whole visibility (or,
+ * for an administrator, the whole table) from row_counts, kept by triggers, rather than reading up
+ * to 10,000 entries of a visibility index per branch on every request.
+ */
+describe("EXPLAIN QUERY PLAN: the totals of /projects and /groups read row_counts, not the visibility indexes", () => {
+  for (const [path, who] of [
+    ["/api/v4/projects", "admin"],
+    ["/api/v4/projects?page=40&per_page=100", "admin"],
+    ["/api/v4/groups", "admin"],
+    ["/api/v4/projects", "member"],
+    ["/api/v4/groups", "member"],
+  ] as const) {
+    it(`GET ${path} as ${who === "admin" ? "an administrator" : "an ordinary user"}`, async () => {
+      const { reads } = await planOf(path, who === "admin" ? admin.token : member.token);
+      const counts = reads.filter((s) => /count\(\*\)|row_counts/.test(s.sql));
+      expect(counts).toHaveLength(1);
+      const plan = await queryPlan(counts[0]);
+      expect(plan.some((line) => /row_counts/.test(line))).toBe(true);
+      expect(plan.filter((line) => /(projects|groups)_visibility|^SCAN (projects|groups)\b/.test(line.trim()))).toEqual([]);
+    });
+  }
+});
