@@ -2,7 +2,7 @@ import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm"
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { cappedCount, keysetAfter, rowCount, type Direction } from "./listing";
-import { listPage, type ListPage } from "./page";
+import { listPage, searchPage, type ListPage } from "./page";
 import { groupsAndDescendants } from "./namespaces";
 import { searchCondition } from "./search";
 import type { GroupRow, ProjectRow } from "./projects";
@@ -100,6 +100,7 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
   if (o.after) conds.push(keysetAfter(col, t.id, o.sort, o.after.value, o.after.id));
   const found = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
   const parts = found.map((b) => and(b.where, ...conds)!);
+  if (o.search && !o.after) return searchPage<T>(db, t.table, t.id, parts[0], [dir(col), dir(t.id)], o);
   // One row beyond the page tells whether a next page exists, without a count.
   const end = o.offset + o.limit + 1;
   let where: SQL;

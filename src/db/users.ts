@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import { cappedCount, keysetAfter, type Direction } from "./listing";
-import { listPage, type ListPage } from "./page";
+import { listPage, searchPage, type ListPage } from "./page";
 import { hashPassword } from "../crypto/password";
 import type { Db } from "./client";
 import { claimNamespacePath, sameWithoutCase } from "./namespace-paths";
@@ -114,6 +114,7 @@ export async function listUsers(db: Db, q: UserListQuery): Promise<ListPage<User
   const filter = conds.length ? and(...conds) : undefined;
   const where = q.after ? and(filter, keysetAfter(col, users.id, q.sort, q.after.value, q.after.id)) : filter;
   const dir = q.sort === "asc" ? asc : desc;
+  if (search && !q.after) return searchPage<UserRow>(db, users, users.id, filter!, [dir(col), dir(users.id)], q);
   const page = db.select().from(users).where(where).orderBy(dir(col), dir(users.id)).limit(q.limit + 1).offset(q.offset);
   // A keyset page has no total (GitLab sends none) and is one statement.
   return listPage<UserRow>(db, page, q.after ? null : db.select({ n: cappedCount(sql`${users}`, filter) }).from(sql`(SELECT 1)`), q.limit);

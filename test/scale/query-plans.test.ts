@@ -248,3 +248,29 @@ describe("EXPLAIN QUERY PLAN: the totals of /projects and /groups read row_count
     });
   }
 });
+
+/**
+ * docs/scaling.md, "Search": a search's page and its total read the matches found once (a CTE that
+ * SQLite materializes), so the FTS match, whose cost grows with the table, runs once per request.
+ */
+describe("a search runs its FTS match once per request: the page and the total share it", () => {
+  it("GET /projects, /groups and /users?search= with matches: one statement holds the match, and it is materialized once", async () => {
+    const word = `quokka${Date.now()}`;
+    await makeProject(member.user.id, { groupId: group.id, groupPath: group.fullPath, visibility: "public" }).then((p) =>
+      recordingEnv().env.DB.prepare("UPDATE projects SET name = ? WHERE id = ?").bind(`${word} project`, p.id).run(),
+    );
+    const g = await makeGroup(member.user.id, { visibility: "public" });
+    await recordingEnv().env.DB.prepare("UPDATE groups SET name = ? WHERE id = ?").bind(`${word} group`, g.id).run();
+    const u = await makeUserWithToken();
+    await recordingEnv().env.DB.prepare("UPDATE users SET name = ? WHERE id = ?").bind(`${word} person`, u.user.id).run();
+    for (const path of [`/api/v4/projects?search=${word}`, `/api/v4/groups?search=${word}`, `/api/v4/users?search=${word}`]) {
+      const { reads, text } = await planOf(path, member.token);
+      expect((JSON.parse(text) as unknown[]).length, path).toBe(1);
+      const matching = reads.filter((s) => /_fts" MATCH/.test(s.sql));
+      expect(matching, path).toHaveLength(1);
+      const plan = await queryPlan(matching[0]);
+      expect(plan.filter((line) => /MATCH|VIRTUAL TABLE/.test(line)), path).toHaveLength(1);
+      expect(plan.some((line) => /MATERIALIZE hits/.test(line)), path).toBe(true);
+    }
+  });
+});
