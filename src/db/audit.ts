@@ -39,8 +39,15 @@ export type AuditAction =
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  | "project_created"
+  | "project_updated"
   | "project_path_updated"
   | "project_destroyed"
+  | "group_created"
+  /** Direct memberships of projects and groups (src/services/memberships.ts). */
+  | "member_created"
+  | "member_updated"
+  | "member_destroyed"
   /** The git origin could not remove a deleted project's repository (src/git/provisioning.ts). */
   | "project_repository_removal_failed"
   /** Runners (src/services/runners.ts), GitLab's audit event names. */

@@ -13,6 +13,15 @@ export function cappedCount(from: SQL, where: SQL | undefined): SQL<number> {
   return sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${from}${where ? sql` WHERE ${where}` : sql``} LIMIT ${COUNT_CAP + 1}))`;
 }
 
+/**
+ * The number of rows a trigger-kept counter holds (the table row_counts: "projects", "groups", and
+ * "<table>:<visibility>"; the custom migration people_row_counts): one primary-key read where a
+ * capped count would read up to COUNT_CAP index entries.
+ */
+export function rowCount(name: string): SQL<number> {
+  return sql<number>`(SELECT n FROM row_counts WHERE name = ${name})`;
+}
+
 /** null above COUNT_CAP: the caller sends no total (GitLab's behaviour above 10,000 rows). */
 export const totalOrNull = (n: number): number | null => (Number(n) > COUNT_CAP ? null : Number(n));
 

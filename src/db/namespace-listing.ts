@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
-import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
+import { cappedCount, keysetAfter, rowCount, type Direction } from "./listing";
+import { listPage, searchPage, type ListPage } from "./page";
 import { groupsAndDescendants } from "./namespaces";
 import { searchCondition } from "./search";
 import type { GroupRow, ProjectRow } from "./projects";
@@ -35,12 +36,8 @@ export interface ListOptions<O extends string> {
   search?: SQL | null;
 }
 
-export interface ListResult<T> {
-  rows: T[];
-  /** null above COUNT_CAP (GitLab sends no total there) or on keyset pages. */
-  total: number | null;
-  hasNext: boolean;
-}
+/** A listing's page (src/db/page.ts): no total above COUNT_CAP or on keyset pages. */
+export type ListResult<T> = ListPage<T>;
 
 /** The ids of the groups the user is a member of, and all their descendants. */
 const memberGroupIds = (userId: number) =>
@@ -54,24 +51,33 @@ const myProjectIds = (userId: number) => sql`(
 
 interface Listable {
   table: typeof projects | typeof groups;
+  /** Its name in row_counts (the custom migration people_row_counts). */
+  counted: "projects" | "groups";
   id: SQLiteColumn;
   visibility: SQLiteColumn;
   /** The condition of the user's own rows (an id subquery, so it is found from the memberships). */
   mine: (userId: number) => SQL;
 }
 
+/** A branch of the listing; `counter`: the row_counts entry that holds its number of rows. */
+interface Branch {
+  where: SQL;
+  counter?: string;
+}
+
 /**
  * The branches whose union is what the viewer sees. The private branch writes `+visibility` so
  * that SQLite finds its rows from the memberships, not by walking every private row in order.
+ * A whole visibility, or the whole table, is counted by triggers (row_counts).
  */
-function branches(t: Listable, v: Viewer): SQL[] {
-  if (v.userId === null) return [v.membershipOnly ? sql`1 = 0` : sql`${t.visibility} = 'public'`];
-  if (v.membershipOnly) return [t.mine(v.userId)];
-  if (v.isAdmin) return [sql`1 = 1`];
+function branches(t: Listable, v: Viewer): Branch[] {
+  if (v.userId === null) return [v.membershipOnly ? { where: sql`1 = 0` } : { where: sql`${t.visibility} = 'public'`, counter: `${t.counted}:public` }];
+  if (v.membershipOnly) return [{ where: t.mine(v.userId) }];
+  if (v.isAdmin) return [{ where: sql`1 = 1`, counter: t.counted }];
   return [
-    sql`${t.visibility} = 'public'`,
-    sql`${t.visibility} = 'internal'`,
-    sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}`,
+    { where: sql`${t.visibility} = 'public'`, counter: `${t.counted}:public` },
+    { where: sql`${t.visibility} = 'internal'`, counter: `${t.counted}:internal` },
+    { where: sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}` },
   ];
 }
 
@@ -87,12 +93,14 @@ function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
   return and(search, sql`(+${t.visibility} IN ('public', 'internal') OR ${t.mine(v.userId)})`)!;
 }
 
-async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListResult<T>> {
+async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListPage<T>> {
   const dir = o.sort === "asc" ? asc : desc;
   const col: SQLiteColumn | SQL = o.search ? sql`+${orderCol}` : orderCol;
   const conds = [...extra];
   if (o.after) conds.push(keysetAfter(col, t.id, o.sort, o.after.value, o.after.id));
-  const parts = (o.search ? [searchBranch(t, v, o.search)] : branches(t, v)).map((b) => and(b, ...conds)!);
+  const found = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
+  const parts = found.map((b) => and(b.where, ...conds)!);
+  if (o.search && !o.after) return searchPage<T>(db, t.table, t.id, parts[0], [dir(col), dir(t.id)], o);
   // One row beyond the page tells whether a next page exists, without a count.
   const end = o.offset + o.limit + 1;
   let where: SQL;
@@ -113,18 +121,14 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
     .orderBy(dir(col), dir(t.id))
     .limit(o.limit + 1)
     .offset(o.offset);
+  // A branch that is a whole visibility (or the whole table), with nothing else to filter it, is
+  // counted by triggers; the others count their rows, no further than COUNT_CAP.
   const count = sql.join(
-    parts.map((p) => cappedCount(sql`${t.table}`, p)),
+    found.map((b, i) => (b.counter && !conds.length ? rowCount(b.counter) : cappedCount(sql`${t.table}`, parts[i]))),
     sql` + `,
   );
-  const [rows, [{ n }]] = o.after
-    ? [await page, [{ n: -1 }]]
-    : await db.batch([page, db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`)]);
-  return {
-    rows: rows.slice(0, o.limit) as T[],
-    total: o.after ? null : totalOrNull(n),
-    hasNext: rows.length > o.limit,
-  };
+  // A keyset page has no total (GitLab sends none) and is one statement.
+  return listPage<T>(db, page, o.after ? null : db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`), o.limit);
 }
 
 const PROJECT_ORDER = {
@@ -138,14 +142,33 @@ export type ProjectOrder = keyof typeof PROJECT_ORDER;
 
 const projectListable: Listable = {
   table: projects,
+  counted: "projects",
   id: projects.id,
   visibility: projects.visibility,
   mine: (userId) => sql`${projects.id} IN ${myProjectIds(userId)}`,
 };
 
+/** GET /projects' filters (GitLab's visibility, id_after, id_before; /groups/:id/projects' group). */
+export interface ProjectFilters {
+  visibility?: string;
+  idAfter?: number;
+  idBefore?: number;
+  /** The group whose direct projects are listed. */
+  groupId?: number;
+}
+
+function projectConditions(f: ProjectFilters): SQL[] {
+  const conds: SQL[] = [];
+  if (f.visibility) conds.push(eq(projects.visibility, f.visibility));
+  if (f.idAfter !== undefined) conds.push(sql`${projects.id} > ${f.idAfter}`);
+  if (f.idBefore !== undefined) conds.push(sql`${projects.id} < ${f.idBefore}`);
+  if (f.groupId !== undefined) conds.push(and(eq(projects.namespaceKind, "group"), eq(projects.namespaceId, f.groupId))!);
+  return conds;
+}
+
 /** Projects the viewer may see (GitLab: public, internal, and those of their memberships). */
-export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
-  return list<ProjectRow>(db, projectListable, viewer, extra, PROJECT_ORDER[o.orderBy], o);
+export function listProjects(db: Db, viewer: Viewer, filters: ProjectFilters, o: ListOptions<ProjectOrder>): Promise<ListResult<ProjectRow>> {
+  return list<ProjectRow>(db, projectListable, viewer, projectConditions(filters), PROJECT_ORDER[o.orderBy], o);
 }
 
 /**
@@ -155,8 +178,8 @@ export function listProjects(db: Db, viewer: Viewer, extra: SQL[], o: ListOption
 export function projectsByActivity(db: Db, viewer: Viewer | null, page: number, perPage: number): Promise<ListResult<ProjectRow>> {
   // A visitor is nobody's member (no user has id 0).
   const who: Viewer = viewer ?? { userId: 0, isAdmin: false, membershipOnly: false };
-  const extra = viewer ? [] : [eq(projects.visibility, "public")];
-  return listProjects(db, who, extra, { orderBy: "last_activity_at", sort: "desc", limit: perPage, offset: (page - 1) * perPage });
+  const filters: ProjectFilters = viewer ? {} : { visibility: "public" };
+  return listProjects(db, who, filters, { orderBy: "last_activity_at", sort: "desc", limit: perPage, offset: (page - 1) * perPage });
 }
 
 /**
@@ -185,12 +208,13 @@ export type GroupOrder = keyof typeof GROUP_ORDER;
 
 const groupListable: Listable = {
   table: groups,
+  counted: "groups",
   id: groups.id,
   visibility: groups.visibility,
   mine: (userId) => sql`${groups.id} IN ${memberGroupIds(userId)}`,
 };
 
-export function listGroups(db: Db, viewer: Viewer, extra: SQL[], o: ListOptions<GroupOrder>): Promise<ListResult<GroupRow>> {
-  return list<GroupRow>(db, groupListable, viewer, extra, GROUP_ORDER[o.orderBy], o);
+export function listGroups(db: Db, viewer: Viewer, o: ListOptions<GroupOrder>): Promise<ListResult<GroupRow>> {
+  return list<GroupRow>(db, groupListable, viewer, [], GROUP_ORDER[o.orderBy], o);
 }
 

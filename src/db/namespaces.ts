@@ -4,6 +4,8 @@ import { claimNamespacePath } from "./namespace-paths";
 import { users } from "./schema/accounts";
 import { groups, members, projects } from "./schema/projects";
 import type { GroupRow, ProjectRow } from "./projects";
+import { cappedCount } from "./listing";
+import { listPage, type ListPage } from "./page";
 
 /** Creation and listing of groups, projects and members (lookups and access levels: ./projects.ts). */
 
@@ -109,13 +111,14 @@ export async function listMembers(
   sourceType: "group" | "project",
   sourceId: number,
   page: { limit: number; offset: number },
-): Promise<{ rows: MemberView[]; total: number }> {
+): Promise<ListPage<MemberView>> {
   const where = and(eq(members.sourceType, sourceType), eq(members.sourceId, sourceId));
-  const [rows, [{ n }]] = await db.batch([
-    db.select(memberColumns).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.id)).limit(page.limit).offset(page.offset),
-    db.select({ n: sql<number>`count(*)` }).from(members).where(where),
-  ]);
-  return { rows, total: n };
+  return listPage<MemberView>(
+    db,
+    db.select(memberColumns).from(members).innerJoin(users, eq(users.id, members.userId)).where(where).orderBy(asc(members.id)).limit(page.limit + 1).offset(page.offset),
+    db.select({ n: cappedCount(sql`${members}`, where) }).from(sql`(SELECT 1)`),
+    page.limit,
+  );
 }
 
 export async function findMember(db: Db, sourceType: "group" | "project", sourceId: number, userId: number): Promise<MemberView | null> {

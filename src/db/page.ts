@@ -1,4 +1,7 @@
 import type { Db } from "./client";
+import { getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { cappedCount, totalOrNull } from "./listing";
 
 /** A page to read: `limit` rows after the first `offset` (GraphQL connections, src/graphql/connection.ts). */
 export interface Window {
@@ -19,4 +22,55 @@ export interface Page<T> {
 export async function pageAndCount<T>(db: Db, rowsQuery: Promise<T[]> | unknown, countQuery: unknown): Promise<Page<T>> {
   const [rows, [{ n }]] = (await db.batch([rowsQuery as never, countQuery as never])) as unknown as [T[], { n: number }[]];
   return { rows, total: n };
+}
+
+/** A REST listing's page: the rows, the total GitLab would send (null: none), whether a next page exists. */
+export interface ListPage<T> {
+  rows: T[];
+  /** null above COUNT_CAP (GitLab omits X-Total and X-Total-Pages above 10,000) or on keyset pages. */
+  total: number | null;
+  hasNext: boolean;
+}
+
+/**
+ * A REST listing's page, read with pageAndCount: `rowsQuery` reads `limit + 1` rows (the extra row
+ * tells whether a next page exists, without a count); `countQuery` counts with cappedCount
+ * (src/db/listing.ts), whose cap is the one place GitLab's 10,000-row rule is applied. A keyset
+ * page (countQuery null) has no total and is one statement.
+ */
+export async function listPage<T>(db: Db, rowsQuery: Promise<T[]> | unknown, countQuery: unknown | null, limit: number): Promise<ListPage<T>> {
+  const { rows, total } =
+    countQuery === null ? { rows: (await (rowsQuery as Promise<T[]>)) as T[], total: null } : await pageAndCount<T>(db, rowsQuery, countQuery);
+  return { rows: rows.slice(0, limit), total: total === null ? null : totalOrNull(total), hasNext: rows.length > limit };
+}
+
+/**
+ * A search's page and its total in one statement: the rows `where` selects are found once (the
+ * CTE `hits`, which SQLite materializes because it is read twice) and the page and the capped
+ * count both read them, where a page query and a count query each ran the FTS match
+ * (docs/scaling.md, "Search"). A page past the end has no row to carry the count: it is counted
+ * then.
+ */
+export async function searchPage<T>(
+  db: Db,
+  table: SQLiteTable,
+  id: SQLiteColumn,
+  where: SQL,
+  order: SQL[],
+  window: Window,
+): Promise<ListPage<T>> {
+  // DISTINCT keeps SQLite from flattening the CTE into each of its two uses (which would run the
+  // match twice); it is materialized once instead.
+  const hits = db.$with("hits").as(db.selectDistinct({ id: sql<number>`${id}`.as("id") }).from(table).where(where));
+  const rows = (await db
+    .with(hits)
+    .select({ ...getTableColumns(table), listTotal: cappedCount(sql`hits`, undefined) })
+    .from(table)
+    .where(sql`${id} IN (SELECT id FROM hits)`)
+    .orderBy(...order)
+    .limit(window.limit + 1)
+    .offset(window.offset)) as unknown as (T & { listTotal: number })[];
+  const n = rows.length ? Number(rows[0].listTotal) : (await db.select({ n: cappedCount(sql`${table}`, where) }).from(sql`(SELECT 1)`))[0].n;
+  const page = rows.slice(0, window.limit).map(({ listTotal: _, ...row }) => row as unknown as T);
+  return { rows: page, total: totalOrNull(n), hasNext: rows.length > window.limit };
 }

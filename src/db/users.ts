@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
-import { cappedCount, keysetAfter, totalOrNull, type Direction } from "./listing";
+import { cappedCount, keysetAfter, type Direction } from "./listing";
+import { listPage, searchPage, type ListPage } from "./page";
 import { hashPassword } from "../crypto/password";
 import type { Db } from "./client";
 import { claimNamespacePath, sameWithoutCase } from "./namespace-paths";
@@ -101,7 +102,7 @@ export interface UserListQuery {
  * A page of users in the asked order (each served by an index, docs/scaling.md), one row beyond it
  * to tell whether a next page exists, and the total up to COUNT_CAP for the pagination headers.
  */
-export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserRow[]; total: number | null; hasNext: boolean }> {
+export async function listUsers(db: Db, q: UserListQuery): Promise<ListPage<UserRow>> {
   const conds: SQL[] = [];
   if (q.username) conds.push(sql`lower(${users.username}) = ${q.username.toLowerCase()}`);
   const search = q.search ? userSearch(q.search, q.searchEmails ?? false) : null;
@@ -113,11 +114,10 @@ export async function listUsers(db: Db, q: UserListQuery): Promise<{ rows: UserR
   const filter = conds.length ? and(...conds) : undefined;
   const where = q.after ? and(filter, keysetAfter(col, users.id, q.sort, q.after.value, q.after.id)) : filter;
   const dir = q.sort === "asc" ? asc : desc;
+  if (search && !q.after) return searchPage<UserRow>(db, users, users.id, filter!, [dir(col), dir(users.id)], q);
   const page = db.select().from(users).where(where).orderBy(dir(col), dir(users.id)).limit(q.limit + 1).offset(q.offset);
-  const [rows, [{ n }]] = q.after
-    ? [await page, [{ n: -1 }]]
-    : await db.batch([page, db.select({ n: cappedCount(sql`${users}`, filter) }).from(sql`(SELECT 1)`)]);
-  return { rows: rows.slice(0, q.limit), total: q.after ? null : totalOrNull(n), hasNext: rows.length > q.limit };
+  // A keyset page has no total (GitLab sends none) and is one statement.
+  return listPage<UserRow>(db, page, q.after ? null : db.select({ n: cappedCount(sql`${users}`, filter) }).from(sql`(SELECT 1)`), q.limit);
 }
 
 /**

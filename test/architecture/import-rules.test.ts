@@ -12,7 +12,11 @@ const LAYERS: { name: string; paths: string[] }[] = [
     name: "plain values and pure rules",
     paths: ["gen/", "domain/", "crypto/", "env.ts", "config-variables.ts", "versioning/catalogue.ts", "versioning/catalogue-entry.ts", "versioning/entries/", "versioning/version.ts", "versioning/state.ts"],
   },
-  { name: "configuration, storage, HTTP helpers", paths: ["config.ts", "observability/", "http/", "db/", "storage/"] },
+  // The git origin's client (git/provisioning.ts and what it uses) is a storage service's client, as storage/ is.
+  {
+    name: "configuration, storage, HTTP helpers",
+    paths: ["config.ts", "observability/", "http/", "db/", "storage/", "git/provisioning.ts", "git/origin-client.ts", "git/origin-signature.ts"],
+  },
   // http/gate.ts is the routes' adapter of the version gate (a request's version and headers), so it sits with the gate.
   { name: "credentials, throttle, Durable Objects, the version gate", paths: ["credentials/", "throttle/", "durable/", "versioning/", "http/gate.ts"] },
   { name: "use cases", paths: ["services/", "auth/", "accounts/"] },

@@ -46,3 +46,59 @@ describe("no exact total above 10,000 rows", () => {
     expect(res.headers.get("Link")).toMatch(/rel="last"/);
   });
 });
+
+describe("members listings follow the same rule (src/db/page.ts, listPage)", () => {
+  it("a project with more than 10,000 members: no X-Total or X-Total-Pages; the next page is announced", async () => {
+    const owner = await makeUserWithToken();
+    const created = await callAt("16.0", "/api/v4/projects", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ path: `crowded-${Date.now()}` }),
+      token: owner.token,
+    });
+    const project = (await created.json()) as { id: number };
+    const { n } = (await env.DB.prepare("SELECT coalesce(max(id), 0) AS n FROM users").first<{ n: number }>())!;
+    await env.DB.prepare(
+      `WITH RECURSIVE s(i) AS (SELECT ?1 + 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?1 + 10005)
+       INSERT INTO users (id, username, name, email, password_hash, created_at)
+       SELECT i, 'crowd' || i, 'Crowd ' || i, 'crowd' || i || '@example.com', 'x', 1700000000000 FROM s`,
+    ).bind(n).run();
+    await env.DB.prepare(
+      `INSERT INTO members (source_type, source_id, user_id, access_level, created_at)
+       SELECT 'project', ?, id, 30, 1700000000000 FROM users WHERE id > ?`,
+    ).bind(project.id, n).run();
+    const res = await callAt("16.0", `/api/v4/projects/${project.id}/members?per_page=100&page=2`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as unknown[]).length).toBe(100);
+    expect(res.headers.get("X-Total")).toBeNull();
+    expect(res.headers.get("X-Total-Pages")).toBeNull();
+    expect(res.headers.get("X-Next-Page")).toBe("3");
+    expect(res.headers.get("Link")).not.toMatch(/rel="last"/);
+  });
+});
+
+describe("the totals of /projects and /groups follow every insert, delete and change of visibility (row_counts triggers)", () => {
+  const total = async (path: string, token: string) => Number((await callAt("16.0", path, { token })).headers.get("X-Total"));
+  const sqlCount = async (q: string, ...binds: unknown[]) => (await env.DB.prepare(q).bind(...binds).first<{ n: number }>())!.n;
+
+  it("an administrator's and an ordinary user's X-Total equal the rows they may see", async () => {
+    const owner = await makeUserWithToken();
+    const other = await makeUserWithToken();
+    const create = (path: string, visibility: string) =>
+      callAt("16.0", "/api/v4/projects", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path, visibility }), token: owner.token });
+    const ids: number[] = [];
+    for (const v of ["public", "internal", "private", "private"]) ids.push(((await (await create(`counted-${v}-${ids.length}-${Date.now()}`, v)).json()) as { id: number }).id);
+    await callAt("16.0", "/api/v4/groups", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: "Counted", path: `counted-${Date.now()}`, visibility: "internal" }), token: owner.token });
+    // A change of visibility outside the API, and a deletion through it.
+    await env.DB.prepare("UPDATE projects SET visibility = 'public' WHERE id = ?").bind(ids[2]).run();
+    expect((await callAt("16.0", `/api/v4/projects/${ids[3]}`, { method: "DELETE", token: owner.token })).status).toBe(202);
+
+    expect(await total("/api/v4/projects", admin.token)).toBe(await sqlCount("SELECT count(*) AS n FROM projects"));
+    expect(await total("/api/v4/groups", admin.token)).toBe(await sqlCount("SELECT count(*) AS n FROM groups"));
+    // The other user is nobody's member: public and internal rows only.
+    expect(await total("/api/v4/projects", other.token)).toBe(await sqlCount("SELECT count(*) AS n FROM projects WHERE visibility IN ('public', 'internal')"));
+    expect(await total("/api/v4/groups", other.token)).toBe(await sqlCount("SELECT count(*) AS n FROM groups WHERE visibility IN ('public', 'internal')"));
+    // With a filter the rows are counted: the counters only stand for whole visibilities.
+    expect(await total("/api/v4/projects?visibility=private", owner.token)).toBe(await sqlCount("SELECT count(*) AS n FROM projects WHERE visibility = 'private' AND namespace_kind = 'user' AND namespace_id = ?", owner.user.id));
+  });
+});

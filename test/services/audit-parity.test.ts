@@ -193,3 +193,75 @@ describe("runners: REST and GraphQL write one audit row each, alike (src/service
     expect(reset).toMatchObject({ author_id: owner.user.id, entity_type: "project" });
   });
 });
+
+describe("projects, groups and memberships: one audit row per change, through src/services/namespaces.ts and memberships.ts", () => {
+  /** What a surface other than REST (a page, a GraphQL mutation) passes: the service as it is, with its actor. */
+  const direct = (id: number) => ({ id, ip: null });
+
+  it("REST project create, update, path change and delete write project_created, project_updated, project_path_updated, project_destroyed once each", async () => {
+    const owner = await makeUserWithToken();
+    const path = unique("audited");
+    const created = (await (await call("/api/v4/projects", { ...json({ path, visibility: "internal" }), token: owner.token })).json()) as { id: number; path_with_namespace: string };
+    expect((await call(`/api/v4/projects/${created.id}`, { ...json({ description: "new words" }), method: "PUT", token: owner.token })).status).toBe(200);
+    expect((await call(`/api/v4/projects/${created.id}`, { ...json({ path: `${path}-moved` }), method: "PUT", token: owner.token })).status).toBe(200);
+    // A change that changes nothing writes nothing.
+    expect((await call(`/api/v4/projects/${created.id}`, { ...json({ description: "new words" }), method: "PUT", token: owner.token })).status).toBe(200);
+    expect((await call(`/api/v4/projects/${created.id}`, { method: "DELETE", token: owner.token })).status).toBe(202);
+
+    const [c] = await auditOf("project_created", created.id);
+    expect(c).toMatchObject({ author_id: owner.user.id, entity_type: "project" });
+    expect(JSON.parse(c.details)).toEqual({ path_with_namespace: created.path_with_namespace, visibility: "internal" });
+    const updated = await auditOf("project_updated", created.id);
+    expect(updated).toHaveLength(1);
+    expect(JSON.parse(updated[0].details)).toMatchObject({ fields: ["description"] });
+    const [moved] = await auditOf("project_path_updated", created.id);
+    expect(JSON.parse(moved.details)).toEqual({ from: created.path_with_namespace, to: `${created.path_with_namespace}-moved`, fields: ["path"] });
+    expect(await auditOf("project_destroyed", created.id)).toHaveLength(1);
+    for (const action of ["project_created", "project_path_updated", "project_destroyed"]) expect(await auditOf(action, created.id)).toHaveLength(1);
+  });
+
+  it("the service called directly (as a page or a GraphQL mutation would) writes the same rows as REST", async () => {
+    const owner = await makeUserWithToken();
+    const rest = (await (await call("/api/v4/groups", { ...json({ name: "Audited", path: unique("ag") }), token: owner.token })).json()) as { id: number };
+    const restProject = (await (await call("/api/v4/projects", { ...json({ path: unique("ap") }), token: owner.token })).json()) as { id: number };
+
+    const { createGroup, createProject } = await import("../../src/services/namespaces");
+    const group = await createGroup(env, direct(owner.user.id), { name: "Direct", path: unique("dg"), parent: null, visibility: "private", description: "" });
+    const project = await createProject(env, direct(owner.user.id), {
+      name: "direct",
+      path: unique("dp"),
+      namespace: { kind: "user", id: owner.user.id, fullPath: owner.user.username },
+      visibility: "private",
+      description: "",
+      readme: false,
+      creator: owner.user,
+    });
+    for (const [action, restId, directId] of [["group_created", rest.id, group.id], ["project_created", restProject.id, project.id]] as const) {
+      const [r] = await auditOf(action, restId);
+      const [d] = await auditOf(action, directId);
+      expect(d.author_id).toBe(owner.user.id);
+      expect({ ...shapeOf(d), ip_address: null }).toEqual({ ...shapeOf(r), ip_address: null });
+    }
+  });
+
+  it("REST member add, level change and removal write member_created, member_updated, member_destroyed on the source", async () => {
+    const owner = await makeUserWithToken();
+    const group = (await (await call("/api/v4/groups", { ...json({ name: "Members", path: unique("mg") }), token: owner.token })).json()) as { id: number };
+    const dev = await makeUserWithToken();
+    expect((await call(`/api/v4/groups/${group.id}/members`, { ...json({ user_id: dev.user.id, access_level: 30 }), token: owner.token })).status).toBe(201);
+    // Refused changes write nothing: a member twice, a level above the actor's own, the last owner removed.
+    expect((await call(`/api/v4/groups/${group.id}/members`, { ...json({ user_id: dev.user.id, access_level: 30 }), token: owner.token })).status).toBe(409);
+    expect((await call(`/api/v4/groups/${group.id}/members/${owner.user.id}`, { method: "DELETE", token: owner.token })).status).toBe(400);
+    expect((await call(`/api/v4/groups/${group.id}/members/${dev.user.id}`, { ...json({ access_level: 40 }), method: "PUT", token: owner.token })).status).toBe(200);
+    expect((await call(`/api/v4/groups/${group.id}/members/${dev.user.id}`, { method: "DELETE", token: owner.token })).status).toBe(204);
+
+    const rows = await env.DB.prepare("SELECT * FROM audit_events WHERE entity_type = 'group' AND entity_id = ? AND action LIKE 'member_%' ORDER BY id")
+      .bind(String(group.id))
+      .all<AuditRow>();
+    expect(rows.results.map((r) => [r.action, r.author_id, JSON.parse(r.details).user_id, JSON.parse(r.details).access_level])).toEqual([
+      ["member_created", owner.user.id, dev.user.id, 30],
+      ["member_updated", owner.user.id, dev.user.id, 40],
+      ["member_destroyed", owner.user.id, dev.user.id, 40],
+    ]);
+  });
+});

@@ -1,13 +1,13 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createGroup } from "../../db/namespaces";
+import { createGroup } from "../../services/namespaces";
 import { groupSearch, listGroups } from "../../db/namespace-listing";
 import { encodeCursor } from "../../db/listing";
 import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
+import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { iso, loadGroup, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
 import { cursorAfter, keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
@@ -55,7 +55,7 @@ groups.post("/groups", requireAuth(WRITE_API), async (c) => {
   // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
   if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), AccessLevel.OWNER);
   // A taken or reserved path is NamespacePathError: 400 {"message":{"path":[...]}} as GitLab.
-  const group = await createGroup(getDb(c.env.DB), { ...input, parent, ownerId: c.var.principal.user.id });
+  const group = await createGroup(c.env, requestActor(c), { name: input.name, path: input.path, parent, visibility: input.visibility, description: input.description });
   return c.json(renderGroup(c, group), 201);
 });
 
@@ -79,7 +79,7 @@ groups.get("/groups", allowAnonymous(READ_API), async (c) => {
   // Without a token (allowAnonymous): public groups only, as GitLab.
   const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const viewer = { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly: coerceBool(q.owned) === true };
-  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, [], {
+  const { rows, total, hasNext } = await listGroups(getDb(c.env.DB), viewer, {
     orderBy: q.order_by,
     sort: q.sort,
     limit: page.perPage,

@@ -1,12 +1,12 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { addMember, findMember, listMembers, ownerCount, removeMember, updateMember, type MemberView } from "../../db/namespaces";
-import { findUserById } from "../../db/users";
+import { findMember, listMembers, type MemberView } from "../../db/namespaces";
+import { addMember, removeMember, updateMember, type MembershipSource } from "../../services/memberships";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { READ_API, requireAuth, WRITE_API } from "./auth";
-import { ApiError, conflict, forbidden, notFound } from "./errors";
+import { READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
+import { notFound } from "./errors";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, readParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
@@ -35,15 +35,15 @@ const userIdParam = idParam;
 
 type Kind = "project" | "group";
 /** The source and the caller's level; reading needs visibility, managing needs maintainer (owner for groups). */
-async function source(c: Context<AppEnv>, kind: Kind, manage: boolean) {
+async function source(c: Context<AppEnv>, kind: Kind, manage: boolean): Promise<MembershipSource> {
   const id = c.req.param("id")!;
   const min = manage ? (kind === "group" ? AccessLevel.OWNER : AccessLevel.MAINTAINER) : AccessLevel.NONE;
   if (kind === "project") {
     const { project, level } = await loadProject(c, id, min);
-    return { id: project.id, level };
+    return { kind, id: project.id, actorLevel: level };
   }
   const { group, level } = await loadGroup(c, id, min);
-  return { id: group.id, level };
+  return { kind, id: group.id, actorLevel: level };
 }
 
 for (const kind of ["project", "group"] as const) {
@@ -52,8 +52,8 @@ for (const kind of ["project", "group"] as const) {
   membersApp.get(base, requireAuth(READ_API), async (c) => {
     const src = await source(c, kind, false);
     const page = parsePage(c);
-    const { rows, total } = await listMembers(getDb(c.env.DB), kind, src.id, { limit: page.perPage, offset: page.offset });
-    setPaginationHeaders(c, page, total);
+    const { rows, total, hasNext } = await listMembers(getDb(c.env.DB), kind, src.id, { limit: page.perPage, offset: page.offset });
+    setPaginationHeaders(c, page, total, hasNext);
     return c.json(rows.map((m) => renderMember(c, m)));
   });
 
@@ -68,41 +68,22 @@ for (const kind of ["project", "group"] as const) {
   membersApp.post(base, requireAuth(WRITE_API), async (c) => {
     const src = await source(c, kind, true);
     const input = parseParams(AddMember, await readParams(c));
-    // Only owners (or admins) may grant owner.
-    if (input.access_level > src.level) throw forbidden();
-    const db = getDb(c.env.DB);
-    if (!(await findUserById(db, input.user_id))) throw notFound("User Not Found");
-    if (!(await addMember(db, kind, src.id, input.user_id, input.access_level, input.expires_at ?? null))) {
-      throw conflict("Member already exists");
-    }
-    return c.json(renderMember(c, (await findMember(db, kind, src.id, input.user_id))!), 201);
+    const member = await addMember(c.env, requestActor(c), src, { userId: input.user_id, accessLevel: input.access_level, expiresAt: input.expires_at ?? null });
+    return c.json(renderMember(c, member), 201);
   });
 
   membersApp.put(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
     const src = await source(c, kind, true);
     const userId = parseParams(userIdParam, c.req.param("user_id"));
     const input = parseParams(EditMember, await readParams(c));
-    if (input.access_level > src.level) throw forbidden();
-    const db = getDb(c.env.DB);
-    const before = await findMember(db, kind, src.id, userId);
-    if (!before) throw notFound();
-    if (before.accessLevel === 50 && input.access_level < 50 && (await ownerCount(db, kind, src.id)) <= 1) {
-      throw new ApiError(400, { message: "The last owner cannot be demoted" });
-    }
-    await updateMember(db, kind, src.id, userId, { accessLevel: input.access_level, expiresAt: input.expires_at });
-    return c.json(renderMember(c, (await findMember(db, kind, src.id, userId))!));
+    const member = await updateMember(c.env, requestActor(c), src, userId, { accessLevel: input.access_level, expiresAt: input.expires_at });
+    return c.json(renderMember(c, member));
   });
 
   membersApp.delete(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
     const src = await source(c, kind, true);
     const userId = parseParams(userIdParam, c.req.param("user_id"));
-    const db = getDb(c.env.DB);
-    const before = await findMember(db, kind, src.id, userId);
-    if (!before) throw notFound();
-    if (before.accessLevel === 50 && (await ownerCount(db, kind, src.id)) <= 1) {
-      throw new ApiError(400, { message: "The last owner cannot be removed" });
-    }
-    await removeMember(db, kind, src.id, userId);
+    await removeMember(c.env, requestActor(c), src, userId);
     return c.body(null, 204);
   });
 }

@@ -1,19 +1,14 @@
-import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { createProject } from "../../db/namespaces";
 import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
-import { projects as projectsTable } from "../../db/schema/projects";
 import { AccessLevel } from "../../domain/access";
-import { createProjectRepository, readmeCommit } from "../../git/provisioning";
 import type { AppEnv } from "../../env";
-import { allowAnonymous, READ_API, requireAuth, WRITE_API } from "./auth";
+import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { forbidden, invalidParam } from "./errors";
-import { changeProject, destroyProject } from "./project-lifecycle";
-import { clientAddress } from "../../http/client-address";
+import { createProject, destroyProject, updateProject } from "../../services/namespaces";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
@@ -74,19 +69,16 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
     namespace = { kind: "user", id: user.id, fullPath: user.username };
   }
   // A path taken without regard to case in the namespace: 400 {"message":{"path":[...]}} (NamespacePathError).
-  const project = await createProject(getDb(c.env.DB), {
+  const project = await createProject(c.env, requestActor(c), {
     name: input.name ?? path,
     path,
     namespace,
     visibility: input.visibility,
     description: input.description,
     defaultBranch: input.default_branch,
-    creatorId: user.id,
+    readme: coerceBool(input.initialize_with_readme) === true,
+    creator: user,
   });
-  // The repository at the git origin, with GitLab's first README commit when asked for; a failure
-  // is logged and the origin creates the repository on first access (src/git/provisioning.ts).
-  const readme = coerceBool(input.initialize_with_readme) === true ? readmeCommit(project, user) : null;
-  await createProjectRepository(c.env, project, readme);
   return c.json(renderProject(c, project), 201);
 });
 
@@ -103,7 +95,7 @@ const ListProjects = z.object({
   id_before: idParam.optional(),
 });
 
-async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
+async function list(c: Context<AppEnv>, groupId?: number) {
   const q = parseParams(ListProjects, queryParams(c));
   const page = parsePage(c);
   const keyset = q.pagination === "keyset";
@@ -112,11 +104,8 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   // Without a token (allowAnonymous): public projects only, as GitLab.
   const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
-  const conds = [...extra];
-  if (q.visibility) conds.push(sql`${projectsTable.visibility} = ${q.visibility}`);
-  if (q.id_after) conds.push(sql`${projectsTable.id} > ${q.id_after}`);
-  if (q.id_before) conds.push(sql`${projectsTable.id} < ${q.id_before}`);
-  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly }, conds, {
+  const filters = { visibility: q.visibility, idAfter: q.id_after, idBefore: q.id_before, groupId };
+  const { rows, total, hasNext } = await listProjects(getDb(c.env.DB), { userId: user?.id ?? null, isAdmin: user?.isAdmin ?? false, membershipOnly }, filters, {
     orderBy: q.order_by as ProjectOrder,
     sort: q.sort,
     limit: page.perPage,
@@ -132,11 +121,11 @@ async function list(c: Context<AppEnv>, extra: ReturnType<typeof sql>[]) {
   return c.json(rows.map((p) => renderProject(c, p)));
 }
 
-projects.get("/projects", allowAnonymous(READ_API), (c) => list(c, []));
+projects.get("/projects", allowAnonymous(READ_API), (c) => list(c));
 
 projects.get("/groups/:id/projects", requireAuth(READ_API), async (c) => {
   const { group } = await loadGroup(c, c.req.param("id"));
-  return list(c, [sql`${projectsTable.namespaceKind} = 'group' AND ${projectsTable.namespaceId} = ${group.id}`]);
+  return list(c, group.id);
 });
 
 projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
@@ -161,7 +150,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
   const input = parseParams(UpdateProject, await readParams(c));
   if (input.name !== undefined && input.name !== project.name && level < AccessLevel.OWNER) throw forbidden();
-  const updated = await changeProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project, {
+  const updated = await updateProject(c.env, requestActor(c), project, {
     name: input.name,
     path: input.path,
     description: input.description,
@@ -173,7 +162,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
 // GitLab: owners delete a project (remove_project); the answer is 202 and storage goes afterwards.
 projects.delete("/projects/:id", requireAuth(WRITE_API), async (c) => {
   const { project } = await loadProject(c, c.req.param("id"), AccessLevel.OWNER);
-  const { afterwards } = await destroyProject(c.env, c.var.principal, clientAddress(c.req.raw, c.env), project);
+  const { afterwards } = await destroyProject(c.env, requestActor(c), project);
   c.executionCtx.waitUntil(afterwards);
   return c.json({ message: "202 Accepted" }, 202);
 });

@@ -90,5 +90,5 @@ export const members = sqliteTable(
     expiresAt: text("expires_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [uniqueIndex("members_source_user_idx").on(t.sourceType, t.sourceId, t.userId), index("members_user_idx").on(t.userId)],
+  (t) => [uniqueIndex("members_source_user_idx").on(t.sourceType, t.sourceId, t.userId), index("members_user_source_idx").on(t.userId, t.sourceType, t.sourceId)],
 );

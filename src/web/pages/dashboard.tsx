@@ -34,7 +34,7 @@ dashboard.get("/dashboard/projects", async (c) => {
 dashboard.get("/dashboard/groups", async (c) => {
   const page = pageNumber(c.req.query("page"));
   const user = c.var.user;
-  const { rows, hasNext } = await listGroups(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly: true }, [], {
+  const { rows, hasNext } = await listGroups(getDb(c.env.DB), { userId: user.id, isAdmin: user.isAdmin, membershipOnly: true }, {
     orderBy: "name",
     sort: "asc",
     limit: PER_PAGE,

@@ -1,0 +1,146 @@
+import { recordAudit, type AuditActor } from "../db/audit";
+import { getDb } from "../db/client";
+import { createGroup as insertGroup, createProject as insertProject } from "../db/namespaces";
+import { deleteProjectRows, projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
+import type { GroupRow, ProjectRow } from "../db/projects";
+import { AppError } from "../domain/errors";
+import type { Bindings } from "../env";
+import { createProjectRepository, deleteProjectRepository, readmeCommit } from "../git/provisioning";
+
+/**
+ * Projects and groups as use cases (DESIGN "Layout", src/services): creating, changing and deleting
+ * them, each validated, written through src/db and audited with one row, whatever surface calls it.
+ * Who may act on which namespace is the caller's check (the REST loaders, src/api/v4/load.ts, give
+ * the acting user's access level); membership changes are in ./memberships.ts.
+ */
+
+export interface NewProject {
+  name: string;
+  path: string;
+  /** Where it lives; the caller has checked that the actor may create projects there. */
+  namespace: { kind: "group" | "user"; id: number; fullPath: string };
+  visibility: string;
+  description: string;
+  defaultBranch?: string;
+  /** GitLab's initialize_with_readme: the repository starts with one README commit by `creator`. */
+  readme: boolean;
+  creator: { id: number; name: string; email: string };
+}
+
+/**
+ * A new project and its repository at the git origin. A path taken without regard to case in the
+ * namespace is NamespacePathError (src/db/namespace-paths.ts). A failure at the origin is logged and
+ * the origin creates the repository on first access (src/git/provisioning.ts).
+ */
+export async function createProject(env: Bindings, actor: AuditActor, input: NewProject): Promise<ProjectRow> {
+  const db = getDb(env.DB);
+  const project = await insertProject(db, {
+    name: input.name,
+    path: input.path,
+    namespace: input.namespace,
+    visibility: input.visibility,
+    description: input.description,
+    defaultBranch: input.defaultBranch,
+    creatorId: input.creator.id,
+  });
+  await recordAudit(db, {
+    action: "project_created",
+    entityType: "project",
+    entityId: project.id,
+    details: { path_with_namespace: project.pathWithNamespace, visibility: project.visibility },
+    actor,
+  });
+  await createProjectRepository(env, project, input.readme ? readmeCommit(project, input.creator) : null);
+  return project;
+}
+
+export interface ProjectChanges {
+  name?: string;
+  path?: string;
+  description?: string;
+  defaultBranch?: string;
+}
+
+/**
+ * Changes a project. A new path moves the project's URLs (web, git, API by path); its repository at
+ * the git origin is stored by id and does not move. Container image names carry the path, so, as
+ * GitLab, a project with registry repositories keeps its path. One audit row when anything
+ * changed: project_path_updated when the path did (with the old and new full paths), else
+ * project_updated; both name the changed fields.
+ */
+export async function updateProject(env: Bindings, actor: AuditActor, project: ProjectRow, changes: ProjectChanges): Promise<ProjectRow> {
+  const db = getDb(env.DB);
+  const pathChanges = changes.path !== undefined && changes.path !== project.path;
+  if (pathChanges && (await projectHasRegistryRepositories(db, project.id))) {
+    throw new AppError("invalid", "Cannot rename project because it contains container registry tags!", { reason: "registry_tags" });
+  }
+  const updated = await storeProjectChanges(db, project, changes);
+  const fields = (["name", "path", "description", "defaultBranch"] as const).filter((f) => updated[f] !== project[f]);
+  if (fields.length) {
+    await recordAudit(db, {
+      action: pathChanges ? "project_path_updated" : "project_updated",
+      entityType: "project",
+      entityId: project.id,
+      details: { from: project.pathWithNamespace, to: updated.pathWithNamespace, fields },
+      actor,
+    });
+  }
+  return updated;
+}
+
+/**
+ * Deletes the project's rows and package files now; the repository at the git origin is removed by
+ * `afterwards` (the caller hands it to waitUntil: GitLab answers 202 and removes storage later).
+ * A removal that failed after its retries is a second audit row naming the repository.
+ */
+export async function destroyProject(env: Bindings, actor: AuditActor, project: ProjectRow): Promise<{ afterwards: Promise<void> }> {
+  const db = getDb(env.DB);
+  const { r2Keys } = await deleteProjectRows(db, project);
+  await recordAudit(db, {
+    action: "project_destroyed",
+    entityType: "project",
+    entityId: project.id,
+    details: { path_with_namespace: project.pathWithNamespace },
+    actor,
+  });
+  const afterwards = (async () => {
+    for (let i = 0; i < r2Keys.length; i += 1000) await env.FILES.delete(r2Keys.slice(i, i + 1000));
+    const failure = await deleteProjectRepository(env, project.id);
+    if (failure) {
+      await recordAudit(db, {
+        action: "project_repository_removal_failed",
+        entityType: "project",
+        entityId: project.id,
+        details: { reason: failure },
+        actor,
+      });
+    }
+  })();
+  return { afterwards };
+}
+
+export interface NewGroup {
+  name: string;
+  path: string;
+  /** A subgroup's parent; the caller has checked that the actor may create subgroups in it. */
+  parent: GroupRow | null;
+  visibility: string;
+  description: string;
+}
+
+/**
+ * A new group, with the actor as its owner. A taken or reserved path is NamespacePathError
+ * (top-level paths are shared with usernames; docs/security.md "Namespaces").
+ */
+export async function createGroup(env: Bindings, actor: AuditActor, input: NewGroup): Promise<GroupRow> {
+  const db = getDb(env.DB);
+  const group = await insertGroup(db, { ...input, ownerId: actor.id });
+  await recordAudit(db, {
+    action: "group_created",
+    entityType: "group",
+    entityId: group.id,
+    details: { full_path: group.fullPath, visibility: group.visibility },
+    actor,
+  });
+  return group;
+}
