@@ -15,7 +15,6 @@ import {
   putManifest,
   referrersOf,
   tagNamesAfter,
-  type ManifestRow,
 } from "../db/registry-content";
 import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
 import { sha256Hex } from "../crypto/hash";
@@ -23,6 +22,7 @@ import type { Bindings } from "../env";
 import { getConfig } from "../config";
 import { RegistryError } from "./errors";
 import { DIGEST, MEDIA_TYPES, parseManifest, TAG } from "./manifest";
+import { forgetManifests, recallManifest, rememberManifest } from "./manifest-cache";
 
 /**
  * Images of a repository: manifests by tag or digest, tags, deletion and the collection of blobs
@@ -42,10 +42,30 @@ function checkReference(reference: string): void {
   if (!isDigest(reference) && !TAG.test(reference)) throw new RegistryError("MANIFEST_INVALID", "the reference must be a tag or a sha256 digest", { detail: { reference } });
 }
 
-export async function getManifest(env: Bindings, target: ImageTarget, reference: string): Promise<ManifestRow> {
-  const m = isDigest(reference) || TAG.test(reference) ? await findManifestByReference(getDb(env.DB), target.projectId, target.image, reference, isDigest(reference)) : null;
+/** A manifest as /v2/ serves it; `content` is null when only the headers were asked for and known. */
+export interface ServedManifest {
+  digest: string;
+  mediaType: string;
+  size: number;
+  content: string | null;
+}
+
+/**
+ * A manifest by tag or digest. By digest, the isolate's manifest cache may answer without a D1
+ * read (src/registry/manifest-cache.ts): a HEAD from any entry, a GET from one that holds the bytes.
+ */
+export async function getManifest(env: Bindings, target: ImageTarget, reference: string, needContent = true): Promise<ServedManifest> {
+  const byDigest = isDigest(reference);
+  if (byDigest) {
+    const cached = recallManifest(env, target.projectId, target.image, reference);
+    if (cached && (!needContent || cached.content !== null)) return { digest: reference, ...cached };
+  }
+  const readAt = Date.now();
+  const m = byDigest || TAG.test(reference) ? await findManifestByReference(getDb(env.DB), target.projectId, target.image, reference, byDigest) : null;
   if (!m) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
-  return m;
+  // A tag's manifest is cached under its digest too: the digest names these bytes forever.
+  rememberManifest(env, target.projectId, target.image, m.digest, { mediaType: m.mediaType, size: m.size, content: m.content }, readAt);
+  return { digest: m.digest, mediaType: m.mediaType, size: m.size, content: m.content };
 }
 
 /**
@@ -159,6 +179,7 @@ async function removeManifest(env: Bindings, repositoryId: number, digest: strin
   const db = getDb(env.DB);
   const blobs = await blobRefsOf(db, repositoryId, [digest]);
   const removed = await deleteManifest(db, repositoryId, digest);
+  forgetManifests();
   if (removed) await collectBlobs(env, blobs);
   return removed;
 }
@@ -196,6 +217,7 @@ export async function removeTag(env: Bindings, repositoryId: number, tag: string
 export async function removeRepository(env: Bindings, repo: RegistryRepositoryRow): Promise<void> {
   const db = getDb(env.DB);
   const blobs = await deleteRepositoryRows(db, repo);
+  forgetManifests();
   await collectBlobs(env, blobs);
 }
 
