@@ -41,6 +41,9 @@ export type AuditAction =
   | "dynamic_application_registered"
   | "project_path_updated"
   | "project_destroyed"
+  /** src/services/registry-images.ts: from the REST API, GraphQL and the Container registry page alike. */
+  | "container_repository_deleted"
+  | "container_repository_tags_deleted"
   /** The git origin could not remove a deleted project's repository (src/git/provisioning.ts). */
   | "project_repository_removal_failed"
   /** Written by the namespace migration only (drizzle/*_ns_namespace_collisions.sql). */

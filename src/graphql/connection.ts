@@ -83,3 +83,12 @@ export async function paginate<T>(args: ConnectionArgs, fetch: (w: Window) => Pr
   const rows = w.limit > 0 ? (await fetch(w)).rows : [];
   return toConnection(rows, w, total);
 }
+
+/**
+ * A page whose total is capped (src/db/listing.ts, COUNT_CAP; GitLab gives no exact total above
+ * 10,000 either) as a Page: above the cap, the total is what is known to exist (the rows up to this
+ * page, and one more when a next page exists), so `hasNextPage` stays right.
+ */
+export function knownTotal<T>(w: Window, p: { rows: T[]; total: number | null; hasNext: boolean }): Page<T> {
+  return { rows: p.rows, total: p.total ?? w.offset + p.rows.length + (p.hasNext ? 1 : 0) };
+}
