@@ -1,8 +1,9 @@
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
-import type { RegistryRepositoryRow } from "../db/registry";
+import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
+import { blobRefsOf, collectUnreferencedBlobs, deleteManifest, isReferencedManifest, isTagged } from "../db/registry-content";
 import type { Bindings } from "../env";
-import { removeRepository, removeTag } from "../registry/images";
+import { forgetManifests } from "../storage/manifest-cache";
 
 /**
  * Container registry images as use cases, shared by the REST API (/api/v4/.../registry/repositories),
@@ -10,7 +11,51 @@ import { removeRepository, removeTag } from "../registry/images";
  * registry page: plain values in, the deletion carried out before it answers (gone from /v2/ at once,
  * unreferenced blobs collected), and one audit row per call, alike from each surface. The caller has
  * checked that the actor may destroy the project's images (destroy_container_image).
+ *
+ * Below the audited use cases, the deletions themselves, which /v2/'s DELETE (the OCI protocol,
+ * src/registry/images.ts) shares: each removes the rows, empties this isolate's manifest cache and
+ * collects the blobs nothing references any more.
  */
+
+/** Deletes the blobs among the candidates that no manifest references any more (R2 and rows). */
+async function collectBlobs(env: Bindings, candidates: string[]): Promise<number> {
+  const keys = await collectUnreferencedBlobs(getDb(env.DB), candidates, Date.now() + 1);
+  if (keys.length) await env.FILES.delete(keys);
+  return keys.length;
+}
+
+/** Removes a manifest, its tags, and the blobs only it referenced. */
+export async function removeManifest(env: Bindings, repositoryId: number, digest: string): Promise<boolean> {
+  const db = getDb(env.DB);
+  const blobs = await blobRefsOf(db, repositoryId, [digest]);
+  const removed = await deleteManifest(db, repositoryId, digest);
+  forgetManifests();
+  if (removed) await collectBlobs(env, blobs);
+  return removed;
+}
+
+/**
+ * Deletes a tag; its manifest follows when no other tag, no index and no referrer (a manifest
+ * naming it as `subject`) needs it. False when absent.
+ */
+export async function removeTag(env: Bindings, repositoryId: number, tag: string): Promise<boolean> {
+  const db = getDb(env.DB);
+  const deleted = await deleteTag(db, repositoryId, tag);
+  if (!deleted) return false;
+  if (!(await isTagged(db, repositoryId, deleted.digest)) && !(await isReferencedManifest(db, repositoryId, deleted.digest))) {
+    await removeManifest(env, repositoryId, deleted.digest);
+  }
+  return true;
+}
+
+/** Deletes a repository with its manifests, tags and links, then collects the blobs it alone used. */
+export async function removeRepository(env: Bindings, repo: RegistryRepositoryRow): Promise<void> {
+  const db = getDb(env.DB);
+  const blobs = await deleteRepositoryRows(db, repo);
+  forgetManifests();
+  await collectBlobs(env, blobs);
+}
+
 
 /** Deletes a repository with its tags and manifests; audited as container_repository_deleted. */
 export async function deleteContainerRepository(env: Bindings, actor: AuditActor, repo: RegistryRepositoryRow): Promise<void> {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { manifestCacheStats } from "../../src/registry/manifest-cache";
+import { manifestCacheStats } from "../../src/storage/manifest-cache";
 import { envWith, pushableProject, pushImage, registryCall, registryToken } from "./helpers";
 
 /**
