@@ -48,6 +48,9 @@ export type AuditAction =
   | "member_created"
   | "member_updated"
   | "member_destroyed"
+  /** src/services/registry-images.ts: from the REST API, GraphQL and the Container registry page alike. */
+  | "container_repository_deleted"
+  | "container_repository_tags_deleted"
   /** The git origin could not remove a deleted project's repository (src/git/provisioning.ts). */
   | "project_repository_removal_failed"
   /** Runners (src/services/runners.ts), GitLab's audit event names. */

@@ -3,20 +3,15 @@ import type { Db } from "./client";
 import { inIdList } from "./listing";
 import { ciPipelines, packageFiles, packagePipelines, packages } from "./schema/packages";
 import { pageAndCount as pageOf, type Page, type Window } from "./page";
+import { groupTreeProjectIds } from "./namespaces";
+import { projectsWithAccessLevels } from "./projects";
 
 /** Package registry queries for GraphQL on the REST area's tables (src/db/schema/packages.ts). */
 import type { PackageFileRow, PackageRow, PipelineRow } from "./packages";
 export type { PackageFileRow, PackageRow, PipelineRow };
 
-export interface PackageFilter {
-  projectIds: SQL | number[];
-  packageName?: string;
-  packageType?: string;
-}
-
-const SORT_COLUMNS = { CREATED: packages.createdAt, NAME: packages.name, VERSION: packages.version, TYPE: packages.packageType } as const;
-
-export type PackageSort = `${keyof typeof SORT_COLUMNS}_${"ASC" | "DESC"}`;
+/** GitLab's PackageSort. */
+export type PackageSort = `${"CREATED" | "NAME" | "VERSION" | "TYPE"}_${"ASC" | "DESC"}`;
 
 export async function findPackage(db: Db, id: number): Promise<PackageRow | null> {
   const [row] = await db.select().from(packages).where(eq(packages.id, id)).limit(1);
@@ -26,30 +21,6 @@ export async function findPackage(db: Db, id: number): Promise<PackageRow | null
 /** GitLab hides packages being processed or destroyed from lists. */
 const listed = sql`${packages.status} NOT IN ('processing', 'pending_destruction')`;
 
-
-/** Conditions of a package list: listed packages, name (partial, case-insensitive) and type. */
-export function packageConditions(f: { packageName?: string; packageType?: string }): SQL[] {
-  const conds: SQL[] = [listed];
-  if (f.packageName) conds.push(sql`lower(${packages.name}) LIKE ${`%${f.packageName.toLowerCase()}%`}`);
-  if (f.packageType) conds.push(eq(packages.packageType, f.packageType));
-  return conds;
-}
-
-/** Packages of several projects (Group.packages); one project's list is the REST area's listPackages. */
-export function listPackages(db: Db, f: PackageFilter, sort: PackageSort, w: Window): Promise<Page<PackageRow>> {
-  const conds: SQL[] = [
-    ...packageConditions(f),
-    Array.isArray(f.projectIds) ? inIdList(packages.projectId, f.projectIds) : inArray(packages.projectId, f.projectIds),
-  ];
-  const [col, dir] = sort.split("_") as [keyof typeof SORT_COLUMNS, "ASC" | "DESC"];
-  const order = dir === "ASC" ? asc : desc;
-  const where = and(...conds);
-  return pageOf(
-    db,
-    db.select().from(packages).where(where).orderBy(order(SORT_COLUMNS[col]), order(packages.id)).limit(w.limit).offset(w.offset),
-    db.select({ n: sql<number>`count(*)` }).from(packages).where(where),
-  );
-}
 
 /** The other versions of a package: same project, name and type (PackageDetailsType.versions). */
 export function listOtherVersions(db: Db, p: PackageRow, w: Window): Promise<Page<PackageRow>> {
@@ -80,3 +51,7 @@ export function listPackageFiles(db: Db, packageId: number, w: Window): Promise<
   );
 }
 
+/** The projects of a group's tree with the user's access level on each (Group.packages decides which it may read). */
+export function groupTreeProjectsWithLevels(db: Db, groupId: number, userId: number | null) {
+  return projectsWithAccessLevels(db, groupTreeProjectIds(groupId), userId);
+}

@@ -1,6 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
-import { inIdList } from "./listing";
+import { likeContaining } from "./like";
+import { cappedCount, inIdList, totalOrNull } from "./listing";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { ciPipelines, packageFiles, packagePipelines, packages } from "./schema/packages";
 
 export type PackageRow = typeof packages.$inferSelect;
@@ -64,18 +66,72 @@ export async function packageFilesOf(db: Db, packageId: number): Promise<Package
 const ORDER = { created_at: packages.createdAt, name: packages.name, version: packages.version, type: packages.packageType } as const;
 export type PackageOrder = keyof typeof ORDER;
 
-export async function listPackages(
-  db: Db,
-  projectId: number,
-  o: { where: SQL[]; orderBy: PackageOrder; sort: "asc" | "desc"; limit: number; offset: number },
-): Promise<{ rows: PackageRow[]; total: number }> {
-  const cond = and(eq(packages.projectId, projectId), ...o.where);
+/** What a package list shows: name (partial, case-insensitive), type, status; `listedOnly` hides those GitLab hides. */
+export interface PackageListFilter {
+  packageName?: string;
+  packageType?: string;
+  status?: string;
+  /** GitLab hides packages being processed or destroyed from GraphQL lists. */
+  listedOnly?: boolean;
+}
+
+/** The conditions of a package list, on `packages` or an alias of it. */
+export function packageConditions(f: PackageListFilter, t: Record<"status" | "name" | "packageType", SQLiteColumn> = packages): SQL[] {
+  const conds: SQL[] = [];
+  if (f.listedOnly) conds.push(sql`${t.status} NOT IN ('processing', 'pending_destruction')`);
+  if (f.packageName) conds.push(sql`lower(${t.name}) LIKE ${likeContaining(f.packageName)} ESCAPE '\\'`);
+  if (f.packageType) conds.push(eq(t.packageType, f.packageType));
+  if (f.status) conds.push(eq(t.status, f.status));
+  return conds;
+}
+
+export interface PackageListing {
+  filter: PackageListFilter;
+  orderBy: PackageOrder;
+  sort: "asc" | "desc";
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A page of one project's packages (the (project_id, created_at, id) index serves the default
+ * order), one row beyond it for `hasNext`, and the total only up to COUNT_CAP: GitLab gives none
+ * above 10,000, and counting every package of a large project cost more than the page.
+ */
+export async function listPackages(db: Db, projectId: number, o: PackageListing): Promise<{ rows: PackageRow[]; total: number | null; hasNext: boolean }> {
+  const cond = and(eq(packages.projectId, projectId), ...packageConditions(o.filter));
   const dir = o.sort === "asc" ? asc : desc;
   const [rows, [{ n }]] = await db.batch([
-    db.select().from(packages).where(cond).orderBy(dir(ORDER[o.orderBy]), dir(packages.id)).limit(o.limit).offset(o.offset),
-    db.select({ n: sql<number>`count(*)` }).from(packages).where(cond),
+    db.select().from(packages).where(cond).orderBy(dir(ORDER[o.orderBy]), dir(packages.id)).limit(o.limit + 1).offset(o.offset),
+    db.select({ n: cappedCount(sql`${packages}`, cond) }).from(sql`(SELECT 1)`),
   ]);
-  return { rows, total: n };
+  return { rows: rows.slice(0, o.limit), total: totalOrNull(n), hasNext: rows.length > o.limit };
+}
+
+/**
+ * A page of the packages of several projects (a group tree), in one order across them. Each
+ * project contributes at most offset + limit rows, taken from its own index range in that order,
+ * and only those are sorted: the work grows with the projects and the page, never with the
+ * packages a large project holds. The total is capped as above.
+ */
+export async function listPackagesOfProjects(db: Db, projectIds: readonly number[], o: PackageListing): Promise<{ rows: PackageRow[]; total: number | null; hasNext: boolean }> {
+  if (!projectIds.length) return { rows: [], total: 0, hasNext: false };
+  const dir = o.sort === "asc" ? asc : desc;
+  const p3 = alias(packages, "p3");
+  const column = { created_at: p3.createdAt, name: p3.name, version: p3.version, type: p3.packageType }[o.orderBy];
+  const perProject = db
+    .select({ id: p3.id })
+    .from(p3)
+    .where(and(sql`${p3.projectId} = j.value`, ...packageConditions(o.filter, p3)))
+    .orderBy(dir(column), dir(p3.id))
+    .limit(o.offset + o.limit + 1);
+  const candidates = sql`SELECT p2.id FROM json_each(${JSON.stringify(projectIds)}) j CROSS JOIN ${packages} p2 ON p2.id IN ${perProject}`;
+  const all = and(inIdList(packages.projectId, projectIds), ...packageConditions(o.filter));
+  const [rows, [{ n }]] = await db.batch([
+    db.select().from(packages).where(sql`${packages.id} IN (${candidates})`).orderBy(dir(ORDER[o.orderBy]), dir(packages.id)).limit(o.limit + 1).offset(o.offset),
+    db.select({ n: cappedCount(sql`${packages}`, all) }).from(sql`(SELECT 1)`),
+  ]);
+  return { rows: rows.slice(0, o.limit), total: totalOrNull(n), hasNext: rows.length > o.limit };
 }
 
 /** Pipelines of many packages at once (list items), newest first. */

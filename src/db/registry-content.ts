@@ -140,7 +140,7 @@ export async function staleUploads(db: Db, before: number, limit: number): Promi
 
 /** The repository row of a name, created when its first manifest is pushed. */
 export async function ensureRepository(db: Db, projectId: number, image: string, path: string) {
-  await db.insert(registryRepositories).values({ projectId, name: image, path, createdAt: Date.now() }).onConflictDoNothing();
+  await db.insert(registryRepositories).values({ projectId, name: image, path, createdAt: Date.now(), updatedAt: Date.now() }).onConflictDoNothing();
   const [row] = await db.select().from(registryRepositories).where(and(eq(registryRepositories.projectId, projectId), eq(registryRepositories.name, image))).limit(1);
   return row;
 }

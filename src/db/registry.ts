@@ -1,5 +1,7 @@
-import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { cappedCount, inIdList, totalOrNull } from "./listing";
+import { groupTreeProjectIds } from "./namespaces";
+import { likeContaining } from "./like";
 import type { Db } from "./client";
 import { registryBlobLinks, registryManifestRefs, registryManifests, registryRepositories, registryTags } from "./schema/registry";
 
@@ -9,7 +11,7 @@ export type RegistryTagRow = typeof registryTags.$inferSelect;
 export async function createRepository(db: Db, projectId: number, projectPath: string, name: string): Promise<RegistryRepositoryRow> {
   const [row] = await db
     .insert(registryRepositories)
-    .values({ projectId, name, path: name ? `${projectPath}/${name}` : projectPath, createdAt: Date.now() })
+    .values({ projectId, name, path: name ? `${projectPath}/${name}` : projectPath, createdAt: Date.now(), updatedAt: Date.now() })
     .returning();
   return row;
 }
@@ -24,15 +26,26 @@ export async function findRepository(db: Db, id: number): Promise<RegistryReposi
   return row ?? null;
 }
 
+/** Whose repositories a listing shows: one project's, or those of every project in a group's tree. */
+export type RepositoryScope = { projectId: number } | { groupId: number };
+
+/** GitLab's ContainerRepositorySort (REST lists by id, which is CREATED_ASC). */
+export type RepositorySort = "CREATED_ASC" | "CREATED_DESC" | "UPDATED_ASC" | "UPDATED_DESC" | "NAME_ASC" | "NAME_DESC";
+const REPOSITORY_ORDER = { CREATED: registryRepositories.id, UPDATED: registryRepositories.updatedAt, NAME: registryRepositories.name } as const;
+
 /**
- * A page of the repositories of some projects (one project's id, or a subquery of ids such as a
- * group tree's: never one bound parameter per project), one row beyond it to tell whether a next
- * page exists, and the total up to COUNT_CAP.
+ * A page of the repositories of a project or a group tree (the tree as a subquery: never one bound
+ * parameter per project), optionally filtered by a part of the name and sorted, one row beyond it to
+ * tell whether a next page exists, and the total up to COUNT_CAP. Each row carries its tags_count.
  */
-export async function listRepositories(db: Db, projectIds: number | SQL, page: { limit: number; offset: number }) {
-  const cond = typeof projectIds === "number" ? eq(registryRepositories.projectId, projectIds) : inArray(registryRepositories.projectId, projectIds);
+export async function listRepositories(db: Db, scope: RepositoryScope, page: { limit: number; offset: number }, o: { name?: string | null; sort?: RepositorySort } = {}) {
+  const conds: SQL[] = ["projectId" in scope ? eq(registryRepositories.projectId, scope.projectId) : inArray(registryRepositories.projectId, groupTreeProjectIds(scope.groupId))];
+  if (o.name) conds.push(sql`lower(${registryRepositories.name}) LIKE ${likeContaining(o.name)} ESCAPE '\\'`);
+  const cond = and(...conds);
+  const [col, dir] = (o.sort ?? "CREATED_ASC").split("_") as [keyof typeof REPOSITORY_ORDER, "ASC" | "DESC"];
+  const order = dir === "ASC" ? asc : desc;
   const [rows, [{ n }]] = await db.batch([
-    db.select().from(registryRepositories).where(cond).orderBy(asc(registryRepositories.id)).limit(page.limit + 1).offset(page.offset),
+    db.select().from(registryRepositories).where(cond).orderBy(order(REPOSITORY_ORDER[col]), order(registryRepositories.id)).limit(page.limit + 1).offset(page.offset),
     db.select({ n: cappedCount(sql`${registryRepositories}`, cond) }).from(sql`(SELECT 1)`),
   ]);
   return { rows: rows.slice(0, page.limit), total: totalOrNull(n), hasNext: rows.length > page.limit };
@@ -63,17 +76,6 @@ export async function firstTagsOf(db: Db, repositoryIds: number[], cap = TAGS_PE
   return out;
 }
 
-/** The number of tags of each repository (a count over the repository_id index, no row read). */
-export async function tagCountsOf(db: Db, repositoryIds: number[]): Promise<Map<number, number>> {
-  if (!repositoryIds.length) return new Map();
-  const rows = await db
-    .select({ id: registryTags.repositoryId, n: sql<number>`count(*)` })
-    .from(registryTags)
-    .where(inIdList(registryTags.repositoryId, repositoryIds))
-    .groupBy(registryTags.repositoryId);
-  return new Map(rows.map((r) => [r.id, Number(r.n)]));
-}
-
 /** The sum of the tags' sizes of one repository (GitLab's `size` of GET /registry/repositories/:id). */
 export async function repositoryTagsSize(db: Db, repositoryId: number): Promise<number> {
   const [row] = await db.select({ n: sql<number>`coalesce(sum(${registryTags.totalSize}), 0)` }).from(registryTags).where(eq(registryTags.repositoryId, repositoryId));
@@ -89,13 +91,20 @@ export async function tagsOf(db: Db, repositoryIds: number[]): Promise<Map<numbe
   return out;
 }
 
-export async function listTags(db: Db, repositoryId: number, page: { limit: number; offset: number }) {
-  const cond = eq(registryTags.repositoryId, repositoryId);
+/** GitLab's ContainerRepositoryTagSort. */
+export type TagSort = "NAME_ASC" | "NAME_DESC";
+
+/** A page of one repository's tags by name (the (repository_id, name) index), optionally those whose name holds `name`. */
+export async function listTags(db: Db, repositoryId: number, page: { limit: number; offset: number }, o: { name?: string | null; sort?: TagSort } = {}) {
+  const conds: SQL[] = [eq(registryTags.repositoryId, repositoryId)];
+  if (o.name) conds.push(sql`lower(${registryTags.name}) LIKE ${likeContaining(o.name)} ESCAPE '\\'`);
+  const cond = and(...conds);
+  const order = o.sort === "NAME_DESC" ? desc : asc;
   const [rows, [{ n }]] = await db.batch([
-    db.select().from(registryTags).where(cond).orderBy(asc(registryTags.name)).limit(page.limit).offset(page.offset),
-    db.select({ n: sql<number>`count(*)` }).from(registryTags).where(cond),
+    db.select().from(registryTags).where(cond).orderBy(order(registryTags.name)).limit(page.limit + 1).offset(page.offset),
+    db.select({ n: cappedCount(sql`${registryTags}`, cond) }).from(sql`(SELECT 1)`),
   ]);
-  return { rows, total: n };
+  return { rows: rows.slice(0, page.limit), total: totalOrNull(n), hasNext: rows.length > page.limit };
 }
 
 export async function findTag(db: Db, repositoryId: number, name: string): Promise<RegistryTagRow | null> {

@@ -91,8 +91,8 @@ export interface LazyCountConnection<T> extends Omit<Connection<T>, "count"> {
 }
 
 /**
- * As `paginate`, for lists whose count is costly at scale (issue 23: counting every runner of a
- * large instance): the page is read with one extra row, which answers hasNextPage, and the count
+ * As `paginate`, for lists whose count is costly at scale (counting every runner of a large
+ * instance): the page is read with one extra row, which answers hasNextPage, and the count
  * runs only when the query asks for `count` or for `last`/`before` (which need the total first).
  */
 export async function paginateLazyCount<T>(
@@ -111,4 +111,13 @@ export async function paginateLazyCount<T>(
   const w = pageWindow(args, total);
   const rows = w.limit > 0 ? (await page(w)).rows : [];
   return toConnection(rows, w, total);
+}
+
+/**
+ * A page whose total is capped (src/db/listing.ts, COUNT_CAP; GitLab gives no exact total above
+ * 10,000 either) as a Page: above the cap, the total is what is known to exist (the rows up to this
+ * page, and one more when a next page exists), so `hasNextPage` stays right.
+ */
+export function knownTotal<T>(w: Window, p: { rows: T[]; total: number | null; hasNext: boolean }): Page<T> {
+  return { rows: p.rows, total: p.total ?? w.offset + p.rows.length + (p.hasNext ? 1 : 0) };
 }

@@ -1,28 +1,23 @@
 import { getDb } from "../db/client";
 import {
-  blobRefsOf,
-  collectUnreferencedBlobs,
-  deleteManifest,
   ensureRepository,
   existingManifests,
   findManifestByReference,
   findRepositoryByName,
   holdBlobs,
   projectRegistrySize,
-  isReferencedManifest,
-  isTagged,
   linkedBlobDigests,
   putManifest,
   referrersOf,
   tagNamesAfter,
-  type ManifestRow,
 } from "../db/registry-content";
-import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
 import { sha256Hex } from "../crypto/hash";
 import type { Bindings } from "../env";
 import { getConfig } from "../config";
 import { RegistryError } from "./errors";
 import { DIGEST, MEDIA_TYPES, parseManifest, TAG } from "./manifest";
+import { recallManifest, rememberManifest } from "../storage/manifest-cache";
+import { removeManifest, removeTag } from "../services/registry-images";
 
 /**
  * Images of a repository: manifests by tag or digest, tags, deletion and the collection of blobs
@@ -42,10 +37,30 @@ function checkReference(reference: string): void {
   if (!isDigest(reference) && !TAG.test(reference)) throw new RegistryError("MANIFEST_INVALID", "the reference must be a tag or a sha256 digest", { detail: { reference } });
 }
 
-export async function getManifest(env: Bindings, target: ImageTarget, reference: string): Promise<ManifestRow> {
-  const m = isDigest(reference) || TAG.test(reference) ? await findManifestByReference(getDb(env.DB), target.projectId, target.image, reference, isDigest(reference)) : null;
+/** A manifest as /v2/ serves it; `content` is null when only the headers were asked for and known. */
+export interface ServedManifest {
+  digest: string;
+  mediaType: string;
+  size: number;
+  content: string | null;
+}
+
+/**
+ * A manifest by tag or digest. By digest, the isolate's manifest cache may answer without a D1
+ * read (src/storage/manifest-cache.ts): a HEAD from any entry, a GET from one that holds the bytes.
+ */
+export async function getManifest(env: Bindings, target: ImageTarget, reference: string, needContent = true): Promise<ServedManifest> {
+  const byDigest = isDigest(reference);
+  if (byDigest) {
+    const cached = recallManifest(env, target.projectId, target.image, reference);
+    if (cached && (!needContent || cached.content !== null)) return { digest: reference, ...cached };
+  }
+  const readAt = Date.now();
+  const m = byDigest || TAG.test(reference) ? await findManifestByReference(getDb(env.DB), target.projectId, target.image, reference, byDigest) : null;
   if (!m) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
-  return m;
+  // A tag's manifest is cached under its digest too: the digest names these bytes forever.
+  rememberManifest(env, target.projectId, target.image, m.digest, { mediaType: m.mediaType, size: m.size, content: m.content }, readAt);
+  return { digest: m.digest, mediaType: m.mediaType, size: m.size, content: m.content };
 }
 
 /**
@@ -147,22 +162,6 @@ export async function listReferrers(env: Bindings, target: ImageTarget, digest: 
   };
 }
 
-/** Deletes the blobs among the candidates that no manifest references any more (R2 and rows). */
-export async function collectBlobs(env: Bindings, candidates: string[]): Promise<number> {
-  const keys = await collectUnreferencedBlobs(getDb(env.DB), candidates, Date.now() + 1);
-  if (keys.length) await env.FILES.delete(keys);
-  return keys.length;
-}
-
-/** Removes a manifest, its tags, and the blobs only it referenced. */
-async function removeManifest(env: Bindings, repositoryId: number, digest: string): Promise<boolean> {
-  const db = getDb(env.DB);
-  const blobs = await blobRefsOf(db, repositoryId, [digest]);
-  const removed = await deleteManifest(db, repositoryId, digest);
-  if (removed) await collectBlobs(env, blobs);
-  return removed;
-}
-
 /**
  * DELETE /v2/<name>/manifests/<reference>: a digest removes the manifest and every tag on it; a
  * tag removes the tag (OCI v1.1), and the manifest too once nothing else names it.
@@ -176,27 +175,6 @@ export async function deleteImage(env: Bindings, target: ImageTarget, reference:
     return;
   }
   if (!(await removeTag(env, repo.id, reference))) throw new RegistryError("MANIFEST_UNKNOWN", "manifest unknown to registry", { detail: { reference } });
-}
-
-/**
- * Deletes a tag; its manifest follows when no other tag, no index and no referrer (a manifest
- * naming it as `subject`) needs it. False when absent.
- */
-export async function removeTag(env: Bindings, repositoryId: number, tag: string): Promise<boolean> {
-  const db = getDb(env.DB);
-  const deleted = await deleteTag(db, repositoryId, tag);
-  if (!deleted) return false;
-  if (!(await isTagged(db, repositoryId, deleted.digest)) && !(await isReferencedManifest(db, repositoryId, deleted.digest))) {
-    await removeManifest(env, repositoryId, deleted.digest);
-  }
-  return true;
-}
-
-/** Deletes a repository with its manifests, tags and links, then collects the blobs it alone used. */
-export async function removeRepository(env: Bindings, repo: RegistryRepositoryRow): Promise<void> {
-  const db = getDb(env.DB);
-  const blobs = await deleteRepositoryRows(db, repo);
-  await collectBlobs(env, blobs);
 }
 
 /** tags/list: lexical order, at most n after `last`; `more` says whether a next page exists. */

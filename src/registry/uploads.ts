@@ -16,7 +16,7 @@ import {
   type UploadRow,
 } from "../db/registry-content";
 import type { Bindings } from "../env";
-import { concatObjects, writeHashedObject } from "./blob-writer";
+import { concatObjects, streamBodyToR2 } from "../storage/r2-stream";
 import { reasonOf } from "../domain/errors";
 import { RegistryError } from "./errors";
 import { DIGEST } from "./manifest";
@@ -51,15 +51,19 @@ function limits(env: Bindings) {
 async function writeChunk(env: Bindings, key: string, body: BodyInput, room: number): Promise<UploadChunk> {
   const l = limits(env);
   try {
-    const written = await writeHashedObject(env.FILES, key, body.stream ?? new Blob([]).stream(), { length: body.length, maxBytes: room, streamPutMaxBytes: l.streamPutMaxBytes });
-    return { key: written.key, size: written.size, sha256: written.sha256 };
+    const written = await streamBodyToR2(body.stream, { bucket: env.FILES, key, maxBytes: room, declaredSize: body.length, streamPutMaxBytes: l.streamPutMaxBytes });
+    return { key, size: written.size, sha256: written.sha256 };
   } catch (err) {
-    // The limit named is the configured one, not the room this chunk had left.
-    const reason = reasonOf(err, ["too_large", "length_mismatch"] as const);
-    if (reason === "too_large") throw sizeError(l.maxBytes);
-    if (reason === "length_mismatch") throw new RegistryError("BLOB_UPLOAD_INVALID", "the body does not match its Content-Length");
-    throw err;
+    throw registryWriteError(err, l.maxBytes);
   }
+}
+
+/** The storage layer's refusals in the registry's codes; the limit named is the configured one, not the room a chunk had left. */
+function registryWriteError(err: unknown, maxBytes: number): unknown {
+  const reason = reasonOf(err, ["upload_too_large", "upload_incomplete"] as const);
+  if (reason === "upload_too_large") return sizeError(maxBytes);
+  if (reason === "upload_incomplete") return new RegistryError("BLOB_UPLOAD_INVALID", "the body does not match its Content-Length");
+  return err;
 }
 
 export function parseDigest(raw: string | undefined | null): string {
@@ -177,7 +181,10 @@ async function commitChunks(env: Bindings, target: UploadTarget, uploadId: strin
     const length = chunks.reduce((n, c) => n + c.size, 0);
     const key = `${BLOB_PREFIX}${uploadId ?? crypto.randomUUID()}`;
     const l = limits(env);
-    blob = await writeHashedObject(env.FILES, key, concatObjects(env.FILES, chunks.map((c) => c.key)), { length, maxBytes: l.maxBytes, streamPutMaxBytes: l.streamPutMaxBytes });
+    const written = await streamBodyToR2(concatObjects(env.FILES, chunks.map((c) => c.key)), { bucket: env.FILES, key, maxBytes: l.maxBytes, declaredSize: length, streamPutMaxBytes: l.streamPutMaxBytes }).catch((err: unknown) => {
+      throw registryWriteError(err, l.maxBytes);
+    });
+    blob = { key, size: written.size, sha256: written.sha256 };
     if (chunks.length) await env.FILES.delete(chunks.map((c) => c.key));
   }
   if (`sha256:${blob.sha256}` !== digest) {

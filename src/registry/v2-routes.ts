@@ -7,7 +7,8 @@ import { bearerClaims, requireAccess, type RepositoryAccess } from "./access";
 import { decodePathSegmentOrThrow } from "../http/path-decoding";
 import { RegistryError, renderRegistryError } from "./errors";
 import { deleteImage, getManifest, listReferrers, listTagNames, pushManifest } from "./images";
-import { MEDIA_TYPE, MEDIA_TYPES } from "./manifest";
+import { DIGEST, MEDIA_TYPE, MEDIA_TYPES } from "./manifest";
+import { ifNoneMatchHits } from "../http/conditional";
 import { grantedActions } from "../credentials/registry-token";
 import {
   appendChunk,
@@ -227,11 +228,26 @@ async function serveReferrers(c: Context<AppEnv>, name: string, raw: string): Pr
   return c.body(JSON.stringify(page.index), 200);
 }
 
+/**
+ * GET and HEAD of a manifest. By digest it is immutable (docs/registries.md, "Manifests by digest"):
+ * a strong ETag equal to the digest, `Cache-Control: ... immutable`, `public` only when an
+ * anonymous token was granted pull (the repository is readable by anyone; the token service grants
+ * anonymous pull on public projects alone), else `private` so no shared cache keeps it. By tag it
+ * may change at any push: the same ETag, but `no-cache` (revalidate). A matching If-None-Match is 304.
+ */
+const IMMUTABLE_AGE = "max-age=31536000, immutable";
 async function serveManifest(c: Context<AppEnv>, name: string, ref: string, head: boolean): Promise<Response> {
   const access = await requireAccess(c, name, "pull");
-  const m = await getManifest(c.env, image(access), ref);
-  const headers = { "Content-Type": m.mediaType, "Docker-Content-Digest": m.digest, "Content-Length": String(m.size), ETag: `"${m.digest}"` };
-  return new Response(head ? null : m.content, { status: 200, headers });
+  const byDigest = DIGEST.test(ref);
+  const conditional = c.req.header("if-none-match");
+  const m = await getManifest(c.env, image(access), ref, !head && !(byDigest && conditional));
+  const etag = `"${m.digest}"`;
+  const cacheControl = byDigest ? `${access.claims.sub === "" ? "public" : "private"}, ${IMMUTABLE_AGE}` : "no-cache";
+  const headers: Record<string, string> = { "Docker-Content-Digest": m.digest, ETag: etag, "Cache-Control": cacheControl };
+  if (ifNoneMatchHits(conditional, etag)) return new Response(null, { status: 304, headers });
+  // A conditional GET by digest that missed: the bytes were not read yet.
+  const content = head ? null : (m.content ?? (await getManifest(c.env, image(access), ref)).content);
+  return new Response(content, { status: 200, headers: { ...headers, "Content-Type": m.mediaType, "Content-Length": String(m.size) } });
 }
 
 v2.all("*", async (c) => {

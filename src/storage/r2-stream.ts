@@ -2,9 +2,10 @@ import { toHex } from "../crypto/random";
 import { AppError } from "../domain/errors";
 
 /**
- * Streaming uploads into R2 with a streaming SHA-256, shared by SendFile (src/plugin/upload.ts)
- * and generic package uploads (src/api/v4/packages.ts): nothing is buffered beyond one R2
- * multipart part, and a failed or aborted upload leaves nothing behind.
+ * Streaming uploads into R2 with a streaming SHA-256, the one mechanism for every upload: SendFile
+ * (src/plugin/upload.ts), generic package uploads (src/api/v4/packages.ts) and container registry
+ * blobs and their chunks (src/registry/uploads.ts). Nothing is buffered beyond one R2 multipart
+ * part, and a failed or aborted upload leaves nothing behind.
  */
 
 /** Joins received chunks (one allocation; a single chunk is returned as is). */
@@ -211,4 +212,28 @@ export async function streamBodyToR2(
     throw err;
   }
   return { size: received, sha256: await hash.hex() };
+}
+
+/** One stream of several R2 objects, in order (the chunks of a resumable registry upload, assembled at its end). */
+export function concatObjects(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  let current: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        if (!current) {
+          if (i >= keys.length) return controller.close();
+          const obj = await bucket.get(keys[i++]);
+          if (!obj) return controller.error(new Error("upload chunk missing"));
+          current = obj.body.getReader();
+        }
+        const { done, value } = await current.read();
+        if (!done) return controller.enqueue(value);
+        current = null;
+      }
+    },
+    cancel() {
+      return current?.cancel();
+    },
+  });
 }

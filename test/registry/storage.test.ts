@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { sweepAbandonedUploads } from "../../src/registry/uploads";
 import { call, makePat, unique } from "../helpers/fixtures";
-import { bytesOf, envWith, pushableProject, pushBlob, pushImage, putManifest, registryCall, registryToken } from "./helpers";
+import { bytesOf, digestOf, envWith, pushableProject, pushBlob, pushImage, putManifest, registryCall, registryToken } from "./helpers";
 
 /**
  * DESIGN.md "Registries", bounded storage: the sweep runs from the cron trigger, never inside a
@@ -39,6 +39,41 @@ describe("the sweep runs from the cron trigger, never inside a push", () => {
     const short = envWith({ REGISTRY_UPLOAD_TTL_SECONDS: "1" });
     expect((await registryCall(`/v2/${name}/blobs/uploads/`, { method: "POST", bearer: token, env: short })).status).toBe(202);
     expect((await registryCall(location, { bearer: token })).status).toBe(204);
+  });
+  it("a whole push (chunked blob, monolithic blob, manifest) sweeps nothing: abandoned sessions and unreferenced blobs wait for the scheduled sweep", async () => {
+    const { name, token } = await pushableProject();
+    const short = envWith({ REGISTRY_UPLOAD_TTL_SECONDS: "1" });
+    const stale = (await registryCall(`/v2/${name}/blobs/uploads/`, { method: "POST", bearer: token })).headers.get("Location")!;
+    await env.DB.prepare("UPDATE registry_uploads SET updated_at = ? WHERE id = ?").bind(Date.now() - 2 * DAY, stale.split("/").pop()).run();
+    const orphan = await pushBlob(name, token, bytesOf(unique("unreferenced")));
+    await age(orphan);
+    // The push, every request under a TTL that makes both of them sweepable.
+    const layer = bytesOf(unique("chunked layer"));
+    const started = await registryCall(`/v2/${name}/blobs/uploads/`, { method: "POST", bearer: token, env: short });
+    const at = started.headers.get("Location")!;
+    expect((await registryCall(at, { method: "PATCH", bearer: token, env: short, body: layer.slice(0, 5) })).status).toBe(202);
+    const layerDigest = await digestOf(layer);
+    expect((await registryCall(`${at}?digest=${layerDigest}`, { method: "PUT", bearer: token, env: short, body: layer.slice(5) })).status).toBe(201);
+    const config = bytesOf(unique("cfg"));
+    const configDigest = await digestOf(config);
+    const mono = await registryCall(`/v2/${name}/blobs/uploads/?digest=${configDigest}`, { method: "POST", bearer: token, env: short, body: config, headers: { "Content-Length": String(config.byteLength) } });
+    expect(mono.status).toBe(201);
+    const manifest = bytesOf(JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.oci.image.manifest.v1+json",
+      config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: configDigest, size: config.byteLength },
+      layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar", digest: layerDigest, size: layer.byteLength }],
+    }));
+    const put = await registryCall(`/v2/${name}/manifests/v1`, { method: "PUT", bearer: token, env: short, body: manifest, headers: { "Content-Type": "application/vnd.oci.image.manifest.v1+json" } });
+    expect(put.status).toBe(201);
+    expect((await registryCall(stale, { bearer: token })).status).toBe(204);
+    expect(await objectOf(orphan)).not.toBeNull();
+    // The scheduled handler is where they go.
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: "*/10 * * * *", scheduledTime: Date.now() }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect((await registryCall(stale, { bearer: token })).status).toBe(404);
+    expect(await objectOf(orphan)).toBeNull();
   });
 });
 

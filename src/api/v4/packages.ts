@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getConfig } from "../../config";
@@ -19,7 +18,6 @@ import {
   type PipelineRow,
 } from "../../db/packages";
 import type { ProjectRow } from "../../db/projects";
-import { packages as packagesTable } from "../../db/schema/packages";
 import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
@@ -170,17 +168,14 @@ packagesApp.get("/projects/:id/packages", requireAuth(READ_API), async (c) => {
   if (level < readLevel(project)) throw notFound();
   const q = parseParams(ListPackages, queryParams(c));
   const page = parsePage(c);
-  const where = [];
-  if (q.package_type) where.push(sql`${packagesTable.packageType} = ${q.package_type}`);
-  if (q.package_name) where.push(sql`lower(${packagesTable.name}) LIKE ${`%${q.package_name.toLowerCase()}%`}`);
-  if (q.status) where.push(sql`${packagesTable.status} = ${q.status}`);
   const db = getDb(c.env.DB);
-  const { rows, total } = await listPackages(db, project.id, { where, orderBy: q.order_by as PackageOrder, sort: q.sort, limit: page.perPage, offset: page.offset });
+  const filter = { packageType: q.package_type, packageName: q.package_name, status: q.status };
+  const { rows, total, hasNext } = await listPackages(db, project.id, { filter, orderBy: q.order_by as PackageOrder, sort: q.sort, limit: page.perPage, offset: page.offset });
   const g = gate(c);
   const withPipelines = !g.isRemoved("packages-pipelines-field");
   const pipelines = withPipelines ? await pipelinesOfPackages(db, rows.map((r) => r.id)) : null;
   if (withPipelines) g.markDeprecated("packages-pipelines-field");
-  setPaginationHeaders(c, page, total);
+  setPaginationHeaders(c, page, total, hasNext);
   return c.json(rows.map((r) => renderPackage(c, r, project, pipelines ? (pipelines.get(r.id) ?? []) : null)));
 });
 

@@ -1,8 +1,6 @@
-import type { SQL } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { groupTreeProjectIds } from "../../db/namespaces";
 import { findProject, type ProjectRow } from "../../db/projects";
 import {
   findRepository,
@@ -11,15 +9,15 @@ import {
   listRepositories,
   listTags,
   repositoryTagsSize,
-  tagCountsOf,
+  type RepositoryScope,
   type RegistryRepositoryRow,
   type RegistryTagRow,
 } from "../../db/registry";
 import { Ability, AccessLevel, canReadContainerImages, type Visibility } from "../../domain/access";
 import type { AppEnv } from "../../env";
-import { removeRepository, removeTag } from "../../registry/images";
+import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { gate } from "../../http/gate";
-import { READ_API, requireAuth, WRITE_API } from "./auth";
+import { READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { notFound } from "./errors";
 import { iso, loadGroup, loadProject } from "./load";
 import { optionalBool, parseParams, queryParams } from "./validate";
@@ -59,26 +57,22 @@ function renderRepository(c: Context, repo: RegistryRepositoryRow, extra: { tags
 const ListQuery = z.object({ tags: z.string().optional(), tags_count: z.string().optional() });
 const bool = (name: string, v: string | undefined) => optionalBool(name, v) ?? false;
 
-async function respondRepositories(c: Context<AppEnv>, projectIds: number | SQL, honourTags: boolean) {
+async function respondRepositories(c: Context<AppEnv>, scope: RepositoryScope, honourTags: boolean) {
   const q = parseParams(ListQuery, queryParams(c));
   // Ignored parameters are not even validated (GitLab drops them from the declared params).
   const tags = honourTags && bool("tags", q.tags);
   const tagsCount = honourTags && bool("tags_count", q.tags_count);
   const db = getDb(c.env.DB);
   const page = parsePage(c);
-  const { rows, total, hasNext } = await listRepositories(db, projectIds, { limit: page.perPage, offset: page.offset });
-  const ids = rows.map((r) => r.id);
-  // Each repository's first TAGS_PER_REPOSITORY tags (docs/registry.md); the count is exact.
-  const [tagMap, counts] = await Promise.all([
-    tags ? firstTagsOf(db, ids) : new Map<number, RegistryTagRow[]>(),
-    tagsCount ? tagCountsOf(db, ids) : new Map<number, number>(),
-  ]);
+  const { rows, total, hasNext } = await listRepositories(db, scope, { limit: page.perPage, offset: page.offset });
+  // Each repository's first TAGS_PER_REPOSITORY tags (docs/registries.md); the count is exact, kept on the row.
+  const tagMap = tags ? await firstTagsOf(db, rows.map((r) => r.id)) : new Map<number, RegistryTagRow[]>();
   setPaginationHeaders(c, page, total, hasNext);
   return c.json(
     rows.map((r) =>
       renderRepository(c, r, {
         tags: tags ? (tagMap.get(r.id) ?? []) : undefined,
-        tagsCount: tagsCount ? (counts.get(r.id) ?? 0) : undefined,
+        tagsCount: tagsCount ? r.tagsCount : undefined,
       }),
     ),
   );
@@ -91,7 +85,7 @@ const mayReadImages = (c: Context<AppEnv>, project: ProjectRow, level: number) =
 registry.get("/projects/:id/registry/repositories", requireAuth(READ_API), async (c) => {
   const { project, level } = await loadProject(c, c.req.param("id"));
   if (!mayReadImages(c, project, level)) throw notFound();
-  return respondRepositories(c, project.id, true);
+  return respondRepositories(c, { projectId: project.id }, true);
 });
 
 registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (c) => {
@@ -101,7 +95,7 @@ registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (
   const usesTags = c.req.query("tags") !== undefined || c.req.query("tags_count") !== undefined;
   const removed = g.isRemoved("group-registry-repositories-tags");
   if (usesTags && !removed) g.markDeprecated("group-registry-repositories-tags");
-  return respondRepositories(c, groupTreeProjectIds(group.id), !removed);
+  return respondRepositories(c, { groupId: group.id }, !removed);
 });
 
 /** GET /registry/repositories/:id: remains, with tags and tag_count (the replacement of the group parameters). */
@@ -120,15 +114,11 @@ registry.get("/registry/repositories/:id", requireAuth(READ_API), async (c) => {
   const wantTags = q.tags === true;
   const wantCount = q.tag_count === true;
   const wantSize = q.size === true;
-  const [tags, counts, size] = await Promise.all([
-    wantTags ? firstTagsOf(db, [repo.id]) : undefined,
-    wantCount ? tagCountsOf(db, [repo.id]) : undefined,
-    wantSize ? repositoryTagsSize(db, repo.id) : undefined,
-  ]);
+  const [tags, size] = await Promise.all([wantTags ? firstTagsOf(db, [repo.id]) : undefined, wantSize ? repositoryTagsSize(db, repo.id) : undefined]);
   return c.json(
     renderRepository(c, repo, {
       tags: tags ? (tags.get(repo.id) ?? []) : undefined,
-      tagsCount: counts ? (counts.get(repo.id) ?? 0) : undefined,
+      tagsCount: wantCount ? repo.tagsCount : undefined,
       size,
     }),
   );
@@ -146,15 +136,15 @@ async function loadRepository(c: Context<AppEnv>, minLevel: number) {
 registry.delete("/projects/:id/registry/repositories/:repository_id", requireAuth(WRITE_API), async (c) => {
   const repo = await loadRepository(c, Ability.destroyContainerImage);
   // Gone from /v2/ when this answers; GitLab schedules the deletion and answers 202.
-  await removeRepository(c.env, repo);
+  await deleteContainerRepository(c.env, requestActor(c), repo);
   return c.body(null, 202);
 });
 
 registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireAuth(READ_API), async (c) => {
   const repo = await loadRepository(c, AccessLevel.NONE);
   const page = parsePage(c);
-  const { rows, total } = await listTags(getDb(c.env.DB), repo.id, { limit: page.perPage, offset: page.offset });
-  setPaginationHeaders(c, page, total);
+  const { rows, total, hasNext } = await listTags(getDb(c.env.DB), repo.id, { limit: page.perPage, offset: page.offset });
+  setPaginationHeaders(c, page, total, hasNext);
   return c.json(rows.map((t) => renderTagSummary(c, repo, t)));
 });
 
@@ -174,7 +164,8 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name"
 
 registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
   const repo = await loadRepository(c, Ability.destroyContainerImage);
-  if (!(await removeTag(c.env, repo.id, c.req.param("tag_name")))) throw notFound("Tag Not Found");
+  const deleted = await deleteContainerTags(c.env, requestActor(c), repo, [c.req.param("tag_name")]);
+  if (!deleted.length) throw notFound("Tag Not Found");
   return c.body(null, 200);
 });
 

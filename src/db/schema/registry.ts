@@ -11,8 +11,15 @@ export const registryRepositories = sqliteTable(
     /** path_with_namespace[/name] */
     path: text("path").notNull(),
     createdAt: integer("created_at").notNull(),
+    /**
+     * The last time a tag was pushed, moved or deleted (GraphQL's updatedAt), and the number of tags
+     * (tags_count, tagsCount): both kept by triggers on registry_tags (drizzle/*_registry_tag_triggers.sql),
+     * so a listing reads them from this row instead of counting every tag of every repository.
+     */
+    updatedAt: integer("updated_at").notNull().default(0),
+    tagsCount: integer("tags_count").notNull().default(0),
   },
-  (t) => [uniqueIndex("registry_repositories_project_name_idx").on(t.projectId, t.name)],
+  (t) => [uniqueIndex("registry_repositories_project_name_idx").on(t.projectId, t.name), index("registry_repositories_project_updated_idx").on(t.projectId, t.updatedAt, t.id)],
 );
 
 /** A tag names one manifest of its repository; revision is the manifest's config digest (GitLab). */

@@ -1,9 +1,10 @@
 import { GraphQLError } from "graphql";
 import type { ProjectRow } from "../../db/projects";
-import { findRepository, listRepositories, listTags, tagsOf, type RegistryRepositoryRow, type RegistryTagRow } from "../../db/registry";
+import { findRepository, listRepositories, listTags, repositoryTagsSize, type RegistryRepositoryRow, type RegistryTagRow, type RepositorySort, type TagSort } from "../../db/registry";
 import { Ability, canReadContainerImages, hasAbility, type Visibility } from "../../domain/access";
-import { removeRepository, removeTag } from "../../registry/images";
-import { paginate, type ConnectionArgs } from "../connection";
+import { actorOf } from "../../credentials/principal";
+import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
+import { knownTotal, paginate, type ConnectionArgs } from "../connection";
 import { isAdmin, loadProject, notAvailable, projectLevel, requireWrite, type GqlContext } from "../context";
 import { parseGid } from "../schema/global-id";
 
@@ -37,22 +38,14 @@ async function readableRepository(ctx: GqlContext, gid: unknown): Promise<Regist
   return (await mayRead(ctx, await projectOf(ctx, repo))) ? repo : null;
 }
 
-function tagsOfRepository(ctx: GqlContext, repo: RegistryRepositoryRow): Promise<RegistryTagRow[]> {
-  const key = `registry-tags:${repo.id}`;
-  let hit = ctx.memo.get(key) as Promise<RegistryTagRow[]> | undefined;
-  if (!hit) {
-    hit = tagsOf(ctx.db, [repo.id]).then((m) => m.get(repo.id) ?? []);
-    ctx.memo.set(key, hit);
-  }
-  return hit;
-}
-
 const host = (ctx: GqlContext) => new URL(ctx.origin).host;
 
 const repositoryFields = {
   id: (r: RegistryRepositoryRow) => r.id,
   location: (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => `${host(ctx)}/${r.path}`,
-  tagsCount: async (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => (await tagsOfRepository(ctx, r)).length,
+  updatedAt: (r: RegistryRepositoryRow) => r.updatedAt,
+  // Kept on the row by triggers on registry_tags: no tag is read.
+  tagsCount: (r: RegistryRepositoryRow) => r.tagsCount,
   // Deletes are carried out when they answer, so none is ever scheduled or ongoing.
   status: () => null,
   canDelete: async (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => mayDestroy(ctx, await projectOf(ctx, r)),
@@ -66,20 +59,14 @@ interface TagParent {
 
 export const containerRegistryResolvers = {
   Project: {
-    containerRepositories: async (project: ProjectRow, args: ConnectionArgs, ctx: GqlContext) => {
+    containerRepositories: async (project: ProjectRow, args: ConnectionArgs & { name?: string | null; sort?: RepositorySort | null }, ctx: GqlContext) => {
       if (!(await mayRead(ctx, project))) return null;
-      return paginate(args, async (w) => {
-        const { rows, total, hasNext } = await listRepositories(ctx.db, project.id, w);
-        // One query for the page's tags, so tagsCount costs no query per repository.
-        const tags = await tagsOf(ctx.db, rows.map((r) => r.id));
-        for (const r of rows) ctx.memo.set(`registry-tags:${r.id}`, Promise.resolve(tags.get(r.id) ?? []));
-        // Above the count cap the total is unknown: count what is known to exist.
-        return { rows, total: total ?? w.offset + rows.length + (hasNext ? 1 : 0) };
-      });
+      const o = { name: args.name, sort: args.sort ?? undefined };
+      return paginate(args, async (w) => knownTotal(w, await listRepositories(ctx.db, { projectId: project.id }, w, o)));
     },
     containerRepositoriesCount: async (project: ProjectRow, _: unknown, ctx: GqlContext) => {
       if (!(await mayRead(ctx, project))) return null;
-      return (await listRepositories(ctx.db, project.id, { limit: 0, offset: 0 })).total;
+      return (await listRepositories(ctx.db, { projectId: project.id }, { limit: 0, offset: 0 })).total;
     },
   },
   Query: {
@@ -89,9 +76,10 @@ export const containerRegistryResolvers = {
   ContainerRepositoryDetails: {
     ...repositoryFields,
     // As REST's GET /registry/repositories/:id?size=true: the sum of the tags' image sizes.
-    size: async (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => (await tagsOfRepository(ctx, r)).reduce((n, t) => n + t.totalSize, 0),
-    tags: async (r: RegistryRepositoryRow, args: ConnectionArgs, ctx: GqlContext) => {
-      const page = await paginate(args, (w) => listTags(ctx.db, r.id, w));
+    size: (r: RegistryRepositoryRow, _: unknown, ctx: GqlContext) => repositoryTagsSize(ctx.db, r.id),
+    tags: async (r: RegistryRepositoryRow, args: ConnectionArgs & { name?: string | null; sort?: TagSort | null }, ctx: GqlContext) => {
+      const o = { name: args.name, sort: args.sort ?? undefined };
+      const page = await paginate(args, async (w) => knownTotal(w, await listTags(ctx.db, r.id, w, o)));
       const wrap = (tag: RegistryTagRow): TagParent => ({ tag, repo: r });
       return { ...page, nodes: page.nodes.map(wrap), edges: page.edges.map((e) => ({ cursor: e.cursor, node: wrap(e.node) })) };
     },
@@ -112,7 +100,7 @@ export const containerRegistryResolvers = {
       requireWrite(ctx);
       const repo = await readableRepository(ctx, input.id);
       if (!repo || !(await mayDestroy(ctx, await projectOf(ctx, repo)))) throw notAvailable();
-      await removeRepository(ctx.env, repo);
+      await deleteContainerRepository(ctx.env, actorOf(ctx.principal!, ctx.clientAddress), repo);
       return { containerRepository: repo, errors: [], clientMutationId: input.clientMutationId ?? null };
     },
     destroyContainerRepositoryTags: async (_: unknown, { input }: { input: { id: string; tagNames: string[]; clientMutationId?: string } }, ctx: GqlContext) => {
@@ -122,8 +110,7 @@ export const containerRegistryResolvers = {
       }
       const repo = await readableRepository(ctx, input.id);
       if (!repo || !(await mayDestroy(ctx, await projectOf(ctx, repo)))) throw notAvailable();
-      const deletedTagNames: string[] = [];
-      for (const name of new Set(input.tagNames)) if (await removeTag(ctx.env, repo.id, name)) deletedTagNames.push(name);
+      const deletedTagNames = await deleteContainerTags(ctx.env, actorOf(ctx.principal!, ctx.clientAddress), repo, input.tagNames);
       return { deletedTagNames, errors: [], clientMutationId: input.clientMutationId ?? null };
     },
   },

@@ -1,22 +1,9 @@
 import type { GroupRow, ProjectRow } from "../../db/projects";
-import type { SQL } from "drizzle-orm";
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
-import { paginate, type ConnectionArgs } from "../connection";
+import { knownTotal, paginate, type ConnectionArgs } from "../connection";
 import { canSeeProjectCode, loadProject, visibleProject, type GqlContext } from "../context";
-import { listPackages as listProjectPackages } from "../../db/packages";
-import { groupTreeProjectIds } from "../../db/namespaces";
-import { projectsWithAccessLevels } from "../../db/projects";
-import {
-  findPackage,
-  packageConditions,
-  listOtherVersions,
-  listPackageFiles,
-  listPackagePipelines,
-  listPackages,
-  type PackageFileRow,
-  type PackageRow,
-  type PackageSort,
-} from "../../db/package-lists";
+import { listPackages as listProjectPackages, listPackagesOfProjects, type PackageListing } from "../../db/packages";
+import { findPackage, groupTreeProjectsWithLevels, listOtherVersions, listPackageFiles, listPackagePipelines, type PackageFileRow, type PackageRow, type PackageSort } from "../../db/package-lists";
 import { parseGid, toGid } from "../schema/global-id";
 
 /**
@@ -54,10 +41,12 @@ function selectsField(info: GraphQLResolveInfo, name: string): boolean {
 
 const pipelinesOf = (p: PackageRow, args: ConnectionArgs, ctx: GqlContext) => paginate(args, (w) => listPackagePipelines(ctx.db, p.id, w));
 
-function list(ctx: GqlContext, projectIds: number[] | SQL, args: PackageArgs) {
-  return paginate(args, (w) =>
-    listPackages(ctx.db, { projectIds, packageName: args.packageName ?? undefined, packageType: args.packageType?.toLowerCase() }, args.sort ?? "CREATED_DESC", w),
-  );
+/** GitLab's PackageSort (CREATED_DESC by default) as a listing of the packages' table. */
+function listing(args: PackageArgs, w: { limit: number; offset: number }): PackageListing {
+  const [col, dir] = (args.sort ?? "CREATED_DESC").split("_");
+  const orderBy = ({ CREATED: "created_at", NAME: "name", VERSION: "version", TYPE: "type" } as const)[col as "CREATED"];
+  const filter = { listedOnly: true, packageName: args.packageName ?? undefined, packageType: args.packageType?.toLowerCase() };
+  return { filter, orderBy, sort: dir === "ASC" ? "asc" : "desc", limit: w.limit, offset: w.offset };
 }
 
 export const packageResolvers = {
@@ -71,12 +60,7 @@ export const packageResolvers = {
   Project: {
     packages: async (project: ProjectRow, args: PackageArgs, ctx: GqlContext) => {
       if (!(await canSeeProjectCode(ctx, project))) return null;
-      const f = packageConditions({ packageName: args.packageName ?? undefined, packageType: args.packageType?.toLowerCase() });
-      const [col, dir] = (args.sort ?? "CREATED_DESC").split("_");
-      const orderBy = ({ CREATED: "created_at", NAME: "name", VERSION: "version", TYPE: "type" } as const)[col as "CREATED"];
-      return paginate(args, (w) =>
-        listProjectPackages(ctx.db, project.id, { where: f, orderBy, sort: dir === "ASC" ? "asc" : "desc", limit: w.limit, offset: w.offset }),
-      );
+      return paginate(args, async (w) => knownTotal(w, await listProjectPackages(ctx.db, project.id, listing(args, w))));
     },
   },
   Group: {
@@ -84,14 +68,14 @@ export const packageResolvers = {
     packages: async (group: GroupRow, args: PackageArgs, ctx: GqlContext) => {
       // The projects and the caller's level on each in one batch, primed into the request memo so
       // the visibility check (and nested Package.project fields) query nothing per project.
-      const rows = await projectsWithAccessLevels(ctx.db, groupTreeProjectIds(group.id), ctx.principal?.user.id ?? null);
+      const rows = await groupTreeProjectsWithLevels(ctx.db, group.id, ctx.principal?.user.id ?? null);
       const visible: number[] = [];
       for (const { project, level } of rows) {
         ctx.memo.set(`project:${project.id}`, Promise.resolve(project));
         ctx.memo.set(`project-level:${project.id}`, Promise.resolve(level));
         if (await canSeeProjectCode(ctx, project)) visible.push(project.id);
       }
-      return list(ctx, visible, args);
+      return paginate(args, async (w) => knownTotal(w, await listPackagesOfProjects(ctx.db, visible, listing(args, w))));
     },
   },
   Package: {

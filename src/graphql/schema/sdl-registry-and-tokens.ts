@@ -24,13 +24,15 @@ type ${type}Edge {
 
 export function containerRegistrySdl(): string {
   return `
-"""A container repository (listed oldest first)."""
+"""A container repository (listed oldest first unless sorted)."""
 type ContainerRepository {
   id: ContainerRepositoryID!
   name: String!
   path: String!
   location: String!
   createdAt: Time!
+  "Timestamp when a tag of the repository was last pushed, moved or deleted (its creation until then)."
+  updatedAt: Time!
   tagsCount: Int!
   status: ContainerRepositoryStatus
   "Whether the current user may delete the repository (destroyContainerRepository)."
@@ -46,14 +48,27 @@ type ContainerRepositoryDetails {
   path: String!
   location: String!
   createdAt: Time!
+  updatedAt: Time!
   tagsCount: Int!
   status: ContainerRepositoryStatus
   canDelete: Boolean!
   project: Project!
   "Size of the repository in bytes: the sum of its tags' image sizes."
   size: Float
-  tags(${CONNECTION_ARGS}): ContainerRepositoryTagConnection
+  tags(
+    "Sort tags by these criteria."
+    sort: ContainerRepositoryTagSort = NAME_ASC
+    "Search by tag name."
+    name: String
+    ${CONNECTION_ARGS}
+  ): ContainerRepositoryTagConnection
 }
+
+"""Values for sorting container repositories (GitLab's ContainerRepositorySort)."""
+enum ContainerRepositorySort { CREATED_ASC CREATED_DESC UPDATED_ASC UPDATED_DESC NAME_ASC NAME_DESC }
+
+"""Values for sorting tags (GitLab's ContainerRepositoryTagSort)."""
+enum ContainerRepositoryTagSort { NAME_ASC NAME_DESC }
 
 enum ContainerRepositoryStatus { DELETE_SCHEDULED DELETE_FAILED DELETE_ONGOING }
 
@@ -93,7 +108,13 @@ type DestroyContainerRepositoryTagsPayload {
 }
 
 extend type Project {
-  containerRepositories(${CONNECTION_ARGS}): ContainerRepositoryConnection
+  containerRepositories(
+    "Filter the container repositories by their name."
+    name: String
+    "Sort container repositories by these criteria."
+    sort: ContainerRepositorySort = CREATED_ASC
+    ${CONNECTION_ARGS}
+  ): ContainerRepositoryConnection
   containerRepositoriesCount: Int
 }
 extend type Query {

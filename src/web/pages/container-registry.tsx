@@ -4,9 +4,9 @@ import { findRepository, listRepositories, tagsOf } from "../../db/registry";
 import { projectRegistrySize } from "../../db/registry-content";
 import { getConfig } from "../../config";
 import { AccessLevel } from "../../domain/access";
-import { removeRepository, removeTag } from "../../registry/images";
+import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { RevokeForm, TableHead } from "../components";
-import { Flash, formatDate, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
+import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
 
@@ -24,7 +24,7 @@ const MAX_REPOSITORIES = 100;
 async function page(c: Ctx) {
   const { project, level } = await projectForPage(c, AccessLevel.REPORTER);
   const db = getDb(c.env.DB);
-  const { rows: repos } = await listRepositories(db, project.id, { limit: MAX_REPOSITORIES, offset: 0 });
+  const { rows: repos } = await listRepositories(db, { projectId: project.id }, { limit: MAX_REPOSITORIES, offset: 0 });
   const tags = await tagsOf(db, repos.map((r) => r.id));
   const [used, quota] = [await projectRegistrySize(db, project.id), getConfig(c.env).registry.projectQuotaBytes];
   const host = new URL(c.req.url).host;
@@ -149,14 +149,14 @@ registryPage.post(`${PROJECT_PATH}/container_registry/:repo/tags/:tag/delete`, a
   const { project, repo } = await repositoryOf(c);
   // Decoded once by the router (src/http/path-decoding.ts); a second decode would misread "%25".
   const tag = c.req.param("tag");
-  const ok = repo !== null && (await removeTag(c.env, repo.id, tag));
+  const ok = repo !== null && (await deleteContainerTags(c.env, sessionActor(c), repo, [tag])).length > 0;
   setFlash(c, ok ? `The tag ${repo!.path}:${tag} was deleted.` : "No such tag.");
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });
 
 registryPage.post(`${PROJECT_PATH}/container_registry/:repo/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
-  if (repo) await removeRepository(c.env, repo);
+  if (repo) await deleteContainerRepository(c.env, sessionActor(c), repo);
   setFlash(c, repo ? `The repository ${repo.path} was deleted.` : "No such repository.");
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });

@@ -48,9 +48,9 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   const origin = new URL(c.req.url).origin;
   const base = `/${project.pathWithNamespace}`;
   const readsCode = canReadCode(visibility, level, user !== null, user?.isAdmin ?? false);
-  const { rows: packages, total } = readsCode
-    ? await listPackages(db, project.id, { where: [], orderBy: "created_at", sort: "desc", limit: MAX_PACKAGES, offset: 0 })
-    : { rows: [], total: 0 };
+  const { rows: packages, total, hasNext } = readsCode
+    ? await listPackages(db, project.id, { filter: {}, orderBy: "created_at", sort: "desc", limit: MAX_PACKAGES, offset: 0 })
+    : { rows: [], total: 0, hasNext: false };
   // Runners are a maintainer's view, as GET /projects/:id/runners (the same rule, src/db/runners.ts).
   const maintains = user !== null && level >= AccessLevel.MAINTAINER;
   const runners = maintains
@@ -116,7 +116,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
           </tbody>
         </table>
       )}
-      {total > packages.length ? <p class="muted">The {MAX_PACKAGES} newest of {total} packages (all of them: GET /api/v4/projects/:id/packages).</p> : null}
+      {hasNext ? <p class="muted">The {MAX_PACKAGES} newest of {total ?? "more than 10,000"} packages (all of them: GET /api/v4/projects/:id/packages).</p> : null}
       {runners ? (
         <>
           <h2 id="runners">Runners</h2>
