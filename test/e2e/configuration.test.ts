@@ -132,7 +132,7 @@ function tokenRequest(form: Record<string, string>): Promise<Response> {
 
 const failedGrant = (username: string) => tokenRequest({ grant_type: "password", username, password: "not-the-password-1" });
 
-describe("every documented variable takes effect under npm start (issue 13, issue 8 item 17)", () => {
+describe("every documented variable takes effect under npm start (README, Configuration)", () => {
   it("ROOT_PASSWORD (with a $ in it) creates root and never appears on a command line", () => {
     // The password grant of beforeAll succeeded with it; `ps` must not show it.
     const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
@@ -520,7 +520,7 @@ describe("every documented variable takes effect under npm start (issue 13, issu
   });
 });
 
-describe("a malformed or unknown value stops npm start with a clear message (issue 13)", () => {
+describe("a malformed or unknown value stops npm start with a clear message", () => {
   it.each([
     [{ ACCESS_TOKEN_TTL_SECONDS: "two hours" }, 'ACCESS_TOKEN_TTL_SECONDS="two hours" must be a positive whole number'],
     [{ SERVICE_VERSION: "sixteen" }, "SERVICE_VERSION"],
@@ -534,7 +534,7 @@ describe("a malformed or unknown value stops npm start with a clear message (iss
   });
 });
 
-describe("every variable has an effect test in this file (issue 13)", () => {
+describe("every variable of src/config-variables.ts has an effect test in this file", () => {
   it("each name in src/config-variables.ts appears in a test title above", () => {
     const source = readFileSync(__filename, "utf8");
     const titles = [...source.matchAll(/\bit\(\s*"([^"]+)"/g)].map((m) => m[1]).join("\n");

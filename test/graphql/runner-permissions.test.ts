@@ -21,7 +21,7 @@ async function bothSee(runnerId: number, token: string): Promise<[number, boolea
   return [rest.status, graph.body.data.runner !== null];
 }
 
-describe("one runner permission rule for REST and GraphQL (issue 12)", () => {
+describe("one runner permission rule for REST and GraphQL", () => {
   it("a project runner on two projects: a maintainer of the second reads it in both; a developer in neither", async () => {
     const a = await groupWithProject();
     const b = await groupWithProject();

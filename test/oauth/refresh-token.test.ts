@@ -44,7 +44,7 @@ describe("POST /oauth/token grant_type=refresh_token (spec; DESIGN, Refresh toke
     expect(res.status).toBe(200);
   });
 
-  it("issue 2: when redirect_uri or code_verifier is sent it must match (invalid_grant, family intact)", async () => {
+  it("when redirect_uri or code_verifier is sent with a refresh it must match (invalid_grant, family intact)", async () => {
     const { app, tokens } = await pkceTokens();
     const bad1 = await refresh(app, tokens.refresh_token, { redirect_uri: "https://client.example/else" });
     expect(bad1.status).toBe(400);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, makeUserWithToken } from "../helpers/fixtures";
 import { asJson, dec, enc, header, pluginClient, PROTOCOLS } from "./client";
 
-describe("Call over each protocol (issue 4: Connect binary, Connect JSON, gRPC-Web)", () => {
+describe("Call over each protocol: Connect binary, Connect JSON, gRPC-Web", () => {
   for (const protocol of PROTOCOLS) {
     it(`${protocol}: core ping echoes Data with Code 0 and the reply Header rules`, async () => {
       const { token } = await makeUserWithToken();
