@@ -346,21 +346,28 @@ describe("every documented variable takes effect under npm start (README, Config
   describe("the container registry limits", () => {
     const name = "root/reg";
     const sha = (b: Buffer) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
+    // The quota test pushes to a project of its own, so the quota it fills holds in any order.
+    const quotaName = "root/regquota";
     let bearer: Record<string, string> = {};
+    let quotaBearer: Record<string, string> = {};
     let abandoned = "";
     let abandonedAt = 0;
 
     beforeAll(async () => {
       const me = await apiCall(base, "GET", "/user", token);
-      await apiCall(base, "POST", "/projects", token, { name: "reg", path: "reg" });
       const expires_at = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
       const pat = (await apiCall(base, "POST", `/users/${me.id}/personal_access_tokens`, token, { name: "cfg", scopes: ["read_registry", "write_registry"], expires_at })).token;
-      const q = new URLSearchParams({ service: "container_registry", scope: `repository:${name}:pull,push` });
-      const res = await fetch(`${base}/jwt/auth?${q}`, { headers: { Authorization: `Basic ${Buffer.from(`root:${pat}`).toString("base64")}` } });
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as { token: string; expires_in: number };
-      expect(body.expires_in).toBe(77);
-      bearer = { Authorization: `Bearer ${body.token}` };
+      const pushToken = async (repository: string) => {
+        await apiCall(base, "POST", "/projects", token, { name: repository.split("/")[1], path: repository.split("/")[1] });
+        const q = new URLSearchParams({ service: "container_registry", scope: `repository:${repository}:pull,push` });
+        const res = await fetch(`${base}/jwt/auth?${q}`, { headers: { Authorization: `Basic ${Buffer.from(`root:${pat}`).toString("base64")}` } });
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { token: string; expires_in: number };
+        expect(body.expires_in).toBe(77);
+        return { Authorization: `Bearer ${body.token}` };
+      };
+      bearer = await pushToken(name);
+      quotaBearer = await pushToken(quotaName);
       // An upload session left behind, for REGISTRY_UPLOAD_TTL_SECONDS below.
       const started = await fetch(`${base}/v2/${name}/blobs/uploads/`, { method: "POST", headers: bearer });
       expect(started.status).toBe(202);
@@ -368,7 +375,7 @@ describe("every documented variable takes effect under npm start (README, Config
       abandonedAt = Date.now();
     });
 
-    const pushBlob = (b: Buffer) => fetch(`${base}/v2/${name}/blobs/uploads/?digest=${sha(b)}`, { method: "POST", headers: bearer, body: b });
+    const pushBlob = (b: Buffer, to = name, auth = bearer) => fetch(`${base}/v2/${to}/blobs/uploads/?digest=${sha(b)}`, { method: "POST", headers: auth, body: b });
 
     it("REGISTRY_TOKEN_TTL_SECONDS is the expires_in of /jwt/auth", () => {
       // Checked in beforeAll on the token the other registry checks use.
@@ -405,17 +412,17 @@ describe("every documented variable takes effect under npm start (README, Config
     });
 
     it("REGISTRY_PROJECT_QUOTA_BYTES refuses a push past the project's quota (403 DENIED naming it)", async () => {
+      // Two layers of 1000 and 600 bytes: each under REGISTRY_MAX_BLOB_BYTES, together past the quota of 1500.
       const config = Buffer.from('{"os":"linux","quota":true}');
-      const layer = Buffer.alloc(1000, 9);
-      expect((await pushBlob(config)).status).toBe(201);
-      expect((await pushBlob(layer)).status).toBe(201);
+      const layers = [Buffer.alloc(1000, 9), Buffer.alloc(600, 8)];
+      for (const b of [config, ...layers]) expect((await pushBlob(b, quotaName, quotaBearer)).status).toBe(201);
       const body = JSON.stringify({
         schemaVersion: 2,
         mediaType: "application/vnd.oci.image.manifest.v1+json",
         config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: sha(config), size: config.length },
-        layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar", digest: sha(layer), size: layer.length }],
+        layers: layers.map((layer) => ({ mediaType: "application/vnd.oci.image.layer.v1.tar", digest: sha(layer), size: layer.length })),
       });
-      const res = await fetch(`${base}/v2/${name}/manifests/quota`, { method: "PUT", headers: { ...bearer, "Content-Type": "application/vnd.oci.image.manifest.v1+json" }, body });
+      const res = await fetch(`${base}/v2/${quotaName}/manifests/quota`, { method: "PUT", headers: { ...quotaBearer, "Content-Type": "application/vnd.oci.image.manifest.v1+json" }, body });
       expect(res.status).toBe(403);
       const err = ((await res.json()) as { errors: { code: string; message: string }[] }).errors[0];
       expect(err.code).toBe("DENIED");
