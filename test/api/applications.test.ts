@@ -16,7 +16,7 @@ async function create(token: string, overrides: Record<string, unknown> = {}) {
   return (await res.json()) as { id: number; application_id: string; application_name: string; secret: string; callback_url: string; confidential: boolean };
 }
 
-describe("POST /api/v4/applications (issue 2: GitLab's applications API)", () => {
+describe("POST /api/v4/applications: GitLab's applications API", () => {
   it("creates an application: 201 with id, application_id, application_name, secret, callback_url, confidential (default true)", async () => {
     const { token } = await admin();
     const input = newApp();
@@ -77,7 +77,7 @@ describe("POST /api/v4/applications (issue 2: GitLab's applications API)", () =>
   });
 });
 
-describe("GET, DELETE and renew-secret of /api/v4/applications (issue 2)", () => {
+describe("GET, DELETE and renew-secret of /api/v4/applications (GitLab's applications API)", () => {
   it("lists instance-wide applications without their secrets", async () => {
     const { token } = await admin();
     const app = await create(token);

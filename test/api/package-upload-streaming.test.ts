@@ -63,7 +63,7 @@ async function packageCount(projectId: number): Promise<number> {
   return ((await res.json()) as unknown[]).length;
 }
 
-describe("generic package upload streams into R2 (issue 8 item 8)", () => {
+describe("generic package upload streams into R2 (multipart for large files), never buffered whole", () => {
   it("a 90 MiB body without Content-Length goes through R2 multipart with its SHA-256 computed on the way", async () => {
     const project = await makeProject(owner.user.id);
     const { body, sha256 } = generated(90 * MiB);

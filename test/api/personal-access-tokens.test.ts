@@ -11,7 +11,7 @@ async function createFor(adminToken: string, userId: number, overrides: Record<s
   });
 }
 
-describe("POST /api/v4/users/:id/personal_access_tokens (issue 2, spec Authentication: expiry mandatory)", () => {
+describe("POST /api/v4/users/:id/personal_access_tokens (spec Authentication: expiry mandatory)", () => {
   it("creates a token for a user (201): the token once, usable on /api/v4/user as PRIVATE-TOKEN", async () => {
     const admin = await makeUserWithToken({ isAdmin: true });
     const user = await makeUser();
@@ -57,7 +57,7 @@ describe("POST /api/v4/users/:id/personal_access_tokens (issue 2, spec Authentic
   });
 });
 
-describe("GET and DELETE /api/v4/personal_access_tokens (issue 2)", () => {
+describe("GET and DELETE /api/v4/personal_access_tokens (GitLab's personal access tokens API)", () => {
   it("lists the caller's own tokens; administrators all, filtered by user_id", async () => {
     const a = await makeUserWithToken();
     const b = await makeUserWithToken();

@@ -10,7 +10,7 @@ import { countingEnv } from "../helpers/d1-counting";
  * count, sent in one batch), whatever the page. Counted on the real D1 binding through a wrapper
  * that sees every prepared statement and every round trip (test/helpers/d1-counting.ts).
  */
-describe("runner lists make at most two D1 queries (issue 5, Performance)", () => {
+describe("runner lists make at most two D1 queries (the page and its count)", () => {
   it("page 1, a deep page and a keyset page: two statements (one batch) or one, plus the token lookup", async () => {
     const admin = await makeUserWithToken({ isAdmin: true });
     const tag = unique("t");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeUserWithToken, unique } from "../helpers/fixtures";
 import { addMemberTo, DAY, makeGroup, makeProject, makeRunner } from "../helpers/resources";
+import { expectNotice } from "../helpers/notices";
 import { body, callAt } from "../helpers/versioned";
 
 /** Runners API on each side of the runner rows of the schedule (spec part b). */
@@ -18,7 +19,7 @@ describe("runner-status-never-contacted", () => {
     const { runner } = await makeRunner({ runnerType: "instance_type" });
     const old = await callAt("14.10", `/api/v4/runners/${runner.id}`, { token: admin.token });
     expect(((await old.json()) as Record<string, any>).status).toBe("not_connected");
-    expect(old.headers.get("Deprecation")).toMatch(/^@\d+$/);
+    expectNotice(old.headers, "runner-status-never-contacted");
     expect((await statusAt("15.0", runner.id)).status).toBe("never_contacted");
   });
 });
@@ -82,7 +83,7 @@ describe("runner-active-field", () => {
     const r1511 = await callAt("15.11", `/api/v4/runners/${runner.id}`, { token: admin.token });
     const j1511 = await r1511.json();
     expect(j1511).toMatchObject({ active: false, paused: true });
-    expect(r1511.headers.get("Sunset")).toBe(new Date("2023-04-22T00:00:00Z").toUTCString());
+    expectNotice(r1511.headers, "runner-active-field");
     const j16 = await statusAt("16.0", runner.id);
     expect(j16).not.toHaveProperty("active");
     expect(j16.paused).toBe(true);

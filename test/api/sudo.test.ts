@@ -82,7 +82,7 @@ describe("Sudo (GitLab REST API, 'Sudo': an administrator's sudo-scoped token ac
   });
 });
 
-describe("Sudo on GraphQL (issue 13: every family that authenticates tokens honours it)", () => {
+describe("Sudo on GraphQL: every family that authenticates tokens honours it", () => {
   it("currentUser is the Sudo user for an administrator's sudo-scoped token", async () => {
     const { token } = await adminWith(["api", "sudo"]);
     const alice = await makeUser();

@@ -14,7 +14,7 @@ async function lockOut(username: string) {
 const audits = async (action: string, entityId: number) =>
   (await env.DB.prepare("SELECT author_id AS author FROM audit_events WHERE action = ? AND entity_id = ?").bind(action, String(entityId)).all<{ author: number }>()).results;
 
-describe("POST /api/v4/users/:id/unlock (issue 8 item 2: administrators can unlock; audited)", () => {
+describe("POST /api/v4/users/:id/unlock: administrators can unlock; audited", () => {
   it("an administrator lifts every address's lock: the right password works again from the locked address; `locked` turns false; audited with the admin as author", async () => {
     const user = await makeUser();
     await lockOut(user.username);
@@ -42,7 +42,7 @@ describe("POST /api/v4/users/:id/unlock (issue 8 item 2: administrators can unlo
   });
 });
 
-describe("admin page /admin/users/:username/lockout (issue 8 item 2: unlock button)", () => {
+describe("admin page /admin/users/:username/lockout: the unlock button", () => {
   it("lists the locked address and the Unlock button unlocks (CSRF-protected POST), audited", async () => {
     const user = await makeUser();
     await lockOut(user.username);

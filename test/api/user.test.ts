@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, makePat, makeUser, makeUserWithToken } from "../helpers/fixtures";
 
-describe("GET /api/v4/user (issue 2: GitLab's field set)", () => {
+describe("GET /api/v4/user (spec GET /api/v4/user: GitLab's field set)", () => {
   it("returns the token's user with GitLab's fields; is_admin only for administrators", async () => {
     const { user, token } = await makeUserWithToken();
     const res = await call("/api/v4/user", { token });

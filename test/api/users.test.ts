@@ -10,7 +10,7 @@ function newUser(overrides: Record<string, unknown> = {}) {
   return { username, name: `New ${username}`, email: `${username}@example.org`, password: "a-long-enough-password", skip_confirmation: true, ...overrides };
 }
 
-describe("POST /api/v4/users (issue 2: admin creates users)", () => {
+describe("POST /api/v4/users: an administrator creates users", () => {
   it("creates a user (201) with GitLab's entity and no trace of the password", async () => {
     const { token } = await admin();
     const input = newUser();
@@ -85,7 +85,7 @@ describe("POST /api/v4/users (issue 2: admin creates users)", () => {
   });
 });
 
-describe("GET /api/v4/users and /users/:id (issue 2)", () => {
+describe("GET /api/v4/users and /users/:id: listing, filtering and fields by role", () => {
   it("lists users with offset pagination headers", async () => {
     const { token } = await admin();
     for (let i = 0; i < 3; i++) await call("/api/v4/users", { ...json(newUser()), token });

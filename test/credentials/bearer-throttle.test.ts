@@ -32,7 +32,7 @@ function expectRateLimitHeaders(res: Response) {
 
 const BAD_PAT = "glpat-" + "x".repeat(40);
 
-describe("throttle of failed bearer tokens (issue 8 item 3, docs/security.md Throttle)", () => {
+describe("throttle of failed bearer tokens per client address (docs/security.md Throttle)", () => {
   it("production defaults: a bucket of its own at 600 failures a minute, well above the failed_auth limit", () => {
     const t = getConfig(env).throttle;
     expect(t.failedBearer).toEqual({ limit: 600, windowSeconds: 60, banSeconds: 300 });

@@ -10,6 +10,7 @@ import { AccessLevel } from "../../src/domain/access";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
 import { call, makePat, makeUser, TEST_PASSWORD } from "../helpers/fixtures";
 import { oauthToken } from "../helpers/password-grant";
+import { pkceTokens, refresh } from "../oauth/helpers";
 import { addMember, basic, gitRequest, makeProject } from "../git/fixtures";
 import { header, pluginClient } from "../plugin/client";
 import { revokeCredential } from "./revoke";
@@ -88,14 +89,16 @@ describe("the prefix table routes each token to its kind without a lookup", () =
   });
 
   it("RFC 6749 §1.5: a refresh token is never a bearer credential (refused like an unknown token)", async () => {
-    const user = await makeUser();
-    const form = new URLSearchParams({ grant_type: "password", username: user.username, password: TEST_PASSWORD });
-    const res = await call("/oauth/token", { method: "POST", body: form });
-    const { refresh_token } = (await res.json()) as { refresh_token?: string };
-    // The password grant has no refresh token (spec); a made-up one of the right shape is refused too.
-    const refresh = refresh_token ?? `glort-${user.id.toString(36)}.${"A".repeat(22)}.${"B".repeat(43)}`;
-    await expect(resolveToken(env, refresh)).rejects.toMatchObject({ reason: "invalid" });
-    expect((await call("/api/v4/user", { token: refresh })).status).toBe(401);
+    // A real refresh token, issued by the code grant (the password grant issues none).
+    const { app, tokens } = await pkceTokens();
+    expect(kindOf(tokens.refresh_token)?.name).toBe("refresh_token");
+    await expect(resolveToken(env, tokens.refresh_token)).rejects.toMatchObject({ reason: "invalid" });
+    const asBearer = await call("/api/v4/user", { token: tokens.refresh_token });
+    const unknown = await call("/api/v4/user", { token: `glort-${"x".repeat(40)}` });
+    expect(asBearer.status).toBe(401);
+    expect([asBearer.status, await asBearer.json()]).toEqual([unknown.status, await unknown.json()]);
+    // The refusal is not because the token is dead: it still refreshes at /oauth/token.
+    expect((await refresh(app, tokens.refresh_token)).status).toBe(200);
   });
 });
 

@@ -24,7 +24,7 @@ afterAll(async () => {
   rmSync(persist, { recursive: true, force: true });
 });
 
-describe("durability across a restart of npm start (issue 12)", () => {
+describe("durability: state outlives a restart of npm start on the same state directory", () => {
   it("tokens, sessions, uploaded files and package files survive stopping and starting on the same state", async () => {
     server = await startService({ persistDir: persist, rootPassword });
     let base = server.baseURL;

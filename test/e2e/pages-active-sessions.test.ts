@@ -8,7 +8,7 @@ import { pagesSession, shot, signIn } from "./pages-support";
 const pages = pagesSession();
 const base = pages.base;
 
-describe("/profile/active_sessions in Chromium (issue 12, Account controls)", () => {
+describe("/profile/active_sessions in Chromium (Account controls: two browsers, ending the other)", () => {
   it("lists both browsers, confirms before revoking, and signs the other browser out", async () => {
     const user = await pages.createUser("sessions");
     const laptopCtx = await pages.newContext();

@@ -147,7 +147,7 @@ describe("applications registered on the page, authorized by another user (spec:
   });
 });
 
-describe("the consent page's protections (issue 3, Consent)", () => {
+describe("the consent page's protections (spec GET /oauth/authorize: consent)", () => {
   it("cannot be framed by another site (frame-ancestors 'none', X-Frame-Options DENY)", async () => {
     const { clientId, ctx: ownerCtx } = await ownerAndApp();
     await ownerCtx.close();

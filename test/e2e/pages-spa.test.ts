@@ -10,7 +10,7 @@ const base = pages.base;
 
 const userStatus = (token: string) => fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
 
-describe("demo SPA: PKCE in the browser, refresh, sign-out (issue 3, A PKCE single-page app)", () => {
+describe("demo SPA: PKCE in the browser, refresh, sign-out", () => {
   it("signs in with PKCE, shows /api/v4/user, refreshes and revokes on Sign out", async () => {
     const user = await pages.createUser("spa");
     const ctx = await pages.newContext();

@@ -19,7 +19,7 @@ async function unlabelled(page: Page): Promise<string[]> {
   );
 }
 
-describe("every page (issue 3)", () => {
+describe("every page: keyboard sign-in and labelled fields", () => {
   it("signs in with the keyboard alone, and every field of every page is labelled", async () => {
     const user = await pages.createUser("kbd");
     const ctx = await pages.newContext();

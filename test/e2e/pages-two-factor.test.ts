@@ -35,7 +35,7 @@ async function signInSecondStep(page: Page, username: string, code: string): Pro
   await page.waitForLoadState("load");
 }
 
-describe("two-factor authentication (issue 3, Two-factor; spec: password flow disabled with 2FA)", () => {
+describe("two-factor authentication in Chromium (spec: password flow disabled with 2FA)", () => {
   it("enrols, then signs in with a TOTP code and with a recovery code (each once)", async () => {
     const user = await pages.createUser("tfa");
     const ctx = await pages.newContext();

@@ -50,7 +50,7 @@ afterAll(async () => {
   await new Promise((r) => server?.close(r));
 });
 
-describe("connect-web in Chromium (issue 4: a browser test)", () => {
+describe("connect-web in Chromium: Plugin RPC from a browser", () => {
   for (const protocol of ["connect", "connect-json", "grpc-web"] as const) {
     it(`${protocol}: Call core ping from the page`, async () => {
       const out = await page.evaluate(

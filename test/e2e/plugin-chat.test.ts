@@ -8,7 +8,7 @@ beforeAll(async () => {
   token = await rootToken(baseURL, inject("rootPassword"));
 });
 
-describe("Call and Chat end to end with @connectrpc/connect-node (issue 4)", () => {
+describe("Call and Chat end to end with @connectrpc/connect-node (spec Plugin RPC operations)", () => {
   for (const protocol of PROTOCOLS) {
     it(`${protocol}: Call core ping and whoami`, async () => {
       const client = pluginClient(protocol, baseURL, token);

@@ -14,7 +14,7 @@ beforeAll(async () => {
   pat = await rootPat(baseURL, token);
 });
 
-describe("SendFile end to end with @connectrpc/connect-node (issue 4)", () => {
+describe("SendFile end to end with @connectrpc/connect-node (spec Plugin RPC operations: client streaming)", () => {
   const bytes = randomFillSync(new Uint8Array(50 * MiB));
   const sha256 = createHash("sha256").update(bytes).digest("hex");
 

@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import { ROOT_DIR } from "./server";
 
 /** docs/deploy.md, "Smoke test": scripts/smoke.mjs passes against `npm start`. */
-describe("scripts/smoke.mjs against npm start (issue 13: the deploy guide's smoke test)", () => {
+describe("scripts/smoke.mjs against npm start (the deploy guide's smoke test)", () => {
   it("runs README's main flows and exits 0", async () => {
     const child = spawn(process.execPath, [path.join(ROOT_DIR, "scripts/smoke.mjs"), inject("baseURL")], {
       env: { ...process.env, SMOKE_PASSWORD: inject("rootPassword") },

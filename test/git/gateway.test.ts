@@ -309,7 +309,7 @@ describe("DESIGN Git over HTTPS: protocol and origin", () => {
   });
 });
 
-describe("throttle of failed Basic credentials on git (issue 8 item 3, DESIGN Hardening)", () => {
+describe("throttle of failed Basic credentials on git per client address (DESIGN Hardening)", () => {
   it("after 30 failed credentials from one address: 429 'Retry later' with Retry-After and RateLimit-*; valid tokens and other addresses unaffected", async () => {
     const { project } = await makeProject();
     const user = await makeUser();

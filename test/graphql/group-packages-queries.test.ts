@@ -52,7 +52,7 @@ async function groupPackages(fullPath: string, token: string) {
   return { body, statements: counts.statements };
 }
 
-describe("Group.packages makes no per-project queries (issue 12, mend 3)", () => {
+describe("Group.packages makes no per-project queries (a fixed number of D1 queries for any number of projects)", () => {
   it("the statements are the same for 2 and for 8 projects, and only readable projects' packages are listed", async () => {
     const small = await groupWithProjects(2);
     const large = await groupWithProjects(8);

@@ -9,7 +9,7 @@ import { gid, groupWithProject, memberToken } from "./fixtures";
 import { gql } from "./helpers";
 
 /**
- * Issue 12, review mend: REST and GraphQL decide who reads and manages a runner by one rule
+ * REST and GraphQL decide who reads and manages a runner by one rule
  * (runnerAccessLevel + runnerRequiredLevel, GitLab's runner policy): maintainers of a runner's group
  * or of any one of its projects read it; managing a group runner takes the group's owner.
  */
@@ -21,7 +21,7 @@ async function bothSee(runnerId: number, token: string): Promise<[number, boolea
   return [rest.status, graph.body.data.runner !== null];
 }
 
-describe("one runner permission rule for REST and GraphQL (issue 12)", () => {
+describe("one runner permission rule for REST and GraphQL", () => {
   it("a project runner on two projects: a maintainer of the second reads it in both; a developer in neither", async () => {
     const a = await groupWithProject();
     const b = await groupWithProject();
@@ -38,9 +38,18 @@ describe("one runner permission rule for REST and GraphQL (issue 12)", () => {
     const { runner } = await makeRunner({ runnerType: "group_type", groupId: group.id, description: "group-runner" });
     const { token: maintainer } = await memberToken("group", group.id, AccessLevel.MAINTAINER);
     expect(await bothSee(runner.id, maintainer)).toEqual([200, true]);
-    const put = (token: string) => call(`/api/v4/runners/${runner.id}`, { method: "PUT", token, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ description: "renamed" }) });
-    expect((await put(maintainer)).status).toBe(403);
+    // Managing: REST's PUT and GraphQL's runnerUpdate, the same rename through each family.
+    const m = `mutation($id: CiRunnerID!, $description: String) { runnerUpdate(input: { id: $id, description: $description }) { errors runner { description } } }`;
+    const manage = async (token: string, description: string): Promise<[number, boolean]> => {
+      const rest = await call(`/api/v4/runners/${runner.id}`, { method: "PUT", token, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ description }) });
+      const graph = await gql(m, { variables: { id: gid("Ci::Runner", runner.id), description }, token });
+      return [rest.status, graph.body.data?.runnerUpdate?.errors?.length === 0];
+    };
+    expect(await manage(maintainer, "renamed by a maintainer")).toEqual([403, false]);
     const { token: owner } = await memberToken("group", group.id, AccessLevel.OWNER);
-    expect((await put(owner)).status).toBe(200);
+    const seen = async () => (await gql(q, { variables: { id: gid("Ci::Runner", runner.id) }, token: owner })).body.data.runner.description;
+    expect(await seen()).toBe("group-runner");
+    expect(await manage(owner, "renamed by the owner")).toEqual([200, true]);
+    expect(await seen()).toBe("renamed by the owner");
   });
 });

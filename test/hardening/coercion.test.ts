@@ -11,7 +11,7 @@ describe("Grape's Boolean", () => {
   for (const v of ["maybe", "2", "", "tru", null, [], {}]) it(`${JSON.stringify(v)} is refused`, () => expect(boolParam.safeParse(v).success).toBe(false));
 });
 
-describe("Integers and ids are strict decimal (issue 8 item 16)", () => {
+describe("Integers and ids are strict decimal (Grape's coercion)", () => {
   for (const v of ["1", "42", "9007199254740991", 7]) it(`${JSON.stringify(v)} is an id`, () => expect(idParam.safeParse(v).success).toBe(true));
   for (const v of [" 1", "1 ", "0x10", "1e3", "1.0", "+1", "01", "0", "-1", "", "9007199254740992", "99999999999999999999", 1.5, true, null])
     it(`${JSON.stringify(v)} is not an id`, () => expect(idParam.safeParse(v).success).toBe(false));

@@ -63,7 +63,7 @@ describe("broken streaming envelopes", () => {
   }
 });
 
-describe("issue 8 item 11: a YAML alias bomb in SendFile ci_config", () => {
+describe("a YAML alias bomb in SendFile ci_config is a lint error, never an internal error", () => {
   it("is a lint error (valid: false), never Code 13", async () => {
     const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", ..."bcdefghi".split("").map((k, i) => `${k}: &${k} [${Array(10).fill(`*${"abcdefghi"[i]}`).join(", ")}]`), "job:\n  script: *i"].join("\n");
     const bytes = enc(bomb);

@@ -9,7 +9,7 @@ function expectNoStore(res: Response) {
   expect(res.headers.get("x-content-type-options")).toBe("nosniff");
 }
 
-describe("issue 8 item 15: responses carrying a new secret are not stored; API responses carry nosniff", () => {
+describe("responses carrying a new secret are not stored; API responses carry nosniff", () => {
   it("application creation and renew-secret (GitLab applications API): Cache-Control: no-store", async () => {
     const { token } = await makeUserWithToken({ isAdmin: true });
     const created = await call("/api/v4/applications", { ...json({ name: unique("app"), redirect_uri: "https://client.example/cb", scopes: "api" }), token });

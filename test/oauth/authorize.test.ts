@@ -89,7 +89,7 @@ describe("GET /oauth/authorize: other errors redirect with error, error_descript
   });
 });
 
-describe("GET /oauth/authorize: sign-in and consent (spec; issue 2)", () => {
+describe("GET /oauth/authorize: sign-in and consent (spec GET /oauth/authorize)", () => {
   it("without a session it sends the browser to the sign-in page and back", async () => {
     const { app } = await makeApp();
     const { user } = await signedInUser();
@@ -184,7 +184,7 @@ describe("GET /oauth/authorize: sign-in and consent (spec; issue 2)", () => {
 });
 
 
-describe("pending authorization requests are kept server-side; state is capped (issue 8 item 12)", () => {
+describe("pending authorization requests are kept server-side; state is capped", () => {
   it("an authorize URL far over 2 KB (a 2048-character state) survives sign-in and reaches the client with its state", async () => {
     const { app } = await makeApp({ confidential: true });
     const { user } = await signedInUser();
@@ -218,7 +218,7 @@ describe("pending authorization requests are kept server-side; state is capped (
   });
 });
 
-describe("RFC 6749 §3.1: parameters MUST NOT be included more than once (issue 8 item 13)", () => {
+describe("RFC 6749 §3.1: parameters MUST NOT be included more than once", () => {
   it("a repeated client_id or redirect_uri renders the error page: which one was meant is unknowable", async () => {
     const { app } = await makeApp();
     const other = await makeApp();

@@ -63,7 +63,7 @@ describe("POST /oauth/token grant_type=password (spec, Authentication 3)", () =>
     await expectInvalidGrant(await grant(user.username));
   });
 
-  it("issue 8 item 2: 10 failures lock that address out of the account (the right password gets the same invalid_grant); another address is unaffected", async () => {
+  it("account lockout: 10 failures lock that address out of the account (the right password gets the same invalid_grant); another address is unaffected", async () => {
     const user = await makeUser();
     const attacker = callFrom("203.0.113.40");
     const fromAttacker = (password: string) => tokenRequest({ grant_type: "password", username: user.username, password }, { fetcher: attacker });

@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
@@ -44,7 +44,7 @@ describe("POST /oauth/token grant_type=refresh_token (spec; DESIGN, Refresh toke
     expect(res.status).toBe(200);
   });
 
-  it("issue 2: when redirect_uri or code_verifier is sent it must match (invalid_grant, family intact)", async () => {
+  it("when redirect_uri or code_verifier is sent with a refresh it must match (invalid_grant, family intact)", async () => {
     const { app, tokens } = await pkceTokens();
     const bad1 = await refresh(app, tokens.refresh_token, { redirect_uri: "https://client.example/else" });
     expect(bad1.status).toBe(400);
@@ -97,14 +97,21 @@ describe("POST /oauth/token grant_type=refresh_token (spec; DESIGN, Refresh toke
   it("DESIGN Refresh tokens 3: the grace pair is kept sealed in durable storage (no plaintext), so a restarted object still answers the retry", async () => {
     const { app, tokens } = await pkceTokens();
     const first = (await (await refresh(app, tokens.refresh_token)).json()) as Tokens;
-    // Nothing but storage survives eviction: read the state as a fresh instance would.
-    await runInDurableObject(familyStub(env, parseRefreshToken(tokens.refresh_token)!.fid), async (_o: TokenFamily, state) => {
+    const stub = familyStub(env, parseRefreshToken(tokens.refresh_token)!.fid);
+    const seen = new WeakSet<TokenFamily>();
+    await runInDurableObject(stub, async (o: TokenFamily, state) => {
+      seen.add(o);
       const s = state.storage.kv.get<FamilyState>("state")!;
       expect(s.grace?.sealed).toBeTypeOf("string");
       expect(s.grace!.sealed).not.toContain(first.access_token);
     });
+    // Restart the object: its instance is torn down and only durable storage survives.
+    await evictDurableObject(stub);
     const second = (await (await refresh(app, tokens.refresh_token)).json()) as Tokens;
     expect(second.refresh_token).toBe(first.refresh_token);
+    expect(second.access_token).toBe(first.access_token);
+    // The retry was answered by a new instance, not the one that sealed the pair.
+    await runInDurableObject(stub, async (o: TokenFamily) => expect(seen.has(o)).toBe(false));
   });
 
   it("DESIGN Refresh tokens 4: the replaced token after the new pair was used is reuse: the family is revoked, audit refresh_reuse", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, pkceTokens } from "./helpers";
 
-describe("Scope enforcement (spec, Application scopes; issue 2: tokens never exceed the application's scopes)", () => {
+describe("Scope enforcement (spec, Application scopes: tokens never exceed the application's scopes)", () => {
   it("a read_user token reads /api/v4/user but gets 403 insufficient_scope on a read_api route", async () => {
     const { tokens } = await pkceTokens({ scopes: ["read_user"] });
     expect(tokens.scope).toBe("read_user");

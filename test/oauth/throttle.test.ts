@@ -13,7 +13,7 @@ async function expectThrottled(res: Response) {
   expect(await res.json()).toMatchObject({ error: "too_many_requests" });
 }
 
-describe("throttle of failed authentication at the OAuth endpoints (issue 8 item 3, DESIGN Hardening)", () => {
+describe("throttle of failed authentication at the OAuth endpoints per client address (DESIGN Hardening)", () => {
   it("password grant: after 30 failures from one address, 429 in the OAuth error shape, even for valid credentials; other addresses unaffected", async () => {
     const user = await makeUser();
     const attacker = from("203.0.113.60");

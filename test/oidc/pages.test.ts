@@ -5,7 +5,7 @@ import { call } from "../helpers/fixtures";
 import { REDIRECT, authorizeUrl, pkce } from "../oauth/helpers";
 import { oidcApp } from "./helpers";
 
-describe("Pages for the identity provider (issue 11, Pages)", () => {
+describe("Pages for the identity provider: OpenID scopes on the application form and the consent page; device codes hashed", () => {
   it("the application form offers openid, profile and email, each with its description", async () => {
     const { browser } = await signedInUser();
     const html = await (await browser.get("/profile/applications")).text();

@@ -26,7 +26,7 @@ async function subscribe(protocol: (typeof PROTOCOLS)[number], token: string, to
   return { done, received, abort: () => ac.abort() };
 }
 
-describe("Chat over each protocol (issue 4: server streaming)", () => {
+describe("Chat over each protocol (spec Plugin RPC operations: server streaming)", () => {
   for (const protocol of PROTOCOLS) {
     it(`${protocol}: topic.subscribe streams each published message, in order, as it is published`, async () => {
       const { token } = await makeUserWithToken();

@@ -22,8 +22,9 @@ export function workerFetch(vars?: Bindings): (req: Request) => Promise<Response
   return async (req) => app.fetch(req, vars, createExecutionContext());
 }
 
-export function transport(protocol: Protocol, token?: string, fetchFn = workerFetch()): Transport {
-  const options = {
+/** The transport options of these clients: the Worker's own fetch, no compression. */
+export function transportOptions(token?: string, fetchFn = workerFetch(), useBinaryFormat = true) {
+  return {
     // createFetchClient sends the request body as a ReadableStream: client streaming in workerd.
     httpClient: createFetchClient(((input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input as RequestInfo, init);
@@ -31,7 +32,7 @@ export function transport(protocol: Protocol, token?: string, fetchFn = workerFe
       return fetchFn(req);
     }) as typeof fetch),
     baseUrl: "http://localhost",
-    useBinaryFormat: protocol !== "connect-json",
+    useBinaryFormat,
     interceptors: [],
     acceptCompression: [],
     sendCompression: null,
@@ -39,6 +40,10 @@ export function transport(protocol: Protocol, token?: string, fetchFn = workerFe
     readMaxBytes: 16 * 1024 * 1024,
     writeMaxBytes: 16 * 1024 * 1024,
   };
+}
+
+export function transport(protocol: Protocol, token?: string, fetchFn = workerFetch()): Transport {
+  const options = transportOptions(token, fetchFn, protocol !== "connect-json");
   return protocol === "grpc-web" ? grpcWebTransport(options) : connectTransport(options);
 }
 

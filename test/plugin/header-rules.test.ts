@@ -138,7 +138,7 @@ describe("Idempotency of Call (DESIGN: UUID is the idempotency key, same caller,
   });
 });
 
-describe("Revocation (issue 4: revoked tokens refused at once)", () => {
+describe("Revocation: revoked tokens are refused at once", () => {
   it("a token revoked between two calls is refused on the next call", async () => {
     const { user, token } = await makeUserWithToken();
     const client = pluginClient("connect", token);

@@ -4,7 +4,7 @@ import { header, pluginClient } from "./client";
 
 const register = (token: string, body: Record<string, unknown>) => call("/api/v4/plugins", { ...json(body), token });
 
-describe("POST /api/v4/plugins (issue 4: register plugins, owner or admin)", () => {
+describe("POST /api/v4/plugins: register plugins, owner or admin", () => {
   it("registers a plugin owned by the caller, usable at once as Header.From", async () => {
     const { user, token } = await makeUserWithToken();
     const name = unique("reg-");

@@ -71,7 +71,7 @@ async function readBack(token: string, id: string): Promise<Uint8Array> {
 /** Every file above 1 MiB takes the multipart path. */
 const multipartFetch = workerFetch(withVars(env, { UPLOAD_STREAM_PUT_MAX_BYTES: String(1024 * 1024) }));
 
-describe("SendFile over each protocol (issue 4: client streaming)", () => {
+describe("SendFile over each protocol (spec Plugin RPC operations: client streaming)", () => {
   for (const protocol of PROTOCOLS) {
     it(`${protocol}: a file in several parts is stored with its SHA-256 and read back byte for byte`, async () => {
       const { user, token } = await makeUserWithToken();

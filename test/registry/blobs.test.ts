@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bytesOf, digestOf, envWith, pushableProject, pushBlob, registryCall, registryToken } from "./helpers";
-import { sweepAbandonedUploads } from "../../src/registry/uploads";
+import { BLOB_PREFIX, sweepAbandonedUploads } from "../../src/registry/uploads";
 import { addMemberTo } from "../helpers/resources";
 
 /** OCI distribution spec v1.1: pulling and pushing blobs (monolithic, chunked, resumable, mount). */
@@ -70,9 +70,17 @@ describe("monolithic upload (POST ?digest=, end-4b) and blob reads (end-2)", () 
     const { name, token } = await pushableProject();
     const small = envWith({ REGISTRY_MAX_BLOB_BYTES: "8" });
     const bytes = bytesOf("more than eight bytes");
-    const res = await registryCall(`/v2/${name}/blobs/uploads/?digest=${await digestOf(bytes)}`, { method: "POST", bearer: token, body: bytes, env: small });
+    const digest = await digestOf(bytes);
+    const before = await committedRows();
+    const objects = (await env.FILES.list({ prefix: BLOB_PREFIX })).objects.length;
+    const res = await registryCall(`/v2/${name}/blobs/uploads/?digest=${digest}`, { method: "POST", bearer: token, body: bytes, env: small });
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).errors[0].code).toBe("SIZE_INVALID");
+    // Nothing kept: no blob row, no object in R2, no upload session, and the blob is unknown.
+    expect(await committedRows()).toBe(before);
+    expect((await env.FILES.list({ prefix: BLOB_PREFIX })).objects.length).toBe(objects);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM registry_uploads WHERE repository_path = ?").bind(name).first<{ n: number }>())!.n).toBe(0);
+    expect((await registryCall(`/v2/${name}/blobs/${digest}`, { method: "HEAD", bearer: token })).status).toBe(404);
   });
 });
 

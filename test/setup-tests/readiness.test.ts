@@ -23,7 +23,7 @@ async function get(e: Bindings, path = "/-/health"): Promise<Response> {
   return res;
 }
 
-describe("safe production start (issue 13: no fallback to a published SECRET_KEY_BASE)", () => {
+describe("safe production start: no fallback to a published SECRET_KEY_BASE", () => {
   beforeEach(async () => {
     await db.run(sql`DELETE FROM users`);
   });
@@ -75,7 +75,7 @@ describe("safe production start (issue 13: no fallback to a published SECRET_KEY
   });
 });
 
-describe("malformed configuration (issue 13: a clear error, not a crash loop)", () => {
+describe("malformed configuration: a clear error, not a crash loop", () => {
   it.each([
     ["ACCESS_TOKEN_TTL_SECONDS", "two hours", "ACCESS_TOKEN_TTL_SECONDS=\"two hours\" must be a positive whole number"],
     ["SERVICE_VERSION", "16", "SERVICE_VERSION=\"16\" must be major.minor"],
@@ -91,7 +91,7 @@ describe("malformed configuration (issue 13: a clear error, not a crash loop)", 
   });
 });
 
-describe("configuration table (issue 13: every variable takes effect)", () => {
+describe("configuration table: every variable takes effect", () => {
   it("reads each documented Worker variable into the configuration", () => {
     const c = getConfig(
       withVars(env, {

@@ -9,7 +9,7 @@ import { ensureRootUser } from "../../src/setup/root-user";
 
 const db = getDb(env.DB);
 
-describe("initial administrator (issue 2, set-up: root created on first start when no user exists)", () => {
+describe("initial administrator: root created on first start when no user exists", () => {
   beforeEach(async () => {
     // This file owns its storage: start each case from an instance with no users.
     await db.run(sql`DELETE FROM users`);

@@ -79,7 +79,7 @@ describe("/profile/active_sessions (GitLab's Active sessions)", () => {
   });
 });
 
-describe("changing the password or two-factor settings ends the user's other sessions (issue 12)", () => {
+describe("changing the password or two-factor settings ends the user's other sessions (Account controls)", () => {
   it("a password change keeps this browser signed in and signs the others out; the new password works", async () => {
     const { user, laptop, phone } = await twoBrowsers();
     await laptop.get("/profile/password/edit");

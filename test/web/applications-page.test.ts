@@ -8,7 +8,7 @@ async function register(b: Browser, fields: Record<string, string | string[]>) {
   return b.post("/profile/applications", fields);
 }
 
-describe("/profile/applications (issue 3, Applications)", () => {
+describe("/profile/applications: register, edit and delete applications", () => {
   it("offers Name, Redirect URI, Confidential, Expire access tokens and a checkbox per scope with its description", async () => {
     const { browser: b } = await signedInUser();
     const html = await (await b.get("/profile/applications")).text();
@@ -113,7 +113,7 @@ describe("/profile/applications (issue 3, Applications)", () => {
   });
 });
 
-describe("Authorized applications: Revoke revokes every token family of the application at once (issue 3)", () => {
+describe("Authorized applications: Revoke revokes every token family of the application at once", () => {
   it("lists an application holding the user's tokens with its scopes, and Revoke kills its tokens", async () => {
     const { user, browser: b } = await signedInUser();
     const owner = await signedInUser();

@@ -6,7 +6,7 @@ import { getDb } from "../../src/db/client";
 import { DEMO_SPA_UID, ensureDemoSpa } from "../../src/setup/demo-spa";
 import { call } from "../helpers/fixtures";
 
-describe("demo SPA /-/demo/spa (issue 3, A PKCE single-page app)", () => {
+describe("demo SPA /-/demo/spa: a PKCE single-page app", () => {
   it("is registered on first start (SEED_DEMO_DATA) as a public application, once, for loopback redirect URIs", async () => {
     const seeded = withVars(env, { SEED_DEMO_DATA: "true" });
     await Promise.all([ensureDemoSpa(seeded), ensureDemoSpa(seeded), ensureDemoSpa(seeded)]);

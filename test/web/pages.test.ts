@@ -7,7 +7,7 @@ import { callAt } from "../helpers/versioned";
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-describe("/profile/personal_access_tokens (issue 3, Personal access tokens)", () => {
+describe("/profile/personal_access_tokens: create, list and revoke", () => {
   it("has labelled Token name, Expiration date (required, at most a year) and scope checkboxes", async () => {
     const { browser: b } = await signedInUser();
     const html = await (await b.get("/profile/personal_access_tokens")).text();
@@ -65,7 +65,7 @@ describe("/profile/personal_access_tokens (issue 3, Personal access tokens)", ()
   });
 });
 
-describe("/help/deprecations (issue 3, Deprecations; DESIGN Service versions)", () => {
+describe("/help/deprecations (DESIGN Service versions)", () => {
   it("lists every catalogue entry with an anchor, milestone, date and state at the configured version", async () => {
     const res = await new Browser().get("/help/deprecations");
     expect(res.status).toBe(200);
@@ -83,7 +83,7 @@ describe("/help/deprecations (issue 3, Deprecations; DESIGN Service versions)", 
   });
 });
 
-describe("every page: security headers, no CORS, the layout (issue 3)", () => {
+describe("every page: security headers, no CORS, the layout", () => {
   const paths = ["/", "/users/sign_in", "/help/deprecations"];
   for (const path of paths) {
     it(`${path} sends CSP with frame-ancestors 'none', nosniff, Referrer-Policy, and no CORS`, async () => {

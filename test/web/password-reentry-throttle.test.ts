@@ -20,7 +20,7 @@ function expectThrottledPage(res: Response, html: string) {
   expect(html).toContain("Too many failed attempts from your network address.");
 }
 
-describe("throttle of re-entered passwords while signed in (issue 8 item 3)", () => {
+describe("throttle of re-entered passwords while signed in (docs/security.md Throttle)", () => {
   it("password change: wrong current passwords count in failed_auth; once banned even the right one gets 429 and the password stays", async () => {
     const ip = "203.0.113.120";
     const { user, browser } = await signedInUser(new Browser(callFrom(ip)));

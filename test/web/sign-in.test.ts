@@ -7,7 +7,7 @@ import { findUserById } from "../../src/db/users";
 import { TEST_PASSWORD, call, callFrom, makeUser, unique } from "../helpers/fixtures";
 import { Browser, textOf } from "../helpers/browser";
 
-describe("sign-in page /users/sign_in (issue 3, Sign in)", () => {
+describe("sign-in page /users/sign_in", () => {
   it("shows a form with fields labelled Username and Password and a Sign in button", async () => {
     const b = new Browser();
     const res = await b.get("/users/sign_in");
@@ -97,7 +97,7 @@ describe("sign-in page /users/sign_in (issue 3, Sign in)", () => {
   });
 });
 
-describe("redirect_to only to paths on this service (issue 3)", () => {
+describe("redirect_to only to paths on this service (no open redirect)", () => {
   const cases: [string, string][] = [
     ["/profile/applications?x=1", "/profile/applications?x=1"],
     ["/oauth/authorize?client_id=a&scope=api", "/oauth/authorize?client_id=a&scope=api"],
@@ -125,7 +125,7 @@ const fromAddress = (ip: string) => new Browser(callFrom(ip));
 const auditCount = async (action: string, entityId: string) =>
   (await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE entity_id = ? AND action = ?").bind(entityId, action).first<{ n: number }>())!.n;
 
-describe("account lockout per account and client address (issue 8 item 2: the lockout is not a weapon)", () => {
+describe("account lockout per account and client address: the lockout is not a weapon", () => {
   it("10 failures lock that address out for 10 minutes: the right password from it is refused like a wrong one; the lock is audited once", async () => {
     const user = await makeUser();
     const attacker = fromAddress("203.0.113.10");
@@ -196,7 +196,7 @@ describe("account lockout per account and client address (issue 8 item 2: the lo
   });
 });
 
-describe("throttle of failed sign-ins per client address (issue 8 item 3, DESIGN Hardening)", () => {
+describe("throttle of failed sign-ins per client address (DESIGN Hardening)", () => {
   it("password spraying: the 30th failure bans the address; then 429 with Retry-After and RateLimit-* headers, even for the right password; one throttled audit", async () => {
     const user = await makeUser();
     const sprayer = fromAddress("203.0.113.30");
@@ -225,7 +225,7 @@ describe("throttle of failed sign-ins per client address (issue 8 item 3, DESIGN
   });
 });
 
-describe("sign-out by POST with CSRF; sessions expire (issue 3)", () => {
+describe("sign-out by POST with CSRF; sessions expire", () => {
   it("POST /users/sign_out ends the session in storage and the cookie", async () => {
     const user = await makeUser();
     const b = new Browser();

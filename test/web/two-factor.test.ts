@@ -21,7 +21,7 @@ async function enrolled() {
   return { user, browser: b, secret, codes, status: res.status };
 }
 
-describe("two-factor enrolment /profile/two_factor_auth (issue 3, Two-factor)", () => {
+describe("two-factor enrolment /profile/two_factor_auth", () => {
   it("shows the secret, the otpauth:// URI and a QR code as SVG, with labelled fields", async () => {
     const user = await makeUser();
     const b = new Browser();
@@ -82,7 +82,7 @@ describe("two-factor enrolment /profile/two_factor_auth (issue 3, Two-factor)", 
   });
 });
 
-describe("sign-in with two-factor (issue 3, Sign in: second step)", () => {
+describe("sign-in with two-factor: the second step", () => {
   it("asks for a Two-factor code after the password; the pending session is not signed in", async () => {
     const { user, secret } = await enrolled();
     const b = new Browser();
