@@ -12,6 +12,7 @@ import { register } from "tsx/esm/api";
 import autocannon from "autocannon";
 import { startBuiltWorker } from "./lib/worker.mjs";
 import { cliArg } from "./lib/measure.mjs";
+import { pluginReq } from "./lib/hot-path.mjs";
 
 register();
 const { create } = await import("@bufbuild/protobuf");
@@ -26,22 +27,6 @@ const ROUNDS = arg("rounds", 3);
 const MiB = 1024 * 1024;
 const ROOT_PASSWORD = "bench-Root-Password-42";
 
-// --- a minimal protobuf writer for Req, so autocannon can send a fresh UUID per request ---
-function varint(n) {
-  const out = [];
-  let v = BigInt(n);
-  while (v > 127n) {
-    out.push(Number((v & 127n) | 128n));
-    v >>= 7n;
-  }
-  out.push(Number(v));
-  return Buffer.from(out);
-}
-const field = (tag, bytes) => Buffer.concat([Buffer.from([tag]), varint(bytes.length), bytes]);
-function reqBytes(func, data = Buffer.alloc(0)) {
-  const header = Buffer.concat([field(0x0a, Buffer.from(randomUUID())), Buffer.from([0x10]), varint(Date.now()), field(0x2a, Buffer.from(func))]);
-  return Buffer.concat([field(0x0a, header), field(0x12, data)]);
-}
 const grpcWebEnvelope = (msg) => {
   const prefix = Buffer.alloc(5);
   prefix.writeUInt32BE(msg.length, 1);
@@ -67,7 +52,7 @@ async function unary(base, token) {
   // ping is a safe function and not recorded for idempotency (docs/plugin-protocol.md), so the
   // server does the full work of a Call each time; the Timestamps stay within the 5-minute window.
   const N = 64;
-  const pings = () => Array.from({ length: N }, () => reqBytes("ping", Buffer.from("bench")));
+  const pings = () => Array.from({ length: N }, () => pluginReq("ping", Buffer.from("bench")));
   const scenarios = {
     empty: () => cannon(`${base}/-/bench/empty`),
     doRead: () => cannon(`${base}/-/bench/do-read`, { requests: Array.from({ length: N }, (_, k) => ({ path: `/-/bench/do-read?k=${k}` })) }),

@@ -11,6 +11,7 @@ import { createHash, randomFillSync } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cliArg, measure } from "./lib/measure.mjs";
 import { startBuiltWorker } from "./lib/worker.mjs";
+import { pushSmallImage } from "./lib/hot-path.mjs";
 
 const DURATION = cliArg("duration", 5);
 const CONNECTIONS = cliArg("connections", 32);
@@ -80,19 +81,6 @@ async function blobs(base, { name, bearer }) {
     upload: { registryMiBps: mibs(best.registryPut), plainR2MiBps: mibs(best.plainPut), ratio: Math.round((best.plainPut / best.registryPut) * 100) / 100 },
     download: { registryMiBps: mibs(best.registryGet), plainR2MiBps: mibs(best.plainGet), ratio: Math.round((best.plainGet / best.registryGet) * 100) / 100 },
   };
-}
-
-async function pushSmallImage(base, { name, bearer }) {
-  const put = async (b) => {
-    const res = await fetch(`${base}/v2/${name}/blobs/uploads/?digest=${sha(b)}`, { method: "POST", headers: bearer, body: b });
-    if (res.status !== 201) throw new Error(`blob: ${res.status}`);
-    return { digest: sha(b), size: b.length };
-  };
-  const config = Buffer.from('{"os":"linux","architecture":"amd64"}');
-  const layer = randomFillSync(Buffer.alloc(1024));
-  const manifest = { schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json", config: { mediaType: "application/vnd.oci.image.config.v1+json", ...(await put(config)) }, layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar", ...(await put(layer)) }] };
-  const res = await fetch(`${base}/v2/${name}/manifests/latest`, { method: "PUT", headers: { ...bearer, "Content-Type": manifest.mediaType }, body: JSON.stringify(manifest) });
-  if (res.status !== 201) throw new Error(`manifest: ${res.status} ${await res.text()}`);
 }
 
 async function manifests(base, ctx) {

@@ -1,4 +1,4 @@
-// The hot-path scenarios of issue 22 that need more than a token: a Plugin Call (Connect binary
+// The hot-path scenarios of bench/peers.mjs that need more than a token: a Plugin Call (Connect binary
 // unary ping, prebuilt Req messages) and a manifest GET by digest (a small image pushed first).
 // Used by bench/peers.mjs; bench/plugin.mjs and bench/registry.mjs keep their own fuller runs.
 import { createHash, randomFillSync, randomUUID } from "node:crypto";
@@ -34,17 +34,8 @@ export function pluginCallScenario(base, token, n = 64) {
 
 const sha = (b) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
 
-/** Pushes a small image into a new project of root; returns the manifest URL by digest and its headers. */
-export async function manifestByDigestScenario(base) {
-  const root = await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username: "root", password: ROOT_PASSWORD, scope: "api" })));
-  const auth = { Authorization: `Bearer ${root.access_token}`, "Content-Type": "application/json" };
-  const project = await json(await fetch(`${base}/api/v4/projects`, { method: "POST", headers: auth, body: JSON.stringify({ name: "bench-image", path: `bench-image-${Date.now()}` }) }));
-  const expires_at = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
-  const pat = await json(await fetch(`${base}/api/v4/users/1/personal_access_tokens`, { method: "POST", headers: auth, body: JSON.stringify({ name: "bench", scopes: ["write_registry"], expires_at }) }));
-  const name = project.path_with_namespace.toLowerCase();
-  const q = new URLSearchParams({ service: "container_registry", scope: `repository:${name}:pull,push` });
-  const jwt = await json(await fetch(`${base}/jwt/auth?${q}`, { headers: { Authorization: `Basic ${Buffer.from(`root:${pat.token}`).toString("base64")}` } }));
-  const bearer = { Authorization: `Bearer ${jwt.token}` };
+/** Pushes a small image (one 1 KiB layer) to `name` as `latest`; returns the manifest's JSON text. */
+export async function pushSmallImage(base, { name, bearer }) {
   const put = async (b) => {
     const res = await fetch(`${base}/v2/${name}/blobs/uploads/?digest=${sha(b)}`, { method: "POST", headers: bearer, body: b });
     if (res.status !== 201) throw new Error(`blob: ${res.status}`);
@@ -60,5 +51,20 @@ export async function manifestByDigestScenario(base) {
   });
   const res = await fetch(`${base}/v2/${name}/manifests/latest`, { method: "PUT", headers: { ...bearer, "Content-Type": "application/vnd.oci.image.manifest.v1+json" }, body: manifest });
   if (res.status !== 201) throw new Error(`manifest: ${res.status} ${await res.text()}`);
+  return manifest;
+}
+
+/** Pushes a small image into a new project of root; returns the manifest URL by digest and its headers. */
+export async function manifestByDigestScenario(base) {
+  const root = await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username: "root", password: ROOT_PASSWORD, scope: "api" })));
+  const auth = { Authorization: `Bearer ${root.access_token}`, "Content-Type": "application/json" };
+  const project = await json(await fetch(`${base}/api/v4/projects`, { method: "POST", headers: auth, body: JSON.stringify({ name: "bench-image", path: `bench-image-${Date.now()}` }) }));
+  const expires_at = new Date(Date.now() + 7 * 86400_000).toISOString().slice(0, 10);
+  const pat = await json(await fetch(`${base}/api/v4/users/1/personal_access_tokens`, { method: "POST", headers: auth, body: JSON.stringify({ name: "bench", scopes: ["write_registry"], expires_at }) }));
+  const name = project.path_with_namespace.toLowerCase();
+  const q = new URLSearchParams({ service: "container_registry", scope: `repository:${name}:pull,push` });
+  const jwt = await json(await fetch(`${base}/jwt/auth?${q}`, { headers: { Authorization: `Basic ${Buffer.from(`root:${pat.token}`).toString("base64")}` } }));
+  const bearer = { Authorization: `Bearer ${jwt.token}` };
+  const manifest = await pushSmallImage(base, { name, bearer });
   return { url: `${base}/v2/${name}/manifests/${sha(Buffer.from(manifest))}`, headers: { ...bearer, Accept: "application/vnd.oci.image.manifest.v1+json" } };
 }
