@@ -46,12 +46,17 @@ export async function makeUserWithToken(opts: { isAdmin?: boolean; scopes?: stri
  * client address (test/setup/apply-migrations.ts) unless the request names one.
  */
 export function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  const address = (globalThis as { testClientAddress?: string }).testClientAddress;
-  if (address && !headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", address);
+  const headers = fromTestAddress(new Headers(init.headers));
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
   const url = path.startsWith("http") ? path : `http://localhost${path}`;
   return exports.default.fetch(new Request(url, { ...init, headers }));
+}
+
+/** Sets this test file's client address (test/setup/apply-migrations.ts) unless the headers name one. */
+export function fromTestAddress(headers: Headers): Headers {
+  const address = (globalThis as { testClientAddress?: string }).testClientAddress;
+  if (address && !headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", address);
+  return headers;
 }
 
 /** call() from one client address, in CF-Connecting-IP as Cloudflare sets it (throttle and lockout tests). */

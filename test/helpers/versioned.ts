@@ -2,6 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import app from "../../src/app";
 import { withVars } from "../../src/config";
 import type { Bindings } from "../../src/env";
+import { fromTestAddress } from "./fixtures";
 
 /**
  * Calls the app at another service version: the same bindings (D1, R2, DOs) with SERVICE_VERSION
@@ -20,7 +21,7 @@ export function envAt(version: string): Bindings {
 }
 
 export async function callAt(version: string, path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
+  const headers = fromTestAddress(new Headers(init.headers));
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
   const url = path.startsWith("http") ? path : `http://localhost${path}`;
   const ctx = createExecutionContext();

@@ -7,6 +7,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import app from "../../src/app";
 import type { Bindings } from "../../src/env";
+import { fromTestAddress } from "../helpers/fixtures";
 import { HeaderSchema, Plugin, type Header } from "../../src/gen/proto/plugin_pb";
 
 /**
@@ -18,8 +19,10 @@ export type Protocol = "connect" | "connect-json" | "grpc-web";
 export const PROTOCOLS: Protocol[] = ["connect", "connect-json", "grpc-web"];
 
 export function workerFetch(vars?: Bindings): (req: Request) => Promise<Response> {
-  if (!vars) return (req) => exports.default.fetch(req);
-  return async (req) => app.fetch(req, vars, createExecutionContext());
+  // From this test file's client address, as fixtures' call() sends it.
+  const addressed = (req: Request) => (fromTestAddress(req.headers), req);
+  if (!vars) return (req) => exports.default.fetch(addressed(req));
+  return async (req) => app.fetch(addressed(req), vars, createExecutionContext());
 }
 
 /** The transport options of these clients: the Worker's own fetch, no compression. */
