@@ -9,7 +9,7 @@ import { isReservedTopLevelPath } from "../domain/namespace-paths";
  * with one regular expression, over a *routing path* in which a multi-segment project path is one
  * segment. RegExpRouter refuses a regex-constrained parameter beside any other route at the same
  * place (`/:project{a/b...}` beside `/oauth/...`), and Hono's SmartRouter would then fall back to
- * its TrieRouter for every request (about 48 µs each, issue 22). So no route pattern carries a
+ * its TrieRouter for every request (about 48 µs each, bench/RESULTS.md). So no route pattern carries a
  * regex: a project's pages and git's endpoints are registered under the canonical prefixes below
  * (`projectRoute`, `gitRoute`) with the project path as one parameter, and `routingPath` maps a
  * request's path onto them. test/http/router.test.ts fails if a route ever pushes the app off it.
