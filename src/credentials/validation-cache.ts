@@ -1,4 +1,5 @@
 import { getConfig } from "../config";
+import { ExpiringMap } from "../domain/expiring-map";
 import type { SinceVouched } from "../durable/token-family-state";
 import type { Bindings } from "../env";
 
@@ -16,15 +17,9 @@ import type { Bindings } from "../env";
  * it always expires no later than L after the object's last vouching, whatever the isolate's clock
  * says of the object's (both readings of an entry's life are on the isolate's own clock).
  */
-interface Entry<T> {
-  value: T;
-  /** Milliseconds since the epoch, on this isolate's clock. */
-  until: number;
-}
-
-/** A bound on memory: a busy isolate sees far fewer live tokens in L seconds than this. */
-const MAX_ENTRIES = 4096;
-const entries = new Map<string, Entry<unknown>>();
+/** A bound on memory: a busy isolate sees far fewer live tokens in L seconds than this. Times are
+ * milliseconds since the epoch on this isolate's clock. */
+const entries = new ExpiringMap<unknown>(4096);
 
 /** Observable counts (tests and bench/profile assert hits skip the object). */
 export const validationCacheStats = { hits: 0, misses: 0 };
@@ -40,12 +35,11 @@ export function validationCacheMs(env: Bindings): number {
  */
 export function recall<T>(env: Bindings, key: string, now: number): T | null {
   if (validationCacheMs(env) === 0) return null;
-  const hit = entries.get(key) as Entry<T> | undefined;
-  if (hit && hit.until > now) {
+  const hit = entries.get(key, now) as T | null;
+  if (hit !== null) {
     validationCacheStats.hits++;
-    return hit.value;
+    return hit;
   }
-  if (hit) entries.delete(key);
   validationCacheStats.misses++;
   return null;
 }
@@ -59,13 +53,7 @@ export function remember<T>(env: Bindings, key: string, value: T, askedAt: numbe
   if (bound === 0) return;
   const until = Math.min(askedAt + bound, expiresAt ?? Infinity);
   if (until <= askedAt) return;
-  if (entries.size >= MAX_ENTRIES) {
-    // The oldest insertion goes first (a Map iterates in insertion order).
-    const oldest = entries.keys().next().value;
-    if (oldest !== undefined) entries.delete(oldest);
-  }
-  entries.delete(key);
-  entries.set(key, { value, until });
+  entries.set(key, value, until);
 }
 
 /**

@@ -39,18 +39,19 @@ export async function createGroup(
   return group;
 }
 
-export async function createProject(
-  db: Db,
-  input: {
-    name: string;
-    path: string;
-    namespace: { kind: "group" | "user"; id: number; fullPath: string };
-    visibility: string;
-    description: string;
-    defaultBranch?: string;
-    creatorId: number;
-  },
-): Promise<ProjectRow> {
+/** What a new project row holds (the namespaces service adds the repository and the audit row). */
+export interface ProjectInsert {
+  name: string;
+  path: string;
+  /** Where it lives; the caller has checked that the actor may create projects there. */
+  namespace: { kind: "group" | "user"; id: number; fullPath: string };
+  visibility: string;
+  description: string;
+  defaultBranch?: string;
+  creatorId: number;
+}
+
+export async function createProject(db: Db, input: ProjectInsert): Promise<ProjectRow> {
   const now = Date.now();
   // Unique without regard to case within its namespace, and never a subgroup's full path.
   const [project] = await claimNamespacePath({ field: "path", value: input.path, topLevel: false }, () => db

@@ -1,6 +1,6 @@
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
-import { createGroup as insertGroup, createProject as insertProject } from "../db/namespaces";
+import { createGroup as insertGroup, createProject as insertProject, type ProjectInsert } from "../db/namespaces";
 import { deleteProjectRows, projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
 import type { GroupRow, ProjectRow } from "../db/projects";
 import { AppError } from "../domain/errors";
@@ -14,14 +14,7 @@ import { createProjectRepository, deleteProjectRepository, readmeCommit } from "
  * the acting user's access level); membership changes are in ./memberships.ts.
  */
 
-export interface NewProject {
-  name: string;
-  path: string;
-  /** Where it lives; the caller has checked that the actor may create projects there. */
-  namespace: { kind: "group" | "user"; id: number; fullPath: string };
-  visibility: string;
-  description: string;
-  defaultBranch?: string;
+export interface NewProject extends Omit<ProjectInsert, "creatorId"> {
   /** GitLab's initialize_with_readme: the repository starts with one README commit by `creator`. */
   readme: boolean;
   creator: { id: number; name: string; email: string };
@@ -34,15 +27,8 @@ export interface NewProject {
  */
 export async function createProject(env: Bindings, actor: AuditActor, input: NewProject): Promise<ProjectRow> {
   const db = getDb(env.DB);
-  const project = await insertProject(db, {
-    name: input.name,
-    path: input.path,
-    namespace: input.namespace,
-    visibility: input.visibility,
-    description: input.description,
-    defaultBranch: input.defaultBranch,
-    creatorId: input.creator.id,
-  });
+  const { readme: _readme, creator, ...row } = input;
+  const project = await insertProject(db, { ...row, creatorId: creator.id });
   await recordAudit(db, {
     action: "project_created",
     entityType: "project",

@@ -1,4 +1,5 @@
 import { getConfig } from "../config";
+import { ExpiringMap } from "../domain/expiring-map";
 import type { Bindings } from "../env";
 
 /**
@@ -18,15 +19,10 @@ export interface CachedManifest {
   content: string | null;
 }
 
-interface Entry {
-  value: CachedManifest;
-  until: number;
-}
-
 /** Memory bound: 256 entries of at most 64 KiB content each (16 MiB at worst; typical manifests are 1-2 KiB). */
 const MAX_ENTRIES = 256;
 export const CONTENT_MAX_BYTES = 64 * 1024;
-const entries = new Map<string, Entry>();
+const entries = new ExpiringMap<CachedManifest>(MAX_ENTRIES);
 
 /** Observable counts (tests and bench assert hits skip the database). */
 export const manifestCacheStats = { hits: 0, misses: 0 };
@@ -36,13 +32,11 @@ const boundMs = (env: Bindings) => getConfig(env).validationCacheSeconds * 1000;
 
 export function recallManifest(env: Bindings, projectId: number, image: string, digest: string, now = Date.now()): CachedManifest | null {
   if (boundMs(env) === 0) return null;
-  const key = keyOf(projectId, image, digest);
-  const hit = entries.get(key);
-  if (hit && hit.until > now) {
+  const hit = entries.get(keyOf(projectId, image, digest), now);
+  if (hit) {
     manifestCacheStats.hits++;
-    return hit.value;
+    return hit;
   }
-  if (hit) entries.delete(key);
   manifestCacheStats.misses++;
   return null;
 }
@@ -51,12 +45,8 @@ export function recallManifest(env: Bindings, projectId: number, image: string, 
 export function rememberManifest(env: Bindings, projectId: number, image: string, digest: string, m: CachedManifest, readAt: number): void {
   const bound = boundMs(env);
   if (bound === 0) return;
-  const key = keyOf(projectId, image, digest);
-  entries.delete(key);
-  // Oldest first out: a Map iterates in insertion order.
-  while (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
   const content = m.size <= CONTENT_MAX_BYTES ? m.content : null;
-  entries.set(key, { value: { ...m, content }, until: readAt + bound });
+  entries.set(keyOf(projectId, image, digest), { ...m, content }, readAt + bound);
 }
 
 /** A delete through this isolate (manifest, tag, repository): nothing removed is served from here again. */
