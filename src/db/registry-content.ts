@@ -101,6 +101,11 @@ export async function findUpload(db: Db, id: string, repositoryPath: string): Pr
   return row ?? null;
 }
 
+/** D1 binds at most 100 parameters a statement; the upload sweep lists up to 500 keys at once. */
+function* batchesOf<T>(items: T[], size = 90): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
 /** Takes the session for one writing request; null when it is unknown or another request holds it. */
 export async function claimUpload(db: Db, id: string, repositoryPath: string, holdMs: number): Promise<UploadRow | null> {
   const now = Date.now();
@@ -126,9 +131,12 @@ export async function deleteUpload(db: Db, id: string): Promise<void> {
 }
 
 export async function existingUploadIds(db: Db, ids: string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const rows = await db.select({ id: registryUploads.id }).from(registryUploads).where(inArray(registryUploads.id, ids));
-  return new Set(rows.map((r) => r.id));
+  const found = new Set<string>();
+  for (const slice of batchesOf([...new Set(ids)])) {
+    const rows = await db.select({ id: registryUploads.id }).from(registryUploads).where(inArray(registryUploads.id, slice));
+    for (const r of rows) found.add(r.id);
+  }
+  return found;
 }
 
 /** Sessions untouched since `before` (abandoned), oldest first. */
@@ -339,9 +347,12 @@ export async function projectRegistrySize(db: Db, projectId: number, extra: stri
   return (row?.blobs ?? 0) + (row?.manifests ?? 0);
 }
 
-/** Which of these R2 keys hold committed blobs. */
+/** Which of these R2 keys hold committed blobs (asked in batches, so any number of keys works). */
 export async function committedKeys(db: Db, keys: string[]): Promise<Set<string>> {
-  if (!keys.length) return new Set();
-  const rows = await db.select({ key: registryBlobs.r2Key }).from(registryBlobs).where(inArray(registryBlobs.r2Key, keys));
-  return new Set(rows.map((r) => r.key));
+  const found = new Set<string>();
+  for (const slice of batchesOf(keys)) {
+    const rows = await db.select({ key: registryBlobs.r2Key }).from(registryBlobs).where(inArray(registryBlobs.r2Key, slice));
+    for (const r of rows) found.add(r.key);
+  }
+  return found;
 }
