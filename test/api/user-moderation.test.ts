@@ -87,6 +87,40 @@ describe("POST /api/v4/users/:id/block (GitLab user moderation API)", () => {
   });
 });
 
+describe("an administrator's account actions never target their own account (the rule of block, for every action)", () => {
+  it("deactivate, block, unblock, activate and unlock of oneself are refused (403) and change nothing", async () => {
+    const { user: root, token } = await admin();
+    for (const action of ["deactivate", "block", "unblock", "activate", "unlock"]) {
+      const res = await act(root.id, action, token);
+      expect(res.status, action).toBe(403);
+      expect(((await res.json()) as { message: string }).message, action).toMatch(/^403 Forbidden - The API initiating user cannot be \w+ by the API$/);
+    }
+    const shown = (await (await call(`/api/v4/users/${root.id}`, { token })).json()) as { state: string };
+    expect(shown.state).toBe("active");
+    expect((await call("/api/v4/user", { token })).status).toBe(200);
+  });
+
+  it("under Sudo the initiating administrator is the one protected: deactivating them while acting as another administrator is refused", async () => {
+    const { user: root } = await admin();
+    const other = await makeUser({ isAdmin: true });
+    const sudoToken = await makePat(root.id, ["api", "sudo"]);
+    const res = await call(`/api/v4/users/${root.id}/deactivate`, { method: "POST", token: sudoToken, headers: { Sudo: other.username } });
+    expect(res.status).toBe(403);
+    expect((await call("/api/v4/user", { token: sudoToken })).status).toBe(200);
+  });
+
+  it("the admin page's Deactivate of one's own account is refused with the same sentence", async () => {
+    const root = await makeUser({ isAdmin: true });
+    const b = new Browser();
+    expect((await b.signIn(root.username, TEST_PASSWORD)).status).toBe(303);
+    await b.get(`/admin/users/${root.username}`);
+    const res = await b.post(`/admin/users/${root.username}/deactivate`, {});
+    expect(res.status).toBe(303);
+    expect(textOf(await (await b.get(res.headers.get("location")!)).text())).toContain("The API initiating user cannot be deactivated by the API");
+    expect((await b.get("/profile/personal_access_tokens")).status).toBe(200);
+  });
+});
+
 describe("POST /api/v4/users/:id/deactivate and /activate (GitLab user moderation API)", () => {
   it("refuses a user active in the past 90 days with GitLab's message", async () => {
     const { token } = await admin();

@@ -46,7 +46,6 @@ async function transition(env: Bindings, userId: number, from: UserState[], to: 
 
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.id === actor.id) throw accountStateError("forbidden", "The API initiating user cannot be blocked by the API");
   if (user.state === "blocked") return null;
   if (!(await transition(env, userId, ["active", "deactivated"], "blocked"))) return null;
   const db = getDb(env.DB);
