@@ -56,7 +56,7 @@ export const authorizationCodeGrant: Grant = {
       user: user ? { state: user.state } : null,
       resource,
     });
-    if (!result.ok) return refuseGrant(db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
+    if (!result.ok) return refuseGrant(env, db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.
     const [idToken] = await Promise.all([
       idTokenFor(env, issuer, result.family, { withNonce: true, recorded: true }),
