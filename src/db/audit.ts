@@ -36,6 +36,7 @@ export type AuditAction =
   | "sudo"
   | "account_guarded"
   | "oidc_signing_key_rotated"
+  | "registry_signing_key_rotated"
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
