@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { findApplicationByUid } from "../../src/db/applications";
+import { findApplicationByUid, saveMetadataDocumentApplication } from "../../src/db/applications";
 import { getDb } from "../../src/db/client";
 import { auditEvents } from "../../src/db/schema/accounts";
 import { Browser, signedInUser } from "../helpers/browser";
 import { callFrom } from "../helpers/fixtures";
-import { authorizeUrl, decide, pkce, unique } from "./helpers";
+import { authorizeUrl, decide, makeApp, pkce, unique } from "./helpers";
 
 /**
  * docs/agents.md, "Client ID Metadata Documents", the document client's cost and lifetime: a
@@ -116,5 +116,25 @@ describe("Client ID Metadata Documents: fetches throttled per client address (do
     const other = browserFrom(freshAddress());
     expect((await other.fetch(authorizeUrl(await authorizeParams(documentUrl())))).status).toBe(302);
     expect(fetched).toHaveLength(31);
+  });
+});
+
+describe("Client ID Metadata Documents: the migration that removes document clients no one approved", () => {
+  it("removes document applications that hold no grant, and keeps approved ones and other applications", async () => {
+    const db = getDb(env.DB);
+    const fields = { name: "Old", redirectUri: REDIRECT, scopes: ["read_user"], accessTokenTtlSeconds: 7200, expiresAt: Date.now() + 60_000 };
+    const unapproved = (await saveMetadataDocumentApplication(db, { ...fields, uid: documentUrl() }))!;
+    const approved = (await saveMetadataDocumentApplication(db, { ...fields, uid: documentUrl() }))!;
+    const { user } = await signedInUser();
+    await env.DB.prepare("INSERT INTO oauth_token_families (id, application_id, user_id, grant_type, scopes, status, created_at) VALUES (?, ?, ?, 'authorization_code', 'read_user', 'active', ?)")
+      .bind(unique("family"), approved.id, user.id, Date.now())
+      .run();
+    const { app: registered } = await makeApp();
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.includes("sweep_unapproved_document_clients"));
+    expect(migration).toBeDefined();
+    await env.DB.batch(migration!.queries.map((q) => env.DB.prepare(q)));
+    expect(await findApplicationByUid(db, unapproved.uid)).toBeNull();
+    expect(await findApplicationByUid(db, approved.uid)).not.toBeNull();
+    expect(await findApplicationByUid(db, registered.uid)).not.toBeNull();
   });
 });
