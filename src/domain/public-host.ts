@@ -42,43 +42,44 @@ function v6ToBigInt(ip: string): bigint | null {
   return groups ? groups.reduce((n, g) => (n << 16n) | BigInt(g), 0n) : null;
 }
 
-/** A table's rows as (first address, size) pairs of one width, parsed once. */
-function parseTable<T extends number | bigint>(rows: readonly SpecialRange[], parse: (ip: string) => T | null, width: number): Array<{ start: T; end: T }> {
-  return rows.map(({ cidr }) => {
-    const [base, bits] = cidr.split("/");
-    const start = parse(base);
-    if (start === null) throw new Error(`special-purpose table: ${cidr} is malformed`);
-    const size = 2n ** BigInt(width - Number(bits));
-    const end = typeof start === "bigint" ? start + size : Number(BigInt(start) + size);
-    return { start, end: end as T };
-  });
+/** An address of either family as a number, with its width; null when it is neither. */
+function addressValue(ip: string): { value: bigint; width: 32 | 128 } | null {
+  const v4 = v4ToInt(ip);
+  if (v4 !== null) return { value: BigInt(v4), width: 32 };
+  const v6 = v6ToBigInt(ip);
+  return v6 === null ? null : { value: v6, width: 128 };
 }
 
-const V4_RANGES = parseTable(IPV4_SPECIAL, v4ToInt, 32);
-const V6_RANGES = parseTable(IPV6_SPECIAL, v6ToBigInt, 128);
-const V6_GLOBAL_UNICAST = parseTable([{ cidr: "2000::/3", name: "Global Unicast (RFC 4291)" }], v6ToBigInt, 128)[0];
+/** A CIDR row as [first, last] of its family's width, parsed once at load (a malformed row fails loudly). */
+function rangeOf(cidr: string): { first: bigint; last: bigint; width: 32 | 128 } {
+  const [base, bits] = cidr.split("/");
+  const address = addressValue(base);
+  if (!address) throw new Error(`special-purpose table: ${cidr} is malformed`);
+  const size = 2n ** BigInt(address.width - Number(bits));
+  return { first: address.value, last: address.value + size - 1n, width: address.width };
+}
 
-/** The row of the special-purpose table an address falls in, or null for a public address. */
+/** Narrowest first, so an address in two rows (255.255.255.255 is in 240.0.0.0/4) gets the more specific one. */
+const RANGES = [...IPV4_SPECIAL, ...IPV6_SPECIAL].map((row) => ({ row, ...rangeOf(row.cidr) })).sort((a, b) => (a.last - a.first < b.last - b.first ? -1 : 1));
+const IPV6_GLOBAL_UNICAST = rangeOf("2000::/3");
+
+/** The most specific row of the special-purpose table an address (IPv4, or IPv6 without brackets) falls in; null when in none. */
 export function specialRangeOf(ip: string): SpecialRange | null {
-  const v4 = v4ToInt(ip);
-  if (v4 !== null) {
-    const i = V4_RANGES.findIndex((r) => v4 >= r.start && v4 < r.end);
-    return i < 0 ? null : IPV4_SPECIAL[i];
-  }
-  const v6 = v6ToBigInt(ip);
-  if (v6 === null) return { cidr: "", name: "not an address" };
-  const i = V6_RANGES.findIndex((r) => v6 >= r.start && v6 < r.end);
-  if (i >= 0) return IPV6_SPECIAL[i];
-  if (v6 < V6_GLOBAL_UNICAST.start || v6 >= V6_GLOBAL_UNICAST.end) return { cidr: "2000::/3", name: "outside Global Unicast (RFC 4291)" };
-  return null;
+  const address = addressValue(ip);
+  if (!address) return null;
+  const { value, width } = address;
+  return RANGES.find((r) => r.width === width && value >= r.first && value <= r.last)?.row ?? null;
 }
 
 export function isPublicIPv4(ip: string): boolean {
   return v4ToInt(ip) !== null && specialRangeOf(ip) === null;
 }
 
+/** Public: in global unicast (2000::/3) and in no row of the table. */
 export function isPublicIPv6(ip: string): boolean {
-  return v6ToBigInt(ip) !== null && specialRangeOf(ip) === null;
+  const v6 = v6ToBigInt(ip);
+  if (v6 === null || v6 < IPV6_GLOBAL_UNICAST.first || v6 > IPV6_GLOBAL_UNICAST.last) return false;
+  return specialRangeOf(ip) === null;
 }
 
 /** A DNS name that may name a public host: two labels or more, none empty, none of LOCAL_NAMES or under one. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPublicHost } from "../../src/domain/public-host";
+import { isPublicHost, specialRangeOf } from "../../src/domain/public-host";
 import { IPV4_SPECIAL, IPV6_SPECIAL, LOCAL_NAMES } from "../../src/domain/special-purpose-addresses";
 
 /**
@@ -84,6 +84,30 @@ describe("the public-host guard refuses loopback and local spellings (docs/agent
       expect(isPublicHost(first), `${cidr} ${first}`).toBe(false);
       expect(isPublicHost(last), `${cidr} ${last}`).toBe(false);
     }
+  });
+
+  it("every row is its own: the first and last address of each row fall in that row (the most specific one where rows nest)", () => {
+    const prefix = (cidr: string) => Number(cidr.split("/")[1]);
+    // The row itself, or a narrower row nested in it (255.255.255.255/32 in 240.0.0.0/4).
+    const within = (address: string, row: (typeof IPV4_SPECIAL)[number]) => {
+      const found = specialRangeOf(address);
+      expect(found, address).not.toBeNull();
+      if (found !== row) expect(prefix(found!.cidr), `${address}: ${found!.cidr} inside ${row.cidr}`).toBeGreaterThan(prefix(row.cidr));
+    };
+    for (const row of IPV4_SPECIAL) {
+      const { first, last } = v4Edges(row.cidr);
+      within(first, row);
+      within(last, row);
+    }
+    for (const row of IPV6_SPECIAL) {
+      const { first, last } = v6Edges(row.cidr);
+      within(first.slice(1, -1), row);
+      within(last.slice(1, -1), row);
+    }
+    expect(specialRangeOf("255.255.255.255")?.cidr).toBe("255.255.255.255/32");
+    expect(specialRangeOf("10.1.2.3")?.cidr).toBe("10.0.0.0/8");
+    expect(specialRangeOf("8.8.8.8")).toBeNull();
+    expect(specialRangeOf("2606:4700::1111")).toBeNull();
   });
 
   it("an IPv4 address just outside a row is judged by its own range, not the neighbour's", () => {
