@@ -1,4 +1,4 @@
-import type { MailTransport, OutgoingMail } from "./mail";
+import type { MailTransport, OutgoingMail } from "./message";
 
 /**
  * An HTTP mail API named by URL and key (MAIL_HTTP_URL, MAIL_HTTP_KEY): one POST of JSON

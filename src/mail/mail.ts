@@ -2,7 +2,10 @@ import { getConfig } from "../config";
 import type { Bindings } from "../env";
 import { httpApiTransport } from "./http-api";
 import { outboxTransport } from "./outbox";
+import type { Mail, MailTransport } from "./message";
 import { sendEmailBindingTransport } from "./send-email-binding";
+
+export type { Mail } from "./message";
 
 /**
  * The one mail interface (DESIGN, Platform and dependencies: mail): a plain-text message and a
@@ -14,21 +17,6 @@ import { sendEmailBindingTransport } from "./send-email-binding";
  * Never a home-made SMTP client. A Worker with none of them sends nothing and says so in its log
  * (the pages answer as if it had, so nobody learns which addresses exist).
  */
-export interface Mail {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-/** A message with its sender, as a transport receives it. */
-export interface OutgoingMail extends Mail {
-  from: string;
-}
-
-export interface MailTransport {
-  name: "http_api" | "send_email" | "outbox";
-  send(mail: OutgoingMail): Promise<void>;
-}
 
 /** The transport this Worker is configured with, or null when it has none. */
 export function mailTransport(env: Bindings): MailTransport | null {

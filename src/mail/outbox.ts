@@ -1,6 +1,6 @@
 import { getDb } from "../db/client";
 import { deleteOutboxMailBefore, storeOutboxMail } from "../db/mail-outbox";
-import type { MailTransport, OutgoingMail } from "./mail";
+import type { MailTransport, OutgoingMail } from "./message";
 
 /** How long the local outbox keeps a message: a day is plenty to open a link while developing. */
 const KEEP_MS = 24 * 3600_000;

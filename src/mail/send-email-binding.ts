@@ -1,4 +1,4 @@
-import type { MailTransport, OutgoingMail } from "./mail";
+import type { MailTransport, OutgoingMail } from "./message";
 
 /**
  * Cloudflare's `send_email` binding (Email Service): the structured message builder, so the
