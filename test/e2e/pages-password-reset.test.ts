@@ -54,7 +54,7 @@ describe("password reset by mail in Chromium, through the local outbox", () => {
       await fits(page);
       await shot(page, `password-reset-edit-${size.name}`);
       const password = `${NEW_PASSWORD} ${size.name}`;
-      await page.getByLabel("New password").fill(password);
+      await page.getByLabel("New password", { exact: true }).fill(password);
       await page.getByLabel("Confirm new password").fill(password);
       await page.getByRole("button", { name: "Change your password" }).click();
       await page.waitForLoadState("load");
@@ -80,7 +80,7 @@ describe("password reset by mail in Chromium, through the local outbox", () => {
     await page.waitForLoadState("load");
     const link = (await page.locator("a", { hasText: "/users/password/edit?reset_password_token=" }).getAttribute("href"))!;
     await page.goto(link);
-    await page.getByLabel("New password").fill(NEW_PASSWORD);
+    await page.getByLabel("New password", { exact: true }).fill(NEW_PASSWORD);
     await page.getByLabel("Confirm new password").fill(NEW_PASSWORD);
     await page.getByRole("button", { name: "Change your password" }).click();
     await page.waitForLoadState("load");

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../env";
 import { disableTwoFactorOfUser } from "../../services/accounts/admin-two-factor";
 import { updateUser } from "../../services/accounts/user-edit";
 import { reasonOf } from "../../domain/errors";
+import { issuerOf } from "../../oauth/issuer";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam } from "./errors";
 import { boolParam, displayName, idParam, text } from "./params";
@@ -36,7 +37,8 @@ userAdmin.put("/users/:id", requireAuth(WRITE_API), requireAdmin, validateParams
   }
   const origin = new URL(c.req.url).origin;
   try {
-    const user = await updateUser(c.env, origin, requestActor(c), id.data, {
+    // A confirmation link names the address people use (ISSUER), else this request's origin.
+    const user = await updateUser(c.env, issuerOf(c), requestActor(c), id.data, {
       name: input.name,
       username: input.username,
       email: input.email,

@@ -2,7 +2,9 @@ import { confirmUnconfirmedEmail, findUserByConfirmationToken, storeUnconfirmedE
 import { recordAudit, type AuditActor } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import type { UserRow } from "../../db/users";
+import { takenFields, type UserRow } from "../../db/users";
+import { AppError } from "../../domain/errors";
+import { verifyReenteredPassword } from "./password-reentry";
 import type { Bindings } from "../../env";
 import { userChanged } from "../../credentials/user-credentials";
 import { sendMail } from "../../mail/mail";
@@ -32,6 +34,21 @@ export async function requestEmailChange(env: Bindings, origin: string, actor: A
   });
   await recordAudit(db, { action: "email_confirmation_sent", actor, entityType: "user", entityId: user.id, details: { mail_sent: sent } });
   await userChanged(env, user.id);
+}
+
+export const EMAIL_CHANGE_FAILURES = ["wrong_password", "taken", "unchanged"] as const;
+const emailChangeError = (reason: (typeof EMAIL_CHANGE_FAILURES)[number]) => new AppError("invalid", `email change ${reason}`, { reason });
+
+/**
+ * A user changes their own address (GitLab's Edit profile): the current password first (GitLab's
+ * validate_password_for_email_change, throttled like every re-entered password), then a
+ * confirmation link to the new address; the old one stays in force until it is opened.
+ */
+export async function requestOwnEmailChange(env: Bindings, origin: string, user: UserRow, input: { email: string; password: string }, ip: string | null): Promise<void> {
+  if (input.email.toLowerCase() === user.email.toLowerCase()) throw emailChangeError("unchanged");
+  if (!(await verifyReenteredPassword(env, input.password, user.passwordHash, ip))) throw emailChangeError("wrong_password");
+  if ((await takenFields(getDb(env.DB), "", input.email)).email) throw emailChangeError("taken");
+  await requestEmailChange(env, origin, { id: user.id, ip }, user, input.email);
 }
 
 /** Confirms by the mailed link: the new address takes effect once. False for an unknown, spent or expired link. */

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { reasonOf } from "../../domain/errors";
 import { clientAddress } from "../../http/client-address";
+import { issuerOf } from "../../oauth/issuer";
 import { RESET_FAILURES, requestPasswordReset, resetPassword, userOfResetToken } from "../../services/accounts/password-reset";
 import { confirmEmail } from "../../services/accounts/email-confirmation";
 import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
@@ -85,7 +86,8 @@ passwordReset.post("/users/password", async (c) => {
   const ip = clientAddress(c.req.raw, c.env);
   const token = field("reset_password_token");
   if (!token) {
-    await requestPasswordReset(c.env, new URL(c.req.url).origin, field("email").slice(0, 254), ip);
+    // Links in mail name the address people use (ISSUER), else this request's origin.
+    await requestPasswordReset(c.env, issuerOf(c), field("email").slice(0, 254), ip);
     setFlash(c, SENT);
     return c.redirect("/users/sign_in", 303);
   }
