@@ -51,6 +51,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: "two-factor", who: "admin", path: () => "/profile/two_factor_auth" },
   { name: "password", who: "admin", path: () => "/profile/password/edit" },
   { name: "password-expired", who: "admin", path: () => "/profile/password/new" },
+  { name: "profile-email", who: "admin", path: () => "/profile/email" },
   { name: "active-sessions", who: "admin", path: () => "/profile/active_sessions" },
   { name: "authentication-log", who: "admin", path: () => "/profile/authentication_log" },
   { name: "device", who: "admin", path: () => "/oauth/device" },
