@@ -20,7 +20,7 @@ user.password = os.environ["NEW_PASSWORD"]
 user.save()
 out = {"id": user.id, "username": username, "name": gl.users.get(user.id).name}
 try:
-    gl.http_patch("/users/%d/disable_two_factor" % user.id)
+    gl.http_request("patch", "/users/%d/disable_two_factor" % user.id)
     out["disable_two_factor"] = "no error"
 except gitlab.exceptions.GitlabHttpError as e:
     out["disable_two_factor"] = {"status": e.response_code, "message": str(e.error_message)}
