@@ -103,6 +103,18 @@ describe("PUT /api/v4/users/:id (GitLab's users API, administrators)", () => {
     expect((await browser.get("/profile/applications")).status).toBe(200);
   });
 
+  it("a password set by an administrator gives no API token (password grant invalid_grant) until the user chose their own", async () => {
+    const { token } = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    expect((await put(user.id, { password: NEW_PASSWORD }, token)).status).toBe(200);
+    const grant = () => call("/oauth/token", { method: "POST", body: new URLSearchParams({ grant_type: "password", username: user.username, password: NEW_PASSWORD }) });
+    const refused = await grant();
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string; error_description: string })).toMatchObject({ error: "invalid_grant", error_description: expect.stringContaining("expired") });
+    await env.DB.prepare("UPDATE users SET password_expires_at = NULL WHERE id = ?").bind(user.id).run();
+    expect((await grant()).status).toBe(200);
+  });
+
   it("an administrator's own new password does not expire", async () => {
     const { user: admin, token } = await makeUserWithToken({ isAdmin: true });
     expect((await put(admin.id, { password: NEW_PASSWORD }, token)).status).toBe(200);
