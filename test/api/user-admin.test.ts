@@ -5,7 +5,7 @@ import { createProject } from "../../src/db/namespaces";
 import { enableOtp } from "../../src/db/two-factor";
 import { Browser, signedInUser, textOf } from "../helpers/browser";
 import { TEST_PASSWORD, call, makePat, makeUser, makeUserWithToken, unique } from "../helpers/fixtures";
-import { pkceTokens, refresh } from "../oauth/helpers";
+import { REDIRECT, makeApp, pkce, pkceTokens, refresh } from "../oauth/helpers";
 import { latestMailTo } from "../helpers/outbox";
 
 /**
@@ -101,6 +101,27 @@ describe("PUT /api/v4/users/:id (GitLab's users API, administrators)", () => {
     expect(done.status).toBe(303);
     expect(done.headers.get("location")).toBe("/profile/personal_access_tokens");
     expect((await browser.get("/profile/applications")).status).toBe(200);
+  });
+
+  it("an OAuth authorization request waits too: with an expired password /oauth/authorize leads to /profile/password/new, and back to the request after", async () => {
+    const { token } = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    expect((await put(user.id, { password: NEW_PASSWORD }, token)).status).toBe(200);
+    const browser = new Browser();
+    await browser.signIn(user.username, NEW_PASSWORD, "/");
+    const { app } = await makeApp({ confidential: false });
+    const { challenge } = await pkce();
+    const query = new URLSearchParams({ client_id: app.uid, redirect_uri: REDIRECT, response_type: "code", scope: "api", code_challenge: challenge, code_challenge_method: "S256", state: "s1" });
+    const res = await browser.get(`/oauth/authorize?${query}`);
+    expect(res.status).toBe(302);
+    const location = res.headers.get("location")!;
+    expect(location).toMatch(/^\/profile\/password\/new\?redirect_to=%2Foauth%2Fauthorize%3Fpending%3D/);
+    await browser.get(location);
+    const chosen = "my own Password after all 3";
+    const done = await browser.post("/profile/password/new", { current_password: NEW_PASSWORD, password: chosen, password_confirmation: chosen, redirect_to: decodeURIComponent(location.split("redirect_to=")[1]) });
+    const back = await browser.get(done.headers.get("location")!);
+    expect(back.status).toBe(200);
+    expect(textOf(await back.text())).toContain("Authorize");
   });
 
   it("a password set by an administrator gives no API token (password grant invalid_grant) until the user chose their own", async () => {
