@@ -1,3 +1,4 @@
+import { passwordExpired } from "../services/accounts/password-expiry";
 import { Hono, type Context } from "hono";
 import { getConfig } from "../config";
 import type { ApplicationRow } from "../db/applications";
@@ -135,17 +136,20 @@ routes.get("/authorize", async (c) => {
  * The sign-in redirect: the request waits server-side and the redirect carries only its id, so a
  * long authorize URL survives sign-in (issue 8, item 12).
  */
-async function signInFirst(c: Context<AppEnv>, r: AuthorizeRequest, params: URLSearchParams): Promise<Response> {
+async function signInFirst(c: Context<AppEnv>, r: AuthorizeRequest, params: URLSearchParams, page = "/users/sign_in"): Promise<Response> {
   const query = params.toString();
   if (query.length > MAX_PENDING_QUERY_LENGTH) {
     return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: "invalid_request", description: "The authorization request is too long.", state: r.state }, 302);
   }
   const id = await savePendingAuthorization(getDb(c.env.DB), query);
-  return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(`/oauth/authorize?pending=${id}`)}`, 302);
+  return c.redirect(`${page}?redirect_to=${encodeURIComponent(`/oauth/authorize?pending=${id}`)}`, 302);
 }
 
 /** Sign in, sign in again, approve at once, an error, or the consent page (OIDC prompt and max_age; src/oauth/oidc/prompt.ts). */
 async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow | null, params: URLSearchParams): Promise<Response> {
+  // A password an administrator set must be replaced before anything else (GitLab's
+  // check_password_expiration); the request waits, as it does for sign-in.
+  if (user && passwordExpired(user)) return signInFirst(c, r, params, "/profile/password/new");
   const decision = decidePrompt(r.oidc, {
     signedIn: user !== null,
     authTime: await sessionAuthTime(c),
