@@ -36,8 +36,9 @@ app.use(requestLog);
 const apiCors = cors({
   origin: (origin) => origin,
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-  allowHeaders: ["Authorization", "Content-Type", "PRIVATE-TOKEN", "X-Requested-With"],
-  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset", "X-Request-Id"],
+  // DPoP (RFC 9449): browser clients send the proof and read the nonce and the challenge.
+  allowHeaders: ["Authorization", "Content-Type", "PRIVATE-TOKEN", "X-Requested-With", "DPoP"],
+  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset", "X-Request-Id", "DPoP-Nonce", "WWW-Authenticate"],
   maxAge: 600,
   credentials: false,
 });

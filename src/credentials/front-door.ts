@@ -7,6 +7,8 @@ import { clientAddress } from "../http/client-address";
 import { countBearerFailure } from "./bearer-throttle";
 import { countAddressFailure } from "./failed-auth-throttle";
 import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
+import { requireBinding, startProofCheck, type PendingProof } from "./dpop-binding";
+import { DpopError } from "./dpop-proof";
 import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
@@ -78,8 +80,14 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   let caller: Caller;
   try {
-    caller = await resolveCaller(door, a, presented.secret, presented.username);
+    // RFC 9449: a proof sent with the DPoP scheme is verified first (CPU), and its single use is
+    // checked beside the token's own hop, not after it (dpop-binding.ts).
+    const pending = await startProofCheck(a.env, a.req, presented);
+    [caller] = await Promise.all([resolveCaller(door, a, presented.secret, presented.username), pending?.replay]);
+    bindingHolds(caller, pending);
   } catch (err) {
+    // A request for a nonce is the protocol's normal first round, not a failed credential.
+    if (err instanceof DpopError && err.dpopError === "use_dpop_nonce") throw err;
     if (err instanceof AuthError) return refuse(door, a, err);
     throw err;
   }
@@ -97,6 +105,12 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   if (door.scopes) requireScopes(principal, door.scopes);
   return { ...caller, principal };
+}
+
+/** The token's key binding and the request's proof agree (deploy tokens are never bound). */
+function bindingHolds(caller: Caller, pending: PendingProof | null): void {
+  if (caller.kind === "user") requireBinding(caller.principal.dpopJkt, pending);
+  else if (pending) requireBinding(null, pending);
 }
 
 async function resolveCaller(door: Door, a: Admission, secret: string, login: string | null): Promise<Caller> {

@@ -17,6 +17,7 @@ export interface NewApplication {
   scopes: string[];
   confidential?: boolean;
   expireAccessTokens?: boolean;
+  dpopBoundAccessTokens?: boolean;
   trusted?: boolean;
   ownerId?: number | null;
   accessTokenTtlSeconds?: number;
@@ -39,6 +40,7 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
       scopes: formatScopes(input.scopes),
       confidential: input.confidential ?? true,
       expireAccessTokens: input.expireAccessTokens ?? true,
+      dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
       trusted: input.trusted ?? false,
       ownerId: input.ownerId ?? null,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? 7200,
@@ -98,7 +100,7 @@ export async function listApplications(db: Db, ownerId?: number | null): Promise
 export async function updateApplication(
   db: Db,
   id: number,
-  patch: Partial<Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "trusted" | "accessTokenTtlSeconds">>,
+  patch: Partial<Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "dpopBoundAccessTokens" | "trusted" | "accessTokenTtlSeconds">>,
 ): Promise<ApplicationRow | null> {
   const [row] = await db.update(applications).set(patch).where(eq(applications.id, id)).returning();
   return row ?? null;

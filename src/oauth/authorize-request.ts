@@ -25,6 +25,8 @@ export interface AuthorizeRequest {
   resource: string;
   /** The `resource` parameter as sent (echoed by the consent form), or null. */
   resourceIndicator: string | null;
+  /** RFC 9449 §10: the thumbprint of the key the code is bound to (`dpop_jkt`), or null. */
+  dpopJkt: string | null;
 }
 
 export type AuthorizeCheck =
@@ -124,7 +126,12 @@ export function checkAuthorizeRequest(
   if (resource === null) return fail("invalid_target", "The requested resource is not a resource of this server.");
   const oidc = readOidcParams(q);
   if (!oidc.ok) return fail("invalid_request", oidc.description);
-  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator } };
+  // RFC 9449 §10: a SHA-256 JWK thumbprint, base64url without padding (43 characters).
+  const dpopJkt = q("dpop_jkt") ?? null;
+  if (dpopJkt !== null && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt)) return fail("invalid_request", "dpop_jkt is not a JWK SHA-256 thumbprint.");
+  // RFC 9449 §5.2: a client that requires DPoP gets no token it could not bind (the implicit grant's).
+  if (responseType === "token" && app.dpopBoundAccessTokens) return fail("unauthorized_client", "This client requires DPoP-bound access tokens: use the authorization code flow.");
+  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator, dpopJkt } };
 }
 
 /** The redirect back to the client, with iss on every response (RFC 9207 §2). */

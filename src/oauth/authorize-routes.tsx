@@ -81,7 +81,7 @@ async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, s
     // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
     const [authTime, claims] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);
     const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
-    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource });
+    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource, dpopJkt: r.dpopJkt });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
   const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env), user, resource: r.resource });

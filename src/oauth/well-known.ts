@@ -5,6 +5,7 @@ import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
 import { CLAIMS_SUPPORTED } from "./oidc/claims";
+import { DPOP_SIGNING_ALGS } from "../credentials/dpop-proof";
 
 /**
  * RFC 8414 authorization server metadata at /.well-known/oauth-authorization-server and OpenID
@@ -35,6 +36,8 @@ function metadata(c: Context<AppEnv>) {
     revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
+    // RFC 9449 §5.1: DPoP proofs at the token endpoint and every resource door (docs/oauth.md).
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],

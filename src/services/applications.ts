@@ -33,6 +33,8 @@ export interface ApplicationFields {
   accessTokenExpiresIn?: string | number;
   confidential: boolean;
   expireAccessTokens: boolean;
+  /** RFC 9449 §5.2: only DPoP-bound tokens for this client; absent keeps the current value (default off). */
+  dpopBoundAccessTokens?: boolean;
   trusted?: boolean;
 }
 
@@ -77,6 +79,7 @@ export async function createApplication(
     confidential: input.confidential,
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expireAccessTokens,
+    dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
     ownerId: input.ownerId,
   });
   await audit(env, actor, "application_created", row);
@@ -98,11 +101,12 @@ export async function updateApplication(
     scopes: formatScopes(checked.value.scopes),
     confidential: input.confidential,
     expireAccessTokens: input.expireAccessTokens,
+    ...(input.dpopBoundAccessTokens === undefined ? {} : { dpopBoundAccessTokens: input.dpopBoundAccessTokens }),
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });
   if (!row) return { ok: false, errors: { name: ["no longer exists"] } };
-  await audit(env, actor, "application_updated", row, { trusted: row.trusted });
+  await audit(env, actor, "application_updated", row, { trusted: row.trusted, dpop_bound_access_tokens: row.dpopBoundAccessTokens });
   return { ok: true, row };
 }
 

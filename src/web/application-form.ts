@@ -17,6 +17,7 @@ export async function readApplicationForm(c: Context<any>, opts: { trusted?: boo
     scopes,
     confidential: body.confidential !== undefined,
     expireAccessTokens: body.expire_access_tokens !== undefined,
+    dpopBoundAccessTokens: body.dpop_bound_access_tokens !== undefined,
     accessTokenExpiresIn: one(body.access_token_expires_in),
     ...(opts.trusted ? { trusted: body.trusted !== undefined } : {}),
   };
@@ -31,6 +32,7 @@ export function applicationFieldsOf(v: AppFormValues): ApplicationFields {
     accessTokenExpiresIn: v.accessTokenExpiresIn,
     confidential: v.confidential,
     expireAccessTokens: v.expireAccessTokens,
+    dpopBoundAccessTokens: v.dpopBoundAccessTokens,
     ...(v.trusted === undefined ? {} : { trusted: v.trusted }),
   };
 }

@@ -26,6 +26,8 @@ function entity(app: ApplicationRow) {
     application_name: app.name,
     callback_url: app.redirectUri,
     confidential: app.confidential,
+    // Not in GitLab's entity: RFC 9449 §5.2, the client gets only DPoP-bound tokens (docs/oauth.md).
+    dpop_bound_access_tokens: app.dpopBoundAccessTokens,
     // Not in GitLab's entity: the application's access-token lifetime (docs/rest-api.md).
     access_token_expires_in: app.accessTokenTtlSeconds,
   };
@@ -39,6 +41,8 @@ const NewApplication = z.object({
   /** Not in GitLab's API (an admin-area checkbox there); accepted here so scripts can set it. */
   trusted: boolParam.optional(),
   expire_access_tokens: boolParam.optional(),
+  /** Not in GitLab's API: RFC 9449 §5.2's client metadata name; default false. */
+  dpop_bound_access_tokens: boolParam.optional(),
   /** Access-token lifetime in seconds (not in GitLab's API; Doorkeeper's name). Default: ACCESS_TOKEN_TTL_SECONDS. */
   access_token_expires_in: z.union([z.string().max(16), z.number()]).optional(),
 });
@@ -53,6 +57,7 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     confidential: input.confidential ?? true,
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expire_access_tokens ?? true,
+    dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
     ownerId: null,
   });
   if (!created.ok) throw new ApiError(400, { message: created.errors });

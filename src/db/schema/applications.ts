@@ -31,6 +31,11 @@ export const applications = sqliteTable(
      * every other application.
      */
     metadataExpiresAt: integer("metadata_expires_at"),
+    /**
+     * RFC 9449 §5.2 (dpop_bound_access_tokens): the token endpoint issues this client only
+     * DPoP-bound tokens, refusing a request without a proof.
+     */
+    dpopBoundAccessTokens: integer("dpop_bound_access_tokens", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],

@@ -22,6 +22,8 @@ export interface Registration {
   redirectUris: string[];
   scopes: string[];
   clientName: string;
+  /** RFC 9449 §5.2 dpop_bound_access_tokens: only DPoP-bound tokens for this client. */
+  dpopBoundAccessTokens: boolean;
 }
 
 export type ApplicationType = "web" | "native";
@@ -84,6 +86,8 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   const forbidden = requested.filter((s) => FORBIDDEN_SCOPES.includes(s));
   if (forbidden.length > 0) throw bad(`The ${forbidden.join(", ")} scope cannot be registered dynamically.`);
 
+  if (m.dpop_bound_access_tokens !== undefined && typeof m.dpop_bound_access_tokens !== "boolean") throw bad("dpop_bound_access_tokens must be a boolean.");
+  const dpopBoundAccessTokens = m.dpop_bound_access_tokens === true;
   const applicationType = checkApplicationType(m.application_type, uris, allowInsecureRedirects);
   const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
   const checked = validateApplicationInput({ name, redirectUri: uris.join("\n"), scopes: requested }, allowInsecureRedirects);
@@ -92,5 +96,5 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
     if (checked.errors.scopes) throw bad(`scope ${checked.errors.scopes[0]}`);
     throw bad(Object.entries(checked.errors).map(([k, v]) => `${k} ${v![0]}`)[0]);
   }
-  return { applicationType, name: checked.value.name, redirectUris: checked.value.redirectUri.split("\n"), scopes: checked.value.scopes, clientName };
+  return { applicationType, name: checked.value.name, redirectUris: checked.value.redirectUri.split("\n"), scopes: checked.value.scopes, clientName, dpopBoundAccessTokens };
 }

@@ -44,6 +44,7 @@ routes.post("/register", async (c) => {
     trusted: false,
     ownerId: null,
     dynamic: true,
+    dpopBoundAccessTokens: reg.dpopBoundAccessTokens,
     accessTokenTtlSeconds: newApplicationTtl(c.env),
   });
   await countAttempt(c.env, "dynamic_registration", keys);
@@ -59,6 +60,7 @@ routes.post("/register", async (c) => {
       response_types: ["code"],
       scope: formatScopes(reg.scopes),
       ...(reg.applicationType ? { application_type: reg.applicationType } : {}),
+      dpop_bound_access_tokens: reg.dpopBoundAccessTokens,
     },
     201,
     { "Cache-Control": "no-store" },

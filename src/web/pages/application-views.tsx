@@ -15,13 +15,15 @@ export interface AppFormValues {
   scopes: string[];
   confidential: boolean;
   expireAccessTokens: boolean;
+  /** RFC 9449 §5.2: issue only DPoP-bound tokens (unchecked: absent from the post). */
+  dpopBoundAccessTokens: boolean;
   /** Seconds, as typed; empty on a new application: the configured default. */
   accessTokenExpiresIn: string;
   /** Skip the consent page; only the admin area's form offers it (undefined elsewhere). */
   trusted?: boolean;
 }
 
-export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, accessTokenExpiresIn: "" };
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, accessTokenExpiresIn: "" };
 
 export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
@@ -30,6 +32,7 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     scopes: parseScopes(app.scopes),
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
+    dpopBoundAccessTokens: app.dpopBoundAccessTokens,
     accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
     trusted: app.trusted,
   };
@@ -72,6 +75,14 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
         <input type="checkbox" id="application_expire_access_tokens" name="expire_access_tokens" value="1" checked={values.expireAccessTokens} aria-describedby="expire_hint" />
         <label for="application_expire_access_tokens">Expire access tokens</label>
         <p class="hint" id="expire_hint">Access tokens expire after the lifetime below; use the refresh token to get a new one.</p>
+      </div>
+      <div class="checkbox">
+        <input type="checkbox" id="application_dpop_bound_access_tokens" name="dpop_bound_access_tokens" value="1" checked={values.dpopBoundAccessTokens} aria-describedby="dpop_hint" />
+        <label for="application_dpop_bound_access_tokens">Require DPoP-bound tokens</label>
+        <p class="hint" id="dpop_hint">
+          Every token request must carry a DPoP proof (RFC 9449): tokens are bound to the application's key, and a stolen
+          token is useless without it. Requests without a proof are refused.
+        </p>
       </div>
       {values.trusted === undefined ? null : (
         <div class="checkbox">
@@ -141,6 +152,8 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.confidential ? "Yes" : "No"}</dd>
         <dt>Expire access tokens</dt>
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
+        <dt>Require DPoP-bound tokens</dt>
+        <dd>{app.dpopBoundAccessTokens ? "Yes" : "No"}</dd>
         <dt>Access token lifetime</dt>
         <dd>{app.accessTokenTtlSeconds} seconds</dd>
         {app.ownerId === null ? (
