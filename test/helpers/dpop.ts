@@ -31,7 +31,7 @@ export async function proof(key: DpopKey, htu: string, opts: ProofOptions = {}):
   const claims: Record<string, unknown> = {
     jti: opts.jti ?? crypto.randomUUID(),
     htm: opts.htm ?? "POST",
-    htu: htu.startsWith("http") ? htu : `http://localhost${htu}`,
+    htu: /^https?:/i.test(htu) ? htu : `http://localhost${htu}`,
     iat: opts.iat ?? Math.floor(Date.now() / 1000),
   };
   if (opts.nonce) claims.nonce = opts.nonce;
