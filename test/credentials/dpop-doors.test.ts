@@ -1,4 +1,6 @@
+import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { ReqSchema } from "../../src/gen/proto/plugin_pb";
 import { AccessLevel } from "../../src/domain/access";
 import { dpopKey, proof, serverNonce, type DpopKey } from "../helpers/dpop";
 import { TEST_PASSWORD, call, makeUser } from "../helpers/fixtures";
@@ -165,6 +167,22 @@ describe("RFC 9449 DPoP at the other doors", () => {
     const refused = await call("/proto.Plugin/Call", { ...init, token: b.token });
     expect(((await refused.json()) as { code: string }).code).toBe("unauthenticated");
     expectChallenge(refused, "invalid_token");
+  });
+
+  it("§7.1 Plugin RPC (gRPC-Web): accepted with a proof; §7.2 refused as Bearer (grpc-status 16) with the DPoP challenge", async () => {
+    const b = await boundToken();
+    const message = toBinary(ReqSchema, create(ReqSchema, { Header: { UUID: crypto.randomUUID(), Func: "ping", Timestamp: BigInt(Date.now()) }, Data: new TextEncoder().encode("hi") }));
+    const framed = new Uint8Array(5 + message.byteLength);
+    new DataView(framed.buffer).setUint32(1, message.byteLength);
+    framed.set(message, 5);
+    const init = () => ({ method: "POST", body: framed, headers: { "Content-Type": "application/grpc-web+proto", "X-Grpc-Web": "1" } });
+    const ok = await dpopCall(b, "/proto.Plugin/Call", init());
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("grpc-status")).toBeNull();
+    expect(new TextDecoder().decode(await ok.arrayBuffer())).toMatch(/grpc-status: ?0\r\n/);
+    const refused = await call("/proto.Plugin/Call", { ...init(), token: b.token });
+    expect(new TextDecoder().decode(await refused.arrayBuffer())).toMatch(/grpc-status: ?16/);
+    expect(refused.headers.get("WWW-Authenticate")).toContain('DPoP error="invalid_token"');
   });
 
   it("§7.2 git over HTTPS: a bound token as the Basic password (no proof possible) is refused with 401", async () => {
