@@ -34,14 +34,28 @@ export interface ApplicationFields {
   confidential: boolean;
   expireAccessTokens: boolean;
   trusted?: boolean;
+  /** The client's public keys (JWK Set, object or JSON text) or their URL, and its token endpoint method (src/domain/client-key-set.ts). */
+  jwks?: unknown;
+  jwksUri?: string | null;
+  tokenEndpointAuthMethod?: string | null;
 }
 
 export type ApplicationResult<T> = ({ ok: true } & T) | { ok: false; errors: ApplicationErrors };
 
 function check(env: Bindings, input: ApplicationFields) {
   return validateApplicationInput(
-    { name: input.name, redirectUri: input.redirectUri, scopes: input.scopes, accessTokenExpiresIn: input.accessTokenExpiresIn },
+    {
+      name: input.name,
+      redirectUri: input.redirectUri,
+      scopes: input.scopes,
+      accessTokenExpiresIn: input.accessTokenExpiresIn,
+      jwks: input.jwks,
+      jwksUri: input.jwksUri,
+      tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+      confidential: input.confidential,
+    },
     getConfig(env).allowInsecureRedirects,
+    { allowLoopbackKeys: getConfig(env).allowLoopbackClientMetadata },
   );
 }
 
@@ -98,6 +112,9 @@ export async function updateApplication(
     scopes: formatScopes(checked.value.scopes),
     confidential: input.confidential,
     expireAccessTokens: input.expireAccessTokens,
+    jwks: checked.value.jwks,
+    jwksUri: checked.value.jwksUri,
+    tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });

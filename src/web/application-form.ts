@@ -18,6 +18,9 @@ export async function readApplicationForm(c: Context<any>, opts: { trusted?: boo
     confidential: body.confidential !== undefined,
     expireAccessTokens: body.expire_access_tokens !== undefined,
     accessTokenExpiresIn: one(body.access_token_expires_in),
+    jwks: one(body.jwks),
+    jwksUri: one(body.jwks_uri),
+    tokenEndpointAuthMethod: one(body.token_endpoint_auth_method),
     ...(opts.trusted ? { trusted: body.trusted !== undefined } : {}),
   };
 }
@@ -31,6 +34,9 @@ export function applicationFieldsOf(v: AppFormValues): ApplicationFields {
     accessTokenExpiresIn: v.accessTokenExpiresIn,
     confidential: v.confidential,
     expireAccessTokens: v.expireAccessTokens,
+    jwks: v.jwks,
+    jwksUri: v.jwksUri,
+    tokenEndpointAuthMethod: v.tokenEndpointAuthMethod,
     ...(v.trusted === undefined ? {} : { trusted: v.trusted }),
   };
 }
