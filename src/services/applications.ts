@@ -36,14 +36,28 @@ export interface ApplicationFields {
   /** RFC 9449 §5.2: only DPoP-bound tokens for this client; absent keeps the current value (default off). */
   dpopBoundAccessTokens?: boolean;
   trusted?: boolean;
+  /** The client's public keys (JWK Set, object or JSON text) or their URL, and its token endpoint method (src/domain/client-key-set.ts). */
+  jwks?: unknown;
+  jwksUri?: string | null;
+  tokenEndpointAuthMethod?: string | null;
 }
 
 export type ApplicationResult<T> = ({ ok: true } & T) | { ok: false; errors: ApplicationErrors };
 
 function check(env: Bindings, input: ApplicationFields) {
   return validateApplicationInput(
-    { name: input.name, redirectUri: input.redirectUri, scopes: input.scopes, accessTokenExpiresIn: input.accessTokenExpiresIn },
+    {
+      name: input.name,
+      redirectUri: input.redirectUri,
+      scopes: input.scopes,
+      accessTokenExpiresIn: input.accessTokenExpiresIn,
+      jwks: input.jwks,
+      jwksUri: input.jwksUri,
+      tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+      confidential: input.confidential,
+    },
     getConfig(env).allowInsecureRedirects,
+    { allowLoopbackKeys: getConfig(env).allowLoopbackClientMetadata },
   );
 }
 
@@ -102,6 +116,9 @@ export async function updateApplication(
     confidential: input.confidential,
     expireAccessTokens: input.expireAccessTokens,
     ...(input.dpopBoundAccessTokens === undefined ? {} : { dpopBoundAccessTokens: input.dpopBoundAccessTokens }),
+    jwks: checked.value.jwks,
+    jwksUri: checked.value.jwksUri,
+    tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });

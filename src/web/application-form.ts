@@ -19,6 +19,9 @@ export async function readApplicationForm(c: Context<any>, opts: { trusted?: boo
     expireAccessTokens: body.expire_access_tokens !== undefined,
     dpopBoundAccessTokens: body.dpop_bound_access_tokens !== undefined,
     accessTokenExpiresIn: one(body.access_token_expires_in),
+    jwks: one(body.jwks),
+    jwksUri: one(body.jwks_uri),
+    tokenEndpointAuthMethod: one(body.token_endpoint_auth_method),
     ...(opts.trusted ? { trusted: body.trusted !== undefined } : {}),
   };
 }
@@ -33,6 +36,9 @@ export function applicationFieldsOf(v: AppFormValues): ApplicationFields {
     confidential: v.confidential,
     expireAccessTokens: v.expireAccessTokens,
     dpopBoundAccessTokens: v.dpopBoundAccessTokens,
+    jwks: v.jwks,
+    jwksUri: v.jwksUri,
+    tokenEndpointAuthMethod: v.tokenEndpointAuthMethod,
     ...(v.trusted === undefined ? {} : { trusted: v.trusted }),
   };
 }

@@ -10,6 +10,7 @@ import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
+import { authMethodOf } from "../../domain/client-key-set";
 
 /**
  * GitLab's applications API (administrators; instance-wide applications, i.e. those not owned by
@@ -30,6 +31,10 @@ function entity(app: ApplicationRow) {
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
     // Not in GitLab's entity: the application's access-token lifetime (docs/rest-api.md).
     access_token_expires_in: app.accessTokenTtlSeconds,
+    // Not in GitLab's entity: key-based client authentication (RFC 7591 §2 names; docs/oauth.md).
+    token_endpoint_auth_method: authMethodOf(app),
+    jwks: app.jwks ? JSON.parse(app.jwks) : null,
+    jwks_uri: app.jwksUri,
   };
 }
 
@@ -45,6 +50,10 @@ const NewApplication = z.object({
   dpop_bound_access_tokens: boolParam.optional(),
   /** Access-token lifetime in seconds (not in GitLab's API; Doorkeeper's name). Default: ACCESS_TOKEN_TTL_SECONDS. */
   access_token_expires_in: z.union([z.string().max(16), z.number()]).optional(),
+  /** Not in GitLab's API: the client's public keys (a JWK Set) or their URL, and how it authenticates (RFC 7591 §2). */
+  jwks: z.union([z.string().max(16384), z.record(z.string(), z.unknown())]).optional(),
+  jwks_uri: z.string().max(2048).optional(),
+  token_endpoint_auth_method: z.string().max(64).optional(),
 });
 
 applications.post("/applications", validateParams(NewApplication), async (c) => {
@@ -58,6 +67,9 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expire_access_tokens ?? true,
     dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
+    jwks: input.jwks,
+    jwksUri: input.jwks_uri,
+    tokenEndpointAuthMethod: input.token_endpoint_auth_method,
     ownerId: null,
   });
   if (!created.ok) throw new ApiError(400, { message: created.errors });

@@ -36,6 +36,12 @@ export const applications = sqliteTable(
      * DPoP-bound tokens, refusing a request without a proof.
      */
     dpopBoundAccessTokens: integer("dpop_bound_access_tokens", { mode: "boolean" }).notNull().default(false),
+    /** The client's public keys (a JWK Set as JSON text, src/domain/client-key-set.ts); null: none inline. */
+    jwks: text("jwks"),
+    /** Where the client publishes its public keys (fetched through the public-host guard); null: none. */
+    jwksUri: text("jwks_uri"),
+    /** RFC 7591 token_endpoint_auth_method; null: by its kind (confidential: client_secret_basic, public: none). */
+    tokenEndpointAuthMethod: text("token_endpoint_auth_method"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],

@@ -26,7 +26,7 @@ export async function findAuthorizeClient(env: Bindings, clientId: string): Prom
   const config = getConfig(env);
   const url = documentUrl(clientId, config.allowLoopbackClientMetadata);
   const { document, cacheSeconds } = await fetchDocument(url);
-  const registration = validateDocument(document, clientId, config.allowInsecureRedirects);
+  const registration = validateDocument(document, clientId, config.allowInsecureRedirects, config.allowLoopbackClientMetadata);
   const saved = await saveMetadataDocumentApplication(db, {
     uid: clientId,
     name: registration.name,
@@ -34,17 +34,20 @@ export async function findAuthorizeClient(env: Bindings, clientId: string): Prom
     scopes: registration.scopes,
     accessTokenTtlSeconds: newApplicationTtl(env),
     expiresAt: Date.now() + cacheSeconds * 1000,
+    jwks: registration.jwks,
+    jwksUri: registration.jwksUri,
+    tokenEndpointAuthMethod: registration.tokenEndpointAuthMethod,
   });
   return saved ?? row;
 }
 
 /** §4.1: the document names itself and carries no secret; the rest is a registration's metadata. */
-function validateDocument(document: Record<string, unknown>, clientId: string, allowInsecureRedirects: boolean) {
+function validateDocument(document: Record<string, unknown>, clientId: string, allowInsecureRedirects: boolean, allowLoopbackKeys: boolean) {
   const refuse = (why: string) => new OAuthError("invalid_client", `Client metadata document refused: ${why}`);
   if (document.client_id !== clientId) throw refuse("its client_id is not the URL it was fetched from.");
   if (document.client_secret !== undefined || document.client_secret_expires_at !== undefined) throw refuse("a metadata document must not contain a client secret.");
   try {
-    return checkRegistration(document, allowInsecureRedirects);
+    return checkRegistration(document, allowInsecureRedirects, allowLoopbackKeys);
   } catch (e) {
     if (e instanceof OAuthError) throw refuse(e.description);
     throw e;

@@ -19,11 +19,15 @@ export interface AppFormValues {
   dpopBoundAccessTokens: boolean;
   /** Seconds, as typed; empty on a new application: the configured default. */
   accessTokenExpiresIn: string;
+  /** The client's public keys (JWK Set JSON) or their URL, and how it authenticates; empty: none, by its kind. */
+  jwks: string;
+  jwksUri: string;
+  tokenEndpointAuthMethod: string;
   /** Skip the consent page; only the admin area's form offers it (undefined elsewhere). */
   trusted?: boolean;
 }
 
-export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, accessTokenExpiresIn: "" };
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, accessTokenExpiresIn: "", jwks: "", jwksUri: "", tokenEndpointAuthMethod: "" };
 
 export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
@@ -34,6 +38,9 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     expireAccessTokens: app.expireAccessTokens,
     dpopBoundAccessTokens: app.dpopBoundAccessTokens,
     accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
+    jwks: app.jwks ?? "",
+    jwksUri: app.jwksUri ?? "",
+    tokenEndpointAuthMethod: app.tokenEndpointAuthMethod ?? "",
     trusted: app.trusted,
   };
 }
@@ -110,6 +117,35 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
         aria-describedby={errors.access_token_expires_in ? "lifetime_hint lifetime_errors" : "lifetime_hint"}
       />
       <FieldErrors id="lifetime_errors" errors={errors.access_token_expires_in?.map((e) => `Access token lifetime ${e}`)} />
+      <label for="application_token_endpoint_auth_method">Client authentication</label>
+      <p class="hint" id="auth_method_hint">
+        How the application proves itself at the token endpoint. Private key JWT (RFC 7523) needs its public keys below.
+      </p>
+      <select id="application_token_endpoint_auth_method" name="token_endpoint_auth_method" aria-describedby="auth_method_hint">
+        {[
+          ["", "By its kind (secret when confidential)"],
+          ["client_secret_basic", "Client secret (HTTP Basic)"],
+          ["client_secret_post", "Client secret (form)"],
+          ["private_key_jwt", "Private key JWT"],
+          ["none", "None (public client)"],
+        ].map(([value, label]) => (
+          <option value={value} selected={values.tokenEndpointAuthMethod === value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <FieldErrors id="auth_method_errors" errors={errors.token_endpoint_auth_method?.map((e) => `Client authentication ${e}`)} />
+      <label for="application_jwks">Public keys (JWK Set)</label>
+      <textarea id="application_jwks" name="jwks" rows={4} aria-describedby="jwks_hint">
+        {values.jwks}
+      </textarea>
+      <p class="hint" id="jwks_hint">
+        A JSON Web Key Set of public signing keys, or leave empty and give the URL where the application publishes them.
+      </p>
+      <FieldErrors id="jwks_errors" errors={errors.jwks?.map((e) => `Public keys ${e}`)} />
+      <label for="application_jwks_uri">Public keys URL (jwks_uri)</label>
+      <input type="url" id="application_jwks_uri" name="jwks_uri" value={values.jwksUri} />
+      <FieldErrors id="jwks_uri_errors" errors={errors.jwks_uri?.map((e) => `Public keys URL ${e}`)} />
       <fieldset>
         <legend>Scopes</legend>
         <FieldErrors id="scope_errors" errors={errors.scopes?.map((e) => `Scopes ${e}`)} />
