@@ -42,7 +42,7 @@ const apiCors = cors({
   maxAge: 600,
   credentials: false,
 });
-for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/oauth/userinfo", "/oauth/register", "/api/*"]) {
+for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/oauth/userinfo", "/oauth/register", "/oauth/par", "/api/*"]) {
   // Only browsers send Origin (and preflights): other clients skip the CORS work (bench/RESULTS.md,
   // Profile) and still get Vary: Origin, so a shared cache never serves their response to a browser.
   app.use(path, async (c, next) => {

@@ -18,6 +18,7 @@ export interface NewApplication {
   confidential?: boolean;
   expireAccessTokens?: boolean;
   dpopBoundAccessTokens?: boolean;
+  requirePushedAuthorizationRequests?: boolean;
   trusted?: boolean;
   ownerId?: number | null;
   accessTokenTtlSeconds?: number;
@@ -45,6 +46,7 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
       confidential: input.confidential ?? true,
       expireAccessTokens: input.expireAccessTokens ?? true,
       dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
+      requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
       trusted: input.trusted ?? false,
       ownerId: input.ownerId ?? null,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? 7200,
@@ -130,7 +132,7 @@ export async function updateApplication(
   patch: Partial<
     Pick<
       ApplicationRow,
-      "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "dpopBoundAccessTokens" | "trusted" | "accessTokenTtlSeconds" | "jwks" | "jwksUri" | "tokenEndpointAuthMethod"
+      "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "dpopBoundAccessTokens" | "requirePushedAuthorizationRequests" | "trusted" | "accessTokenTtlSeconds" | "jwks" | "jwksUri" | "tokenEndpointAuthMethod"
     >
   >,
 ): Promise<ApplicationRow | null> {

@@ -55,6 +55,11 @@ export function checkAuthorizeRequest(
     repeated?: readonly string[];
     /** The issuer identifier: resource indicators are checked against it (src/domain/resources.ts). */
     issuer: string;
+    /**
+     * The parameters came from POST /oauth/par (RFC 9126), or from the consent form that such a
+     * request showed; a client that requires pushed requests is refused anything else (§6).
+     */
+    pushed?: boolean;
   },
 ): AuthorizeCheck {
   const repeated = opts.repeated ?? [];
@@ -85,6 +90,7 @@ export function checkAuthorizeRequest(
     description,
     state,
   });
+  if (app.requirePushedAuthorizationRequests && !opts.pushed) return fail("invalid_request", "This client must push its authorization requests to the pushed authorization request endpoint.");
   // RFC 8707 §2 allows several resources; a token here is bound to exactly one (docs/agents.md).
   if (repeated.includes("resource")) return fail("invalid_target", "Only one resource may be requested.");
   if (repeated.length > 0) return fail("invalid_request", duplicate(repeated[0]));
@@ -94,8 +100,9 @@ export function checkAuthorizeRequest(
   const responseType = rawType as "code" | "token";
   // RFC 6749 §4.1.2.1, §4.2.2.1: a client that does not hold the grant type (grants/client.ts).
   if (!grantTypesOf(app).includes(responseType === "code" ? "authorization_code" : "implicit")) return fail("unauthorized_client");
-  // OIDC Core §6: request objects are not served (discovery says request_parameter_supported and
-  // request_uri_parameter_supported false), so a request carrying one is refused, never ignored.
+  // RFC 9101 and RFC 9126: `request` and a pushed request's URN were resolved into the parameters
+  // before this check (src/oauth/authorize-params-source.ts); one left here is nested in a request
+  // object, and a request_uri pointing elsewhere is never fetched: refused, never ignored.
   if (q("request") !== undefined) return fail("request_not_supported");
   if (q("request_uri") !== undefined) return fail("request_uri_not_supported");
 

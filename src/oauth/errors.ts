@@ -41,7 +41,10 @@ export type OAuthErrorCode =
   | "invalid_target"
   // RFC 9449 §5, §8
   | "invalid_dpop_proof"
-  | "use_dpop_nonce";
+  | "use_dpop_nonce"
+  // RFC 9101 §7
+  | "invalid_request_object"
+  | "invalid_request_uri";
 
 export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
@@ -69,6 +72,8 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_target: "The requested resource is invalid, missing, unknown, or malformed.",
   invalid_dpop_proof: "The DPoP proof is invalid.",
   use_dpop_nonce: "A DPoP nonce is required: retry with the DPoP-Nonce value sent.",
+  invalid_request_object: "The request parameter contains an invalid Request Object.",
+  invalid_request_uri: "The request_uri is unknown, expired or was already used.",
 };
 
 /** The OAuth family's wire error: an RFC 6749 §5.2 code (and the extensions' codes) with its description. */

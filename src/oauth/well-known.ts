@@ -6,6 +6,7 @@ import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
 import { CLAIMS_SUPPORTED } from "./oidc/claims";
 import { DPOP_SIGNING_ALGS } from "../credentials/dpop-proof";
+import { REQUEST_OBJECT_SIGNING_ALGS } from "./request-object";
 
 /**
  * RFC 8414 authorization server metadata at /.well-known/oauth-authorization-server and OpenID
@@ -44,8 +45,14 @@ function metadata(c: Context<AppEnv>) {
     claims_supported: CLAIMS_SUPPORTED,
     prompt_values_supported: ["none", "login", "consent"],
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // RFC 9101: signed request objects at authorize and PAR; a request_uri only as PAR's URN
+    // (never fetched, so OIDC's request_uri_parameter_supported stays false).
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_SIGNING_ALGS],
     request_uri_parameter_supported: false,
+    // RFC 9126 §5: pushed authorization requests; required per application, not for all.
+    pushed_authorization_request_endpoint: `${issuer}/oauth/par`,
+    require_pushed_authorization_requests: false,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id names its metadata document (docs/agents.md).
     client_id_metadata_document_supported: true,
   };

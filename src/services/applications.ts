@@ -35,6 +35,8 @@ export interface ApplicationFields {
   expireAccessTokens: boolean;
   /** RFC 9449 §5.2: only DPoP-bound tokens for this client; absent keeps the current value (default off). */
   dpopBoundAccessTokens?: boolean;
+  /** RFC 9126 §6: authorization requests only pushed; absent keeps the current value (default off). */
+  requirePushedAuthorizationRequests?: boolean;
   trusted?: boolean;
   /** The client's public keys (JWK Set, object or JSON text) or their URL, and its token endpoint method (src/domain/client-key-set.ts). */
   jwks?: unknown;
@@ -94,6 +96,7 @@ export async function createApplication(
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expireAccessTokens,
     dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
+    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
     ownerId: input.ownerId,
   });
   await audit(env, actor, "application_created", row);
@@ -116,6 +119,7 @@ export async function updateApplication(
     confidential: input.confidential,
     expireAccessTokens: input.expireAccessTokens,
     ...(input.dpopBoundAccessTokens === undefined ? {} : { dpopBoundAccessTokens: input.dpopBoundAccessTokens }),
+    ...(input.requirePushedAuthorizationRequests === undefined ? {} : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
     jwks: checked.value.jwks,
     jwksUri: checked.value.jwksUri,
     tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,

@@ -29,6 +29,8 @@ function entity(app: ApplicationRow) {
     confidential: app.confidential,
     // Not in GitLab's entity: RFC 9449 §5.2, the client gets only DPoP-bound tokens (docs/oauth.md).
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
+    // Not in GitLab's entity: RFC 9126 §6, authorization requests only through /oauth/par.
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
     // Not in GitLab's entity: the application's access-token lifetime (docs/rest-api.md).
     access_token_expires_in: app.accessTokenTtlSeconds,
     // Not in GitLab's entity: key-based client authentication (RFC 7591 §2 names; docs/oauth.md).
@@ -48,6 +50,8 @@ const NewApplication = z.object({
   expire_access_tokens: boolParam.optional(),
   /** Not in GitLab's API: RFC 9449 §5.2's client metadata name; default false. */
   dpop_bound_access_tokens: boolParam.optional(),
+  /** Not in GitLab's API: RFC 9126 §6's client metadata name; default false. */
+  require_pushed_authorization_requests: boolParam.optional(),
   /** Access-token lifetime in seconds (not in GitLab's API; Doorkeeper's name). Default: ACCESS_TOKEN_TTL_SECONDS. */
   access_token_expires_in: z.union([z.string().max(16), z.number()]).optional(),
   /** Not in GitLab's API: the client's public keys (a JWK Set) or their URL, and how it authenticates (RFC 7591 §2). */
@@ -67,6 +71,7 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expire_access_tokens ?? true,
     dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
+    requirePushedAuthorizationRequests: input.require_pushed_authorization_requests ?? false,
     jwks: input.jwks,
     jwksUri: input.jwks_uri,
     tokenEndpointAuthMethod: input.token_endpoint_auth_method,

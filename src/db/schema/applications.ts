@@ -36,6 +36,11 @@ export const applications = sqliteTable(
      * DPoP-bound tokens, refusing a request without a proof.
      */
     dpopBoundAccessTokens: integer("dpop_bound_access_tokens", { mode: "boolean" }).notNull().default(false),
+    /**
+     * RFC 9126 §6 (require_pushed_authorization_requests): /oauth/authorize accepts this client's
+     * requests only as a request_uri from POST /oauth/par.
+     */
+    requirePushedAuthorizationRequests: integer("require_pushed_authorization_requests", { mode: "boolean" }).notNull().default(false),
     /** The client's public keys (a JWK Set as JSON text, src/domain/client-key-set.ts); null: none inline. */
     jwks: text("jwks"),
     /** Where the client publishes its public keys (fetched through the public-host guard); null: none. */

@@ -63,3 +63,22 @@ export const oauthClientAssertionJtis = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.applicationId, t.jti] }), index("oauth_client_assertion_jtis_expiry_idx").on(t.expiresAt)],
 );
+
+/**
+ * Pushed authorization requests (RFC 9126): the parameters a client pushed to POST /oauth/par,
+ * kept until /oauth/authorize takes them (once) or they expire. Only the SHA-256 of the
+ * request_uri's random part is stored.
+ */
+export const oauthPushedRequests = sqliteTable(
+  "oauth_pushed_requests",
+  {
+    idHash: text("id_hash").primaryKey(),
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => applications.id, { onDelete: "cascade" }),
+    /** The authorization request's parameters, as a query string. */
+    query: text("query").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("oauth_pushed_requests_expires_idx").on(t.expiresAt)],
+);

@@ -26,6 +26,8 @@ export interface Registration extends ApplicationKeys {
   clientName: string;
   /** RFC 9449 §5.2 dpop_bound_access_tokens: only DPoP-bound tokens for this client. */
   dpopBoundAccessTokens: boolean;
+  /** RFC 9126 §6 require_pushed_authorization_requests. */
+  requirePushedAuthorizationRequests: boolean;
 }
 
 export type ApplicationType = "web" | "native";
@@ -91,6 +93,8 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
 
   if (m.dpop_bound_access_tokens !== undefined && typeof m.dpop_bound_access_tokens !== "boolean") throw bad("dpop_bound_access_tokens must be a boolean.");
   const dpopBoundAccessTokens = m.dpop_bound_access_tokens === true;
+  if (m.require_pushed_authorization_requests !== undefined && typeof m.require_pushed_authorization_requests !== "boolean") throw bad("require_pushed_authorization_requests must be a boolean.");
+  const requirePushedAuthorizationRequests = m.require_pushed_authorization_requests === true;
   const applicationType = checkApplicationType(m.application_type, uris, allowInsecureRedirects);
   const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
   if (m.jwks_uri !== undefined && typeof m.jwks_uri !== "string") throw bad("jwks_uri must be a string.");
@@ -119,6 +123,7 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
     scopes: checked.value.scopes,
     clientName,
     dpopBoundAccessTokens,
+    requirePushedAuthorizationRequests,
     jwks: checked.value.jwks,
     jwksUri: checked.value.jwksUri,
     tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,

@@ -17,6 +17,8 @@ export interface AppFormValues {
   expireAccessTokens: boolean;
   /** RFC 9449 §5.2: issue only DPoP-bound tokens (unchecked: absent from the post). */
   dpopBoundAccessTokens: boolean;
+  /** RFC 9126 §6: authorization requests only through POST /oauth/par. */
+  requirePushedAuthorizationRequests: boolean;
   /** Seconds, as typed; empty on a new application: the configured default. */
   accessTokenExpiresIn: string;
   /** The client's public keys (JWK Set JSON) or their URL, and how it authenticates; empty: none, by its kind. */
@@ -27,7 +29,7 @@ export interface AppFormValues {
   trusted?: boolean;
 }
 
-export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, accessTokenExpiresIn: "", jwks: "", jwksUri: "", tokenEndpointAuthMethod: "" };
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, requirePushedAuthorizationRequests: false, accessTokenExpiresIn: "", jwks: "", jwksUri: "", tokenEndpointAuthMethod: "" };
 
 export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
@@ -37,6 +39,7 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
     dpopBoundAccessTokens: app.dpopBoundAccessTokens,
+    requirePushedAuthorizationRequests: app.requirePushedAuthorizationRequests,
     accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
     jwks: app.jwks ?? "",
     jwksUri: app.jwksUri ?? "",
@@ -89,6 +92,14 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
         <p class="hint" id="dpop_hint">
           Every token request must carry a DPoP proof (RFC 9449): tokens are bound to the application's key, and a stolen
           token is useless without it. Requests without a proof are refused.
+        </p>
+      </div>
+      <div class="checkbox">
+        <input type="checkbox" id="application_require_pushed_authorization_requests" name="require_pushed_authorization_requests" value="1" checked={values.requirePushedAuthorizationRequests} aria-describedby="par_hint" />
+        <label for="application_require_pushed_authorization_requests">Require pushed authorization requests</label>
+        <p class="hint" id="par_hint">
+          The application must push its authorization requests to /oauth/par (RFC 9126) and send people to the authorization
+          page with the request_uri it gets back; requests in the URL are refused.
         </p>
       </div>
       {values.trusted === undefined ? null : (
@@ -190,6 +201,8 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
         <dt>Require DPoP-bound tokens</dt>
         <dd>{app.dpopBoundAccessTokens ? "Yes" : "No"}</dd>
+        <dt>Require pushed authorization requests</dt>
+        <dd>{app.requirePushedAuthorizationRequests ? "Yes" : "No"}</dd>
         <dt>Access token lifetime</dt>
         <dd>{app.accessTokenTtlSeconds} seconds</dd>
         {app.ownerId === null ? (
