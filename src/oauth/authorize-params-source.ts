@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
+import { clientAddress } from "../http/client-address";
 import { findAuthorizeClient } from "./client-metadata/resolve";
 import { DESCRIPTIONS, OAuthError } from "./errors";
 import { issuerOf } from "./issuer";
@@ -26,7 +27,7 @@ export async function authorizationParams(c: Context<AppEnv>, query: URLSearchPa
   const request = query.get("request");
   if (request === null || requestUri !== null) return { ok: true, params: query, pushed: false };
   try {
-    const app = clientId ? await findAuthorizeClient(c.env, clientId) : null;
+    const app = clientId ? await findAuthorizeClient(c.env, clientId, clientAddress(c.req.raw, c.env)) : null;
     if (!app) return { ok: false, error: "invalid_client", description: DESCRIPTIONS.invalid_client };
     return { ok: true, params: await openRequestObject(c.env, request, app, issuerOf(c)), pushed: false };
   } catch (e) {
