@@ -1,4 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf";
+import { createExecutionContext, env } from "cloudflare:test";
+import app from "../../src/app";
+import { withVars } from "../../src/config";
+import type { Bindings } from "../../src/env";
 import { describe, expect, it } from "vitest";
 import { ReqSchema } from "../../src/gen/proto/plugin_pb";
 import { AccessLevel } from "../../src/domain/access";
@@ -197,5 +201,38 @@ describe("RFC 9449 DPoP at the other doors", () => {
     const ok = await gitRequest(refs, { auth: basic("oauth2", ((await bearer.json()) as { access_token: string }).access_token) });
     expect(ok.status).toBe(200);
     await ok.body?.cancel();
+  });
+});
+
+describe("RFC 9449 §11.1 with the validation cache (docs/scaling.md, DPoP: the replay check off the serial path)", () => {
+  /** Counts the objects a namespace is asked for, forwarding to the real binding. */
+  function counting(ns: DurableObjectNamespace) {
+    let gets = 0;
+    const proxy = new Proxy(ns, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (prop === "get") return (...args: Parameters<DurableObjectNamespace["get"]>) => (gets++, target.get(...args));
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { ns: proxy, gets: () => gets };
+  }
+
+  it("a remembered bound token still needs a proof of its key, and each request's jti is still checked once (the replay object, not the family, is its one hop)", async () => {
+    const b = await boundToken();
+    const family = counting(env.TOKEN_FAMILY);
+    const replay = counting(env.DPOP_REPLAY);
+    const e = withVars({ ...env, TOKEN_FAMILY: family.ns, DPOP_REPLAY: replay.ns } as Bindings, { VALIDATION_CACHE_SECONDS: "5" });
+    const send = async (headers: Record<string, string>) => (await app.fetch(new Request(`http://localhost${USER}`, { headers: { "CF-Connecting-IP": "10.9.9.9", ...headers } }), e, createExecutionContext())).status;
+    const withProof = async () => ({ Authorization: `DPoP ${b.token}`, DPoP: await proof(b.key, USER, { htm: "GET", nonce: b.nonce, accessToken: b.token }) });
+    expect(await send(await withProof())).toBe(200);
+    expect([family.gets(), replay.gets()]).toEqual([1, 1]);
+    // Remembered now: the family is not asked again, the replay object is, once per request.
+    const second = await withProof();
+    expect(await send(second)).toBe(200);
+    expect([family.gets(), replay.gets()]).toEqual([1, 2]);
+    expect(await send(second)).toBe(401);
+    // The binding is part of what is remembered: as Bearer the remembered token is still refused.
+    expect(await send({ Authorization: `Bearer ${b.token}` })).toBe(401);
   });
 });
