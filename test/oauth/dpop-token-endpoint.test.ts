@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { signedInUser } from "../helpers/browser";
 import { dpopKey, proof, serverNonce, type DpopKey } from "../helpers/dpop";
 import { REDIRECT, TEST_PASSWORD, call, getCode, makeApp, makeUser, pkce, tokenRequest, type Tokens } from "./helpers";
+import { GRANT as DEVICE_GRANT, enterCode, start, waitInterval } from "../oidc/device-helpers";
 
 /**
  * RFC 9449 at the token endpoint: a valid proof binds the tokens of every grant to its key
@@ -153,6 +154,22 @@ describe("RFC 9449 DPoP at the token endpoint", () => {
     const ok = await dpopTokenRequest(fields, await proof(key, TOKEN, { nonce }));
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as Tokens).token_type).toBe("DPoP");
+  });
+
+  it("§5: the device grant with a proof issues DPoP tokens; the public device client's refresh token is bound", async () => {
+    const { app, auth } = await start();
+    const { browser } = await signedInUser();
+    await enterCode(browser, auth.user_code);
+    await waitInterval(auth.device_code);
+    const key = await dpopKey();
+    const nonce = await serverNonce(key);
+    const res = await dpopTokenRequest({ grant_type: DEVICE_GRANT, client_id: app.uid, device_code: auth.device_code }, await proof(key, TOKEN, { nonce }));
+    expect(res.status).toBe(200);
+    const tokens = (await res.json()) as Tokens;
+    expect(tokens.token_type).toBe("DPoP");
+    const fields = { grant_type: "refresh_token", client_id: app.uid, refresh_token: tokens.refresh_token };
+    expect(await errorOf(await dpopTokenRequest(fields, null))).toBe("invalid_grant");
+    expect((await dpopTokenRequest(fields, await proof(key, TOKEN, { nonce }))).status).toBe(200);
   });
 
   it("§5: a confidential client's refresh token is not bound: it refreshes with a new key's proof", async () => {
