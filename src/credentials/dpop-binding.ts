@@ -5,24 +5,23 @@ import type { PresentedCredential } from "./extract";
 
 /**
  * A DPoP-bound token at a resource door (RFC 9449 §7): the door's half of sender constraint. The
- * proof is verified (CPU) before the token is resolved, and its single use is checked *beside*
- * the token's own storage hop, so a DPoP request costs the same number of serial hops as a Bearer
- * one (docs/scaling.md, DPoP). Then the token's binding and the proof's key must agree.
+ * proof's verification (CPU) and its single use (the key's replay object) run *beside* the token's
+ * own storage hop, started together and awaited together, so a DPoP request costs the same number
+ * of serial hops as a Bearer one (docs/scaling.md, DPoP). Then the token's binding and the
+ * proof's key must agree.
  */
-export interface PendingProof {
-  proof: VerifiedProof;
-  /** The replay check, already running; rejects with DpopError on a replayed jti. */
-  replay: Promise<void>;
-}
 
-/** For a credential sent under the DPoP scheme: its verified proof and running replay check; else null. */
-export async function startProofCheck(env: Bindings, req: Request, presented: PresentedCredential): Promise<PendingProof | null> {
+/**
+ * For a credential sent under the DPoP scheme: the proof, verified and used up (rejects with
+ * DpopError); null for any other credential. Start it before resolving the token and await both.
+ */
+export function checkProof(env: Bindings, req: Request, presented: PresentedCredential): Promise<VerifiedProof> | null {
   if (!presented.dpop) return null;
-  const proof = await verifyProof(env, req, { accessToken: presented.secret });
-  const replay = consumeProof(env, proof);
-  // Awaited by the caller with the token's resolution; never left unhandled if that throws first.
-  replay.catch(() => {});
-  return { proof, replay };
+  return (async () => {
+    const proof = await verifyProof(env, req, { accessToken: presented.secret });
+    await consumeProof(env, proof);
+    return proof;
+  })();
 }
 
 /**
@@ -30,11 +29,11 @@ export async function startProofCheck(env: Bindings, req: Request, presented: Pr
  * key; a token that is not bound is not accepted under the DPoP scheme (the client believes it
  * holds a bound token: refuse rather than silently downgrade). `boundJkt`: the token's binding.
  */
-export function requireBinding(boundJkt: string | null | undefined, pending: PendingProof | null): void {
+export function requireBinding(boundJkt: string | null | undefined, proof: VerifiedProof | null): void {
   if (boundJkt) {
-    if (!pending) throw new DpopError("invalid_token", "DPoP-bound access token requires the DPoP authentication scheme and a proof");
-    if (pending.proof.jkt !== boundJkt) throw new DpopError("invalid_token", "DPoP proof key does not match the key the token is bound to");
-  } else if (pending) {
+    if (!proof) throw new DpopError("invalid_token", "DPoP-bound access token requires the DPoP authentication scheme and a proof");
+    if (proof.jkt !== boundJkt) throw new DpopError("invalid_token", "DPoP proof key does not match the key the token is bound to");
+  } else if (proof) {
     throw new DpopError("invalid_token", "the access token is not DPoP-bound");
   }
 }

@@ -7,8 +7,8 @@ import { clientAddress } from "../http/client-address";
 import { countBearerFailure } from "./bearer-throttle";
 import { countAddressFailure } from "./failed-auth-throttle";
 import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
-import { requireBinding, startProofCheck, type PendingProof } from "./dpop-binding";
-import { DpopError } from "./dpop-proof";
+import { checkProof, requireBinding } from "./dpop-binding";
+import { DpopError, type VerifiedProof } from "./dpop-proof";
 import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
@@ -80,11 +80,11 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   let caller: Caller;
   try {
-    // RFC 9449: a proof sent with the DPoP scheme is verified first (CPU), and its single use is
-    // checked beside the token's own hop, not after it (dpop-binding.ts).
-    const pending = await startProofCheck(a.env, a.req, presented);
-    [caller] = await Promise.all([resolveCaller(door, a, presented.secret, presented.username), pending?.replay]);
-    bindingHolds(caller, pending);
+    // RFC 9449: a proof sent with the DPoP scheme is verified and used up beside the token's own
+    // hop, not before or after it (dpop-binding.ts); the binding is compared once both answered.
+    let proof: VerifiedProof | null;
+    [caller, proof] = await Promise.all([resolveCaller(door, a, presented.secret, presented.username), checkProof(a.env, a.req, presented)]);
+    bindingHolds(caller, proof);
   } catch (err) {
     // A request for a nonce is the protocol's normal first round, not a failed credential.
     if (err instanceof DpopError && err.dpopError === "use_dpop_nonce") throw err;
@@ -108,9 +108,9 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
 }
 
 /** The token's key binding and the request's proof agree (deploy tokens are never bound). */
-function bindingHolds(caller: Caller, pending: PendingProof | null): void {
-  if (caller.kind === "user") requireBinding(caller.principal.dpopJkt, pending);
-  else if (pending) requireBinding(null, pending);
+function bindingHolds(caller: Caller, proof: VerifiedProof | null): void {
+  if (caller.kind === "user") requireBinding(caller.principal.dpopJkt, proof);
+  else if (proof) requireBinding(null, proof);
 }
 
 async function resolveCaller(door: Door, a: Admission, secret: string, login: string | null): Promise<Caller> {

@@ -20,7 +20,7 @@ import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
 import { resourcePathOf, resourceUrl } from "../domain/resources";
 import { requireProofFor, tokenRequestProof } from "./dpop";
-import { requireBinding, startProofCheck } from "../credentials/dpop-binding";
+import { checkProof, requireBinding } from "../credentials/dpop-binding";
 import { DpopError } from "../credentials/dpop-proof";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
@@ -76,9 +76,9 @@ routes.get("/token/info", async (c) => {
   // RFC 9449 §7: token info is a resource door like the others (src/credentials/dpop-binding.ts).
   let check;
   try {
-    const pending = await startProofCheck(c.env, c.req.raw, presented);
-    [check] = await Promise.all([parsed ? validateAccessToken(c.env, token, parsed) : null, pending?.replay]);
-    if (check?.ok) requireBinding(check.family.jkt, pending);
+    let proof;
+    [check, proof] = await Promise.all([parsed ? validateAccessToken(c.env, token, parsed) : null, checkProof(c.env, c.req.raw, presented)]);
+    if (check?.ok) requireBinding(check.family.jkt, proof);
   } catch (err) {
     if (err instanceof DpopError && err.dpopError !== "use_dpop_nonce") return failed(err);
     throw err;
