@@ -9,6 +9,7 @@ import { countAddressFailure } from "./failed-auth-throttle";
 import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
 import { checkProof, requireBinding } from "./dpop-binding";
 import { DpopError, type VerifiedProof } from "./dpop-proof";
+import { currentNonce } from "./dpop-nonce";
 import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
@@ -143,6 +144,9 @@ async function refuse(door: Door, a: Admission, err: AuthError): Promise<never> 
 export function frontDoor(door: Door) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const caller = await admitRequest(c, door);
+    // RFC 9449 §9: a DPoP client is handed the current nonce with every answer (memoised per
+    // window), so it holds the next window's nonce before its own stops being accepted.
+    if (c.req.raw.headers.has("dpop")) c.header("DPoP-Nonce", await currentNonce(c.env));
     c.set("caller", caller);
     if (caller.kind === "user") c.set("principal", caller.principal);
     await next();

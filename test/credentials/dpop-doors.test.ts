@@ -64,6 +64,8 @@ describe("RFC 9449 DPoP at the REST door", () => {
     const res = await dpopCall(b, USER);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { username: string }).username).toBe(b.username);
+    // §9: the answer hands the client the current nonce, so it never meets a rotation unprepared.
+    expect(res.headers.get("DPoP-Nonce")).toMatch(/^[A-Za-z0-9_-]{32}$/);
   });
 
   it("§7.2: a bound token presented as Bearer is refused with the DPoP challenge invalid_token", async () => {
