@@ -36,12 +36,13 @@ app.use(requestLog);
 const apiCors = cors({
   origin: (origin) => origin,
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-  allowHeaders: ["Authorization", "Content-Type", "PRIVATE-TOKEN", "X-Requested-With"],
-  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset", "X-Request-Id"],
+  // DPoP (RFC 9449): browser clients send the proof and read the nonce and the challenge.
+  allowHeaders: ["Authorization", "Content-Type", "PRIVATE-TOKEN", "X-Requested-With", "DPoP"],
+  exposeHeaders: ["Link", "X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Deprecation", "Sunset", "X-Request-Id", "DPoP-Nonce", "WWW-Authenticate"],
   maxAge: 600,
   credentials: false,
 });
-for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/oauth/userinfo", "/oauth/register", "/api/*"]) {
+for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oauth/introspect", "/oauth/userinfo", "/oauth/register", "/oauth/par", "/api/*"]) {
   // Only browsers send Origin (and preflights): other clients skip the CORS work (bench/RESULTS.md,
   // Profile) and still get Vary: Origin, so a shared cache never serves their response to a browser.
   app.use(path, async (c, next) => {

@@ -10,6 +10,8 @@ export interface Bindings {
   FAILURE_COUNTER: DurableObjectNamespace;
   /** One object per personal access token, named by its hash (src/credentials/personal-access-token.ts). */
   PERSONAL_ACCESS_TOKEN: DurableObjectNamespace;
+  /** DPoP proofs already used, sharded by key thumbprint (src/credentials/dpop-replay.ts). */
+  DPOP_REPLAY: DurableObjectNamespace;
   SERVICE_VERSION?: string;
   ALLOW_INSECURE_REDIRECTS?: string;
   GIT_ORIGIN?: string;

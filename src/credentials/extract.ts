@@ -4,7 +4,8 @@ import { parseBasic } from "./basic";
  * Where a request may carry its credential, and the one place that reads those places
  * (DESIGN.md, "One front door"): nothing outside src/credentials/ reads Authorization,
  * PRIVATE-TOKEN or DEPLOY-TOKEN. Each family says which places it accepts (front-door.ts):
- *  - "bearer": Authorization: Bearer (RFC 6750 §2.1);
+ *  - "bearer": Authorization: Bearer (RFC 6750 §2.1), or Authorization: DPoP (RFC 9449 §7.1), which
+ *    marks the credential as presented with a DPoP proof (`dpop`);
  *  - "private-token", "deploy-token": GitLab's headers;
  *  - "query": ?access_token= or ?private_token= (GitLab);
  *  - "access-token-query": ?access_token= only (/oauth/token/info, spec);
@@ -18,6 +19,8 @@ export interface PresentedCredential {
   /** The Basic login; null for every other place. */
   username: string | null;
   source: CredentialSource;
+  /** Sent under the DPoP scheme (RFC 9449 §7.1): the request must carry a proof for a bound token. */
+  dpop?: boolean;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -25,6 +28,13 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The bearer token of the Authorization header, or null. */
 export function bearerToken(req: Request): string | null {
   return BEARER.exec(req.headers.get("authorization") ?? "")?.[1] ?? null;
+}
+
+const DPOP = /^DPoP\s+(\S+)\s*$/i;
+
+/** The access token of `Authorization: DPoP <token>` (RFC 9449 §7.1), or null. */
+export function dpopToken(req: Request): string | null {
+  return DPOP.exec(req.headers.get("authorization") ?? "")?.[1] ?? null;
 }
 
 /** HTTP Basic credentials (user name and password, UTF-8), or null when absent or malformed. */
@@ -53,8 +63,10 @@ function read(req: Request, source: CredentialSource, form?: URLSearchParams | n
   const found = (secret: string | null | undefined, username: string | null = null): PresentedCredential | null =>
     secret ? { secret, username, source } : null;
   switch (source) {
-    case "bearer":
-      return found(bearerToken(req));
+    case "bearer": {
+      const dpop = dpopToken(req);
+      return dpop ? { secret: dpop, username: null, source, dpop: true } : found(bearerToken(req));
+    }
     case "private-token":
       return found(req.headers.get("private-token")?.trim());
     case "deploy-token":
@@ -83,9 +95,9 @@ export function extractToken(req: Request): string | null {
   return presentedCredential(req, API_TOKEN_SOURCES)?.secret ?? null;
 }
 
-/** /oauth/token/info's two places for the token (spec): Authorization: Bearer, or access_token. */
-export function extractBearerOrQuery(req: Request): string | null {
-  return presentedCredential(req, ["bearer", "access-token-query"])?.secret ?? null;
+/** /oauth/token/info's two places for the token (spec): Authorization: Bearer (or DPoP), or access_token. */
+export function extractBearerOrQuery(req: Request): PresentedCredential | null {
+  return presentedCredential(req, ["bearer", "access-token-query"]);
 }
 
 /**

@@ -7,6 +7,9 @@ import { clientAddress } from "../http/client-address";
 import { countBearerFailure } from "./bearer-throttle";
 import { countAddressFailure } from "./failed-auth-throttle";
 import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
+import { checkProof, requireBinding } from "./dpop-binding";
+import { DpopError, type VerifiedProof } from "./dpop-proof";
+import { currentNonce } from "./dpop-nonce";
 import { AuthError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
@@ -78,8 +81,14 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   let caller: Caller;
   try {
-    caller = await resolveCaller(door, a, presented.secret, presented.username);
+    // RFC 9449: a proof sent with the DPoP scheme is verified and used up beside the token's own
+    // hop, not before or after it (dpop-binding.ts); the binding is compared once both answered.
+    let proof: VerifiedProof | null;
+    [caller, proof] = await Promise.all([resolveCaller(door, a, presented.secret, presented.username), checkProof(a.env, a.req, presented)]);
+    bindingHolds(caller, proof);
   } catch (err) {
+    // A request for a nonce is the protocol's normal first round, not a failed credential.
+    if (err instanceof DpopError && err.dpopError === "use_dpop_nonce") throw err;
     if (err instanceof AuthError) return refuse(door, a, err);
     throw err;
   }
@@ -97,6 +106,12 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   if (door.scopes) requireScopes(principal, door.scopes);
   return { ...caller, principal };
+}
+
+/** The token's key binding and the request's proof agree (deploy tokens are never bound). */
+function bindingHolds(caller: Caller, proof: VerifiedProof | null): void {
+  if (caller.kind === "user") requireBinding(caller.principal.dpopJkt, proof);
+  else if (proof) requireBinding(null, proof);
 }
 
 async function resolveCaller(door: Door, a: Admission, secret: string, login: string | null): Promise<Caller> {
@@ -129,6 +144,9 @@ async function refuse(door: Door, a: Admission, err: AuthError): Promise<never> 
 export function frontDoor(door: Door) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const caller = await admitRequest(c, door);
+    // RFC 9449 §9: a DPoP client is handed the current nonce with every answer (memoised per
+    // window), so it holds the next window's nonce before its own stops being accepted.
+    if (c.req.raw.headers.has("dpop")) c.header("DPoP-Nonce", await currentNonce(c.env));
     c.set("caller", caller);
     if (caller.kind === "user") c.set("principal", caller.principal);
     await next();

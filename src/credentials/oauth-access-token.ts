@@ -68,6 +68,7 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
     applicationId: family.applicationId,
     expiresAt: family.accessExpiresAt,
     resource: family.resource,
+    dpopJkt: family.jkt ?? null,
   };
   remember(env, token, principal, askedAt, family.accessExpiresAt);
   return { ...principal };

@@ -19,6 +19,11 @@ export interface Principal {
    * "" for the whole service). The front door admits the token only under that path.
    */
   resource?: string;
+  /**
+   * RFC 9449: the SHA-256 thumbprint (RFC 7638) of the key the token is bound to; absent for a
+   * bearer token. The front door accepts a bound token only with a DPoP proof of that key.
+   */
+  dpopJkt?: string | null;
   /** Set when an administrator's token acts as `user` through the Sudo header (src/credentials/sudo.ts). */
   sudoFrom?: UserRow;
 }

@@ -19,6 +19,8 @@ export interface NewApplication {
   scopes: string[];
   confidential?: boolean;
   expireAccessTokens?: boolean;
+  dpopBoundAccessTokens?: boolean;
+  requirePushedAuthorizationRequests?: boolean;
   trusted?: boolean;
   ownerId?: number | null;
   accessTokenTtlSeconds?: number;
@@ -26,6 +28,10 @@ export interface NewApplication {
   uid?: string;
   /** Registered through POST /oauth/register. */
   dynamic?: boolean;
+  /** The client's public keys (JSON text) or their URL, and its token endpoint authentication method. */
+  jwks?: string | null;
+  jwksUri?: string | null;
+  tokenEndpointAuthMethod?: string | null;
 }
 
 /** Creates an application; the plaintext secret is returned once and only its hash is kept. */
@@ -41,10 +47,15 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
       scopes: formatScopes(input.scopes),
       confidential: input.confidential ?? true,
       expireAccessTokens: input.expireAccessTokens ?? true,
+      dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
+      requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
       trusted: input.trusted ?? false,
       ownerId: input.ownerId ?? null,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? 7200,
       dynamic: input.dynamic ?? false,
+      jwks: input.jwks ?? null,
+      jwksUri: input.jwksUri ?? null,
+      tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? null,
       createdAt: Date.now(),
     })
     .returning();
@@ -58,9 +69,30 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
  */
 export async function saveMetadataDocumentApplication(
   db: Db,
-  input: { uid: string; name: string; redirectUri: string; scopes: string[]; accessTokenTtlSeconds: number; expiresAt: number },
+  input: {
+    uid: string;
+    name: string;
+    redirectUri: string;
+    scopes: string[];
+    accessTokenTtlSeconds: number;
+    expiresAt: number;
+    /** The document's keys and method (a private_key_jwt client is confidential: it proves itself by its key). */
+    jwks?: string | null;
+    jwksUri?: string | null;
+    tokenEndpointAuthMethod?: string | null;
+  },
 ): Promise<ApplicationRow | null> {
-  const fields = { name: input.name, redirectUri: input.redirectUri, scopes: formatScopes(input.scopes), metadataExpiresAt: input.expiresAt };
+  const confidential = input.tokenEndpointAuthMethod === "private_key_jwt";
+  const fields = {
+    name: input.name,
+    redirectUri: input.redirectUri,
+    scopes: formatScopes(input.scopes),
+    metadataExpiresAt: input.expiresAt,
+    jwks: input.jwks ?? null,
+    jwksUri: input.jwksUri ?? null,
+    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? null,
+    confidential,
+  };
   const [row] = await db
     .insert(applications)
     .values({
@@ -68,7 +100,6 @@ export async function saveMetadataDocumentApplication(
       ...fields,
       // No secret exists for a public client; a random hash that no secret matches fills the column.
       secretHash: await sha256Hex(randomToken(SECRET_PREFIX)),
-      confidential: false,
       trusted: false,
       ownerId: null,
       dynamic: true,
@@ -111,7 +142,12 @@ export async function listInstanceApplicationsPage(db: Db, window: Window): Prom
 export async function updateApplication(
   db: Db,
   id: number,
-  patch: Partial<Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "trusted" | "accessTokenTtlSeconds">>,
+  patch: Partial<
+    Pick<
+      ApplicationRow,
+      "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "dpopBoundAccessTokens" | "requirePushedAuthorizationRequests" | "trusted" | "accessTokenTtlSeconds" | "jwks" | "jwksUri" | "tokenEndpointAuthMethod"
+    >
+  >,
 ): Promise<ApplicationRow | null> {
   const [row] = await db.update(applications).set(patch).where(eq(applications.id, id)).returning();
   return row ?? null;

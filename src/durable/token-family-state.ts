@@ -9,6 +9,8 @@ export interface CodeRecord {
   hash: string;
   expiresAt: number;
   usedAt: number | null;
+  /** RFC 9449 §10: the `dpop_jkt` of the authorization request; the exchange's proof must match it. */
+  dpopJkt?: string | null;
 }
 
 export interface AccessRecord {
@@ -18,6 +20,8 @@ export interface AccessRecord {
   expiresAt: number | null;
   /** Set on first validation: a used pair ends the grace window of the previous refresh token. */
   used: boolean;
+  /** RFC 9449: the thumbprint of the key this access token is bound to; absent: a bearer token. */
+  jkt?: string | null;
 }
 
 export interface FamilyState {
@@ -60,6 +64,11 @@ export interface FamilyState {
    */
   resource?: string;
   accessResource?: string;
+  /**
+   * RFC 9449 §5: a refresh token issued to a public client through DPoP is bound to the proof's
+   * key (its thumbprint here) and refreshes only with a proof of that key.
+   */
+  refreshJkt?: string | null;
 }
 
 export interface OidcFacts {
@@ -85,6 +94,8 @@ export type FamilyView = Pick<
   oidc?: OidcFacts | null;
   /** The current access token's resource (its audience), a path of src/domain/resources.ts. */
   resource: string;
+  /** RFC 9449: the current access token's key thumbprint; null for a bearer token. */
+  jkt: string | null;
 };
 
 export type ExchangeResult =

@@ -75,6 +75,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       accessExpiresAt: s.access?.expiresAt ?? null,
       oidc: s.oidc ?? null,
       resource: s.accessResource ?? s.resource ?? DEFAULT_RESOURCE,
+      jkt: s.access?.jkt ?? null,
     };
   }
 
@@ -140,6 +141,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     user: Pick<UserRow, "state"> | null;
     /** RFC 8707: the resource named in the token request (a path), or null for the authorized one. */
     resource: string | null;
+    /** RFC 9449: the thumbprint of the token request's DPoP proof key; null without a proof. */
+    dpopJkt?: string | null;
   }): ExchangeResult {
     const s = this.load();
     const refuse = (reason: string, reuse = false): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse });
@@ -159,12 +162,14 @@ export class TokenFamily extends DurableObject<Bindings> {
       return { ok: false, error: "invalid_grant", reason: "code already used", reuse: true, sinceVouched: this.sinceVouched(s) };
     }
     if (s.code.expiresAt <= input.now) return refuse("code expired");
+    // RFC 9449 §10: a code bound with dpop_jkt is exchanged only with a proof of that key.
+    if (s.code.dpopJkt && s.code.dpopJkt !== (input.dpopJkt ?? null)) return refuse("DPoP proof key does not match dpop_jkt");
     // The code stays unused: a deactivated user's code works again if activated within its life.
     if (!mayReceiveTokens(input.user)) return refuse("user not active");
     // Refused before the code is used, so the client may retry with the resource it was granted.
     if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     s.code.usedAt = input.now;
-    this.setPair(s, input.pair, input.forceExpiry);
+    this.setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
     this.save(s);
     return { ok: true, family: this.view(s) };
   }
@@ -192,6 +197,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     userMaxAgeMs: number;
     /** RFC 8707: the resource named in the refresh request (a path), or null for the authorized one. */
     resource: string | null;
+    /** RFC 9449: the thumbprint of the refresh request's DPoP proof key; null without a proof. */
+    dpopJkt?: string | null;
   }): RotateResult {
     const s = this.load();
     const refuse = (reason: string, reuse = false): RotateResult => ({ ok: false, error: "invalid_grant", reason, reuse });
@@ -204,6 +211,9 @@ export class TokenFamily extends DurableObject<Bindings> {
     if (!input.clientAuthenticated && s.challenge === null && !s.publicRefresh) return { ok: false, error: "invalid_client", reason: "client secret required" };
     if (input.redirectUri !== null && s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
     if (input.verifierChallenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+    // RFC 9449 §5: a bound refresh token without a proof of its key is refused, and cannot be
+    // used to trigger the reuse detection below either.
+    if (s.refreshJkt && s.refreshJkt !== (input.dpopJkt ?? null)) return refuse("refresh token bound to another DPoP key");
     if (s.revokedAt !== null) return refuse("family revoked");
     // The user's state, checked in the same atomic call that would issue: from the snapshot when it
     // is young (one hop), else the caller reads D1 and calls again. Refused without any change, so
@@ -233,7 +243,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The replaced access token is remembered too: revoking it later must still find the grant.
     if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
     s.grace = { prevRefreshHash: input.refreshHash, until: input.now + input.graceMs, sealed: input.sealed };
-    this.setPair(s, input.pair, input.forceExpiry);
+    this.setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
     this.save(s);
     this.queueAudit({
       action: "token_refreshed",
@@ -257,10 +267,16 @@ export class TokenFamily extends DurableObject<Bindings> {
     return true;
   }
 
-  private setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean): void {
+  /**
+   * The new pair; with a DPoP proof (`jkt`) the access token is bound to its key, and so is the
+   * refresh token of a public client (RFC 9449 §5); a confidential client's refresh token stays
+   * unbound (its secret already constrains it), so its binding never changes here.
+   */
+  private setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean, jkt: string | null = null, publicClient = false): void {
     const expiresAt = s.expiring || forceExpiry ? pair.createdAt + s.ttlSeconds * 1000 : null;
-    s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false };
+    s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false, jkt };
     s.refreshHash = pair.refreshHash;
+    if (publicClient && jkt && pair.refreshHash) s.refreshJkt = jkt;
   }
 
   /**

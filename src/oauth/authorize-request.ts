@@ -25,6 +25,8 @@ export interface AuthorizeRequest {
   resource: string;
   /** The `resource` parameter as sent (echoed by the consent form), or null. */
   resourceIndicator: string | null;
+  /** RFC 9449 §10: the thumbprint of the key the code is bound to (`dpop_jkt`), or null. */
+  dpopJkt: string | null;
 }
 
 export type AuthorizeCheck =
@@ -53,6 +55,11 @@ export function checkAuthorizeRequest(
     repeated?: readonly string[];
     /** The issuer identifier: resource indicators are checked against it (src/domain/resources.ts). */
     issuer: string;
+    /**
+     * The parameters came from POST /oauth/par (RFC 9126), or from the consent form that such a
+     * request showed; a client that requires pushed requests is refused anything else (§6).
+     */
+    pushed?: boolean;
   },
 ): AuthorizeCheck {
   const repeated = opts.repeated ?? [];
@@ -83,6 +90,7 @@ export function checkAuthorizeRequest(
     description,
     state,
   });
+  if (app.requirePushedAuthorizationRequests && !opts.pushed) return fail("invalid_request", "This client must push its authorization requests to the pushed authorization request endpoint.");
   // RFC 8707 §2 allows several resources; a token here is bound to exactly one (docs/agents.md).
   if (repeated.includes("resource")) return fail("invalid_target", "Only one resource may be requested.");
   if (repeated.length > 0) return fail("invalid_request", duplicate(repeated[0]));
@@ -92,8 +100,9 @@ export function checkAuthorizeRequest(
   const responseType = rawType as "code" | "token";
   // RFC 6749 §4.1.2.1, §4.2.2.1: a client that does not hold the grant type (grants/client.ts).
   if (!grantTypesOf(app).includes(responseType === "code" ? "authorization_code" : "implicit")) return fail("unauthorized_client");
-  // OIDC Core §6: request objects are not served (discovery says request_parameter_supported and
-  // request_uri_parameter_supported false), so a request carrying one is refused, never ignored.
+  // RFC 9101 and RFC 9126: `request` and a pushed request's URN were resolved into the parameters
+  // before this check (src/oauth/authorize-params-source.ts); one left here is nested in a request
+  // object, and a request_uri pointing elsewhere is never fetched: refused, never ignored.
   if (q("request") !== undefined) return fail("request_not_supported");
   if (q("request_uri") !== undefined) return fail("request_uri_not_supported");
 
@@ -124,7 +133,12 @@ export function checkAuthorizeRequest(
   if (resource === null) return fail("invalid_target", "The requested resource is not a resource of this server.");
   const oidc = readOidcParams(q);
   if (!oidc.ok) return fail("invalid_request", oidc.description);
-  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator } };
+  // RFC 9449 §10: a SHA-256 JWK thumbprint, base64url without padding (43 characters).
+  const dpopJkt = q("dpop_jkt") ?? null;
+  if (dpopJkt !== null && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt)) return fail("invalid_request", "dpop_jkt is not a JWK SHA-256 thumbprint.");
+  // RFC 9449 §5.2: a client that requires DPoP gets no token it could not bind (the implicit grant's).
+  if (responseType === "token" && app.dpopBoundAccessTokens) return fail("unauthorized_client", "This client requires DPoP-bound access tokens: use the authorization code flow.");
+  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator, dpopJkt } };
 }
 
 /** The redirect back to the client, with iss on every response (RFC 9207 §2). */

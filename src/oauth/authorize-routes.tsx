@@ -18,6 +18,7 @@ import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
 import { DESCRIPTIONS, OAuthError } from "./errors";
 import { findAuthorizeClient, storeDocumentClient } from "./client-metadata/resolve";
 import { AppError } from "../domain/errors";
+import { authorizationParams, type ParamsSource } from "./authorize-params-source";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
@@ -40,7 +41,7 @@ export async function renderAuthorizeError(err: Error, c: Context): Promise<Resp
 }
 routes.onError(renderAuthorizeError);
 
-async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) {
+async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[], pushed: boolean) {
   const clientId = q("client_id");
   let app: ApplicationRow | null = null;
   if (clientId && !repeated.includes("client_id")) {
@@ -59,6 +60,7 @@ async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) 
     implicitRemoved: gate(c).isRemoved("oauth-implicit-grant"),
     repeated,
     issuer: issuerOf(c),
+    pushed,
   });
 }
 
@@ -89,7 +91,7 @@ async function approve(c: Context<AppEnv>, request: AuthorizeRequest, user: User
     // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
     const [authTime, claims] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);
     const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
-    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource });
+    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource, dpopJkt: r.dpopJkt });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
   const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env), user, resource: r.resource });
@@ -105,39 +107,48 @@ async function approve(c: Context<AppEnv>, request: AuthorizeRequest, user: User
   );
 }
 
+/** A stored pending request that came from a pushed one (RFC 9126) starts with this line. */
+const PUSHED_MARK = "pushed\n";
+
 /**
- * The request's parameters: its own query, or the stored request that `?pending=<id>` (alone)
- * names, when coming back from sign-in (docs/oauth.md, Pending requests).
+ * The request's parameters: its own query (or the pushed request or request object it names:
+ * authorize-params-source.ts), or the stored request that `?pending=<id>` (alone) names, when
+ * coming back from sign-in (docs/oauth.md, Pending requests).
  */
-async function authorizeQuery(c: Context<AppEnv>): Promise<URLSearchParams | null> {
+async function authorizeQuery(c: Context<AppEnv>): Promise<ParamsSource | null> {
   const params = new URL(c.req.url).searchParams;
   const pending = params.get("pending");
-  if (pending === null || [...params.keys()].length !== 1) return params;
+  if (pending === null || [...params.keys()].length !== 1) return authorizationParams(c, params);
   const stored = await findPendingAuthorization(getDb(c.env.DB), pending);
-  return stored === null ? null : new URLSearchParams(stored);
+  if (stored === null) return null;
+  const pushed = stored.startsWith(PUSHED_MARK);
+  return { ok: true, params: new URLSearchParams(pushed ? stored.slice(PUSHED_MARK.length) : stored), pushed };
 }
 
 routes.get("/authorize", async (c) => {
-  const params = await authorizeQuery(c);
-  if (!params) {
+  const source = await authorizeQuery(c);
+  if (!source) {
     const description = "This authorization request has expired or is unknown. Start again from the application.";
     return renderPage(c, "Authorization error", <AuthorizeErrorPage error="invalid_request" description={description} />, 400);
   }
+  if (!source.ok) return renderPage(c, "Authorization error", <AuthorizeErrorPage error={source.error} description={source.description} />, 400);
+  const { params, pushed } = source;
   const q: Query = (n) => params.get(n) ?? undefined;
-  const result = await check(c, q, repeatedNames(params));
+  const result = await check(c, q, repeatedNames(params), pushed);
   if (result.kind !== "ok") return refuse(c, result, 302);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
   const user = await currentUser(c);
-  return carryOutPrompt(c, r, user, params);
+  return carryOutPrompt(c, r, user, params, pushed);
 });
 
 /**
  * The sign-in redirect: the request waits server-side and the redirect carries only its id, so a
  * long authorize URL survives sign-in (issue 8, item 12).
  */
-async function signInFirst(c: Context<AppEnv>, r: AuthorizeRequest, params: URLSearchParams, page = "/users/sign_in"): Promise<Response> {
-  const query = params.toString();
+async function signInFirst(c: Context<AppEnv>, r: AuthorizeRequest, params: URLSearchParams, pushed: boolean, page = "/users/sign_in"): Promise<Response> {
+  // A pushed request's URN was used up: the parameters themselves wait, marked as pushed.
+  const query = (pushed ? PUSHED_MARK : "") + params.toString();
   if (query.length > MAX_PENDING_QUERY_LENGTH) {
     return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: "invalid_request", description: "The authorization request is too long.", state: r.state }, 302);
   }
@@ -146,10 +157,10 @@ async function signInFirst(c: Context<AppEnv>, r: AuthorizeRequest, params: URLS
 }
 
 /** Sign in, sign in again, approve at once, an error, or the consent page (OIDC prompt and max_age; src/oauth/oidc/prompt.ts). */
-async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow | null, params: URLSearchParams): Promise<Response> {
+async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow | null, params: URLSearchParams, pushed: boolean): Promise<Response> {
   // A password an administrator set must be replaced before anything else (GitLab's
   // check_password_expiration); the request waits, as it does for sign-in.
-  if (user && passwordExpired(user)) return signInFirst(c, r, params, "/profile/password/new");
+  if (user && passwordExpired(user)) return signInFirst(c, r, params, pushed, "/profile/password/new");
   const decision = decidePrompt(r.oidc, {
     signedIn: user !== null,
     authTime: await sessionAuthTime(c),
@@ -160,10 +171,10 @@ async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: Use
   });
   switch (decision.kind) {
     case "sign_in":
-      return signInFirst(c, r, params);
+      return signInFirst(c, r, params, pushed);
     case "reauthenticate":
       await endSession(c);
-      return signInFirst(c, r, afterReauthentication(params));
+      return signInFirst(c, r, afterReauthentication(params), pushed);
     case "error":
       return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: decision.error, description: decision.description, state: r.state }, 302);
     case "approve":
@@ -183,7 +194,9 @@ routes.post("/authorize", requireCsrf, async (c) => {
   // all: a repeated field arrives as an array, so that it can be refused (RFC 6749 §3.1).
   const body = await c.req.parseBody({ all: true });
   const q: Query = (n) => (typeof body[n] === "string" ? (body[n] as string) : undefined);
-  const result = await check(c, q, Object.keys(body).filter((k) => Array.isArray(body[k])));
+  // The consent form is this server's own page (CSRF-protected), echoing a request already
+  // admitted by GET, pushed or not (docs/oauth.md, Pushed authorization requests).
+  const result = await check(c, q, Object.keys(body).filter((k) => Array.isArray(body[k])), true);
   if (result.kind !== "ok") return refuse(c, result, 303);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");

@@ -19,6 +19,7 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,
     resource: r.resourceIndicator,
+    dpop_jkt: r.dpopJkt,
     ...oidcHiddenFields(r.oidc),
   };
   return (

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
+import { DpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
 import { AppError, codeOfStatus, ERROR_STATUS, type ErrorCode } from "../domain/errors";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { logUnexpectedError } from "../observability/error-log";
@@ -37,7 +38,13 @@ export type OAuthErrorCode =
   // RFC 6749 §4.1.2.1
   | "temporarily_unavailable"
   // RFC 8707 §2
-  | "invalid_target";
+  | "invalid_target"
+  // RFC 9449 §5, §8
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce"
+  // RFC 9101 §7
+  | "invalid_request_object"
+  | "invalid_request_uri";
 
 export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request: "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
@@ -63,6 +70,10 @@ export const DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_client_metadata: "The value of one of the client metadata fields is invalid.",
   temporarily_unavailable: "The authorization server is currently unable to handle the request.",
   invalid_target: "The requested resource is invalid, missing, unknown, or malformed.",
+  invalid_dpop_proof: "The DPoP proof is invalid.",
+  use_dpop_nonce: "A DPoP nonce is required: retry with the DPoP-Nonce value sent.",
+  invalid_request_object: "The request parameter contains an invalid Request Object.",
+  invalid_request_uri: "The request_uri is unknown, expired or was already used.",
 };
 
 /** The OAuth family's wire error: an RFC 6749 §5.2 code (and the extensions' codes) with its description. */
@@ -120,6 +131,11 @@ export function renderOAuthError(err: Error, c: Context): Response {
   }
   if (err instanceof AppError && err.code !== "internal") {
     const o = asOAuthError(err);
+    if (err instanceof DpopError) {
+      // RFC 9449 §7.1, §9: userinfo and token info refuse a DPoP request with the DPoP challenge.
+      for (const [k, v] of Object.entries(dpopRefusalHeaders(err))) c.header(k, v);
+      return c.json({ error: err.dpopError, error_description: err.description }, 401);
+    }
     if (o.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
     // The userinfo endpoint's refusals (the only insufficient_scope here is its openid).
     if (o.error === "insufficient_scope") c.header("WWW-Authenticate", bearerChallenge(c, { error: "insufficient_scope", scope: "openid" }));

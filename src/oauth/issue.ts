@@ -24,7 +24,8 @@ function lifetime(env: Bindings, app: ApplicationRow | null): { ttlSeconds: numb
 
 export interface TokenResponse {
   access_token: string;
-  token_type: "bearer";
+  /** "DPoP" for a token bound to a key (RFC 9449 §5). */
+  token_type: "bearer" | "DPoP";
   expires_in?: number;
   refresh_token?: string;
   scope: string;
@@ -35,12 +36,13 @@ export interface TokenResponse {
 
 /** The spec's token response; expires_in is left out for a token without expiry (Doorkeeper). */
 export function tokenResponse(
-  family: Pick<FamilyView, "scopes" | "accessCreatedAt" | "accessExpiresAt">,
+  family: Pick<FamilyView, "scopes" | "accessCreatedAt" | "accessExpiresAt" | "jkt">,
   tokens: { access: string; refresh?: string | null },
   now: number,
   opts: { createdAt: boolean },
 ): TokenResponse {
-  const body: TokenResponse = { access_token: tokens.access, token_type: "bearer", scope: formatScopes(family.scopes) };
+  const tokenType = family.jkt ? "DPoP" : "bearer";
+  const body: TokenResponse = { access_token: tokens.access, token_type: tokenType, scope: formatScopes(family.scopes) };
   if (family.accessExpiresAt !== null) body.expires_in = Math.max(0, Math.round((family.accessExpiresAt - now) / 1000));
   if (tokens.refresh) body.refresh_token = tokens.refresh;
   if (opts.createdAt) body.created_at = Math.floor(family.accessCreatedAt / 1000);
@@ -87,6 +89,8 @@ export async function issueCode(
     oidc?: OidcFacts | null;
     /** RFC 8707: the resource the person authorized (a path of src/domain/resources.ts). */
     resource: string;
+    /** RFC 9449 §10: the authorization request's dpop_jkt; the exchange must prove that key. */
+    dpopJkt?: string | null;
   },
 ): Promise<string> {
   const now = Date.now();
@@ -97,7 +101,7 @@ export async function issueCode(
   state.challenge = input.challenge;
   state.oidc = input.oidc ?? null;
   state.resource = input.resource;
-  state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null };
+  state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null, dpopJkt: input.dpopJkt ?? null };
   await Promise.all([
     familyStub(env, fid).init(state),
     insertFamilyRow(getDb(env.DB), {
@@ -133,6 +137,8 @@ export async function issueAccessOnly(
     oidc?: OidcFacts | null;
     /** RFC 8707: the resource the token is bound to (a path); null or absent: the whole service. */
     resource?: string | null;
+    /** RFC 9449: the thumbprint of the token request's DPoP proof key; the tokens are bound to it. */
+    dpopJkt?: string | null;
   },
 ): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   if (input.user.id !== input.userId || !mayReceiveTokens(input.user)) throw new OAuthError("invalid_grant");
@@ -142,11 +148,14 @@ export async function issueAccessOnly(
   const refresh = input.withRefresh ? mintRefreshToken(input.userId, fid) : null;
   const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
   const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
-  state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false };
+  const jkt = input.dpopJkt ?? null;
+  state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false, jkt };
   if (refresh) state.refreshHash = await hashToken(refresh);
   state.oidc = input.oidc ?? null;
   // A public device client has neither secret nor PKCE: its refresh token alone must do (RFC 8628 §5.6).
   state.publicRefresh = input.grantType === "device_code" && input.app !== null && !input.app.confidential;
+  // RFC 9449 §5: a public client's refresh token is bound to the key as well.
+  if (refresh && jkt && state.publicRefresh) state.refreshJkt = jkt;
   state.user = { row: userSnapshot(input.user), at: now };
   state.resource = input.resource ?? DEFAULT_RESOURCE;
   const db = getDb(env.DB);
@@ -185,6 +194,7 @@ export async function issueAccessOnly(
       accessExpiresAt: expiresAt,
       oidc: state.oidc,
       resource: state.resource,
+      jkt,
     },
   };
 }

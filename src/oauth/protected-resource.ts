@@ -3,6 +3,7 @@ import { RESOURCE_PATHS, resourceFor, resourceUrl } from "../domain/resources";
 import { ALL_SCOPES, FORBIDDEN_SCOPES } from "../domain/scopes";
 import type { AppEnv } from "../env";
 import { issuerFor, issuerOf } from "./issuer";
+import { DPOP_SIGNING_ALGS } from "../credentials/dpop-proof";
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for each of this service's resources
@@ -54,6 +55,9 @@ function metadata(c: Context<AppEnv>, path: string) {
     // administrator's own application asks for by name.
     scopes_supported: ALL_SCOPES.filter((s) => !["openid", "profile", "email", ...FORBIDDEN_SCOPES].includes(s)),
     bearer_methods_supported: ["header", "query"],
+    // RFC 9728 §2: DPoP-bound tokens are accepted (and required of clients that opted in).
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+    dpop_bound_access_tokens_required: false,
     resource_name: NAMES[path],
   };
 }

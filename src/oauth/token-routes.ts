@@ -19,6 +19,9 @@ import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
 import { resourcePathOf, resourceUrl } from "../domain/resources";
+import { requireProofFor, tokenRequestProof } from "./dpop";
+import { checkProof, requireBinding } from "../credentials/dpop-binding";
+import { DpopError } from "../credentials/dpop-proof";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -28,17 +31,26 @@ const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
 routes.post("/token", async (c) => {
   const params = await readParams(c);
+  // RFC 9449: a DPoP proof is checked and used up before anything else; its key binds the tokens.
+  const dpopJkt = await tokenRequestProof(c);
   const type = params.get("grant_type");
   if (!type) throw missingParam("grant_type");
   const grant = grantFor(type);
   if (!grant) throw new OAuthError("unsupported_grant_type");
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
-  // Every grant gets its client through here: identified or authenticated, then its grant types checked.
-  const client = (mode: ClientMode) => clientForGrant(getDb(c.env.DB), creds, type, mode);
+  // Every grant gets its client through here: identified or authenticated, then its grant types
+  // checked, and a client that requires DPoP refused a bearer token.
+  const client = async (mode: ClientMode) => {
+    const found = await clientForGrant(getDb(c.env.DB), creds, type, mode);
+    requireProofFor(found.app, dpopJkt);
+    return found;
+  };
   const issuer = issuerOf(c);
   const resource = requestedResource(params.get("resource"), issuer);
-  const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer, resource, client }));
+  const body = await countingSecretFailures(c, creds, () =>
+    grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer, resource, dpopJkt, client }),
+  );
   // A token without expiry is the deprecated thing itself (served below 15.0): the answer says so.
   if (body.expires_in === undefined) gate(c).markDeprecated("oauth-tokens-without-expiry");
   return c.json(body, 200, noStore);
@@ -53,14 +65,25 @@ function requestedResource(value: string | undefined, issuer: string): string | 
 }
 
 routes.get("/token/info", async (c) => {
-  const token = extractBearerOrQuery(c.req.raw);
-  const parsed = token ? parseAccessToken(token) : null;
-  if (!token) throw new OAuthError("invalid_token");
-  const check = parsed ? await validateAccessToken(c.env, token, parsed) : null;
-  if (!check?.ok) {
+  const presented = extractBearerOrQuery(c.req.raw);
+  if (!presented) throw new OAuthError("invalid_token");
+  const token = presented.secret;
+  const parsed = parseAccessToken(token);
+  const failed = async (err: Error) => {
     await countBearerFailure(c.env, clientAddress(c.req.raw, c.env));
-    throw new OAuthError("invalid_token");
+    throw err;
+  };
+  // RFC 9449 §7: token info is a resource door like the others (src/credentials/dpop-binding.ts).
+  let check;
+  try {
+    let proof;
+    [check, proof] = await Promise.all([parsed ? validateAccessToken(c.env, token, parsed) : null, checkProof(c.env, c.req.raw, presented)]);
+    if (check?.ok) requireBinding(check.family.jkt, proof);
+  } catch (err) {
+    if (err instanceof DpopError && err.dpopError !== "use_dpop_nonce") return failed(err);
+    throw err;
   }
+  if (!check?.ok) return failed(new OAuthError("invalid_token"));
   const f = check.family;
   const expiresIn = f.accessExpiresAt === null ? null : Math.max(0, Math.floor((f.accessExpiresAt - Date.now()) / 1000));
   const body: Record<string, unknown> = {
@@ -141,7 +164,7 @@ routes.post("/introspect", async (c) => {
     scope: formatScopes(d.scopes),
     client_id: d.applicationUid,
     username: user.username,
-    token_type: d.tokenType === "access_token" ? "Bearer" : "refresh_token",
+    token_type: d.tokenType === "access_token" ? (d.jkt ? "DPoP" : "Bearer") : "refresh_token",
     iat: Math.floor(d.accessCreatedAt / 1000),
     sub: String(d.userId),
     iss: issuerOf(c),
@@ -149,6 +172,8 @@ routes.post("/introspect", async (c) => {
     aud: resourceUrl(issuerOf(c), d.resource),
   };
   if (d.tokenType === "access_token" && d.accessExpiresAt !== null) body.exp = Math.floor(d.accessExpiresAt / 1000);
+  // RFC 9449 §6.2: the key a DPoP-bound access token is bound to.
+  if (d.tokenType === "access_token" && d.jkt) body.cnf = { jkt: d.jkt };
   return c.json(body, 200, noStore);
 });
 

@@ -5,6 +5,8 @@ import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
 import { CLAIMS_SUPPORTED } from "./oidc/claims";
+import { DPOP_SIGNING_ALGS } from "../credentials/dpop-proof";
+import { REQUEST_OBJECT_SIGNING_ALGS } from "./request-object";
 
 /**
  * RFC 8414 authorization server metadata at /.well-known/oauth-authorization-server and OpenID
@@ -35,14 +37,22 @@ function metadata(c: Context<AppEnv>) {
     revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
+    // RFC 9449 §5.1: DPoP proofs at the token endpoint and every resource door (docs/oauth.md).
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
     claims_supported: CLAIMS_SUPPORTED,
     prompt_values_supported: ["none", "login", "consent"],
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // RFC 9101: signed request objects at authorize and PAR; a request_uri only as PAR's URN
+    // (never fetched, so OIDC's request_uri_parameter_supported stays false).
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_SIGNING_ALGS],
     request_uri_parameter_supported: false,
+    // RFC 9126 §5: pushed authorization requests; required per application, not for all.
+    pushed_authorization_request_endpoint: `${issuer}/oauth/par`,
+    require_pushed_authorization_requests: false,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id names its metadata document (docs/agents.md).
     client_id_metadata_document_supported: true,
   };

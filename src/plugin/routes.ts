@@ -112,8 +112,9 @@ routes.use(
   cors({
     origin: (origin) => origin,
     allowMethods: [...connectCors.allowedMethods],
-    allowHeaders: [...connectCors.allowedHeaders, "Authorization"],
-    exposeHeaders: [...connectCors.exposedHeaders],
+    // DPoP (RFC 9449): the proof is sent, the nonce and the challenge read.
+    allowHeaders: [...connectCors.allowedHeaders, "Authorization", "DPoP"],
+    exposeHeaders: [...connectCors.exposedHeaders, "DPoP-Nonce", "WWW-Authenticate"],
     maxAge: 7200,
     credentials: false,
   }),

@@ -98,7 +98,11 @@ export async function fastUnaryCall(req: Request, format: FastFormat, contextVal
     const body = format === "binary" ? toBinary(ResSchema, res) : new TextEncoder().encode(toJsonString(ResSchema, res));
     return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   } catch (err) {
-    if (format === "grpc-web") return grpcWebResponse(null, ConnectError.from(err));
+    if (format === "grpc-web") {
+      // The error's metadata (a DPoP challenge and nonce) rides in the trailer and in the headers.
+      const ce = ConnectError.from(err);
+      return grpcWebResponse(null, ce, ce.metadata);
+    }
     return errorResponse(err);
   }
 }

@@ -33,15 +33,33 @@ export interface ApplicationFields {
   accessTokenExpiresIn?: string | number;
   confidential: boolean;
   expireAccessTokens: boolean;
+  /** RFC 9449 §5.2: only DPoP-bound tokens for this client; absent keeps the current value (default off). */
+  dpopBoundAccessTokens?: boolean;
+  /** RFC 9126 §6: authorization requests only pushed; absent keeps the current value (default off). */
+  requirePushedAuthorizationRequests?: boolean;
   trusted?: boolean;
+  /** The client's public keys (JWK Set, object or JSON text) or their URL, and its token endpoint method (src/domain/client-key-set.ts). */
+  jwks?: unknown;
+  jwksUri?: string | null;
+  tokenEndpointAuthMethod?: string | null;
 }
 
 export type ApplicationResult<T> = ({ ok: true } & T) | { ok: false; errors: ApplicationErrors };
 
 function check(env: Bindings, input: ApplicationFields) {
   return validateApplicationInput(
-    { name: input.name, redirectUri: input.redirectUri, scopes: input.scopes, accessTokenExpiresIn: input.accessTokenExpiresIn },
+    {
+      name: input.name,
+      redirectUri: input.redirectUri,
+      scopes: input.scopes,
+      accessTokenExpiresIn: input.accessTokenExpiresIn,
+      jwks: input.jwks,
+      jwksUri: input.jwksUri,
+      tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+      confidential: input.confidential,
+    },
     getConfig(env).allowInsecureRedirects,
+    { allowLoopbackKeys: getConfig(env).allowLoopbackClientMetadata },
   );
 }
 
@@ -77,6 +95,8 @@ export async function createApplication(
     confidential: input.confidential,
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expireAccessTokens,
+    dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
+    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
     ownerId: input.ownerId,
   });
   await audit(env, actor, "application_created", row);
@@ -98,11 +118,16 @@ export async function updateApplication(
     scopes: formatScopes(checked.value.scopes),
     confidential: input.confidential,
     expireAccessTokens: input.expireAccessTokens,
+    ...(input.dpopBoundAccessTokens === undefined ? {} : { dpopBoundAccessTokens: input.dpopBoundAccessTokens }),
+    ...(input.requirePushedAuthorizationRequests === undefined ? {} : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
+    jwks: checked.value.jwks,
+    jwksUri: checked.value.jwksUri,
+    tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });
   if (!row) return { ok: false, errors: { name: ["no longer exists"] } };
-  await audit(env, actor, "application_updated", row, { trusted: row.trusted });
+  await audit(env, actor, "application_updated", row, { trusted: row.trusted, dpop_bound_access_tokens: row.dpopBoundAccessTokens });
   return { ok: true, row };
 }
 

@@ -17,7 +17,12 @@ export async function readApplicationForm(c: Context<any>, opts: { trusted?: boo
     scopes,
     confidential: body.confidential !== undefined,
     expireAccessTokens: body.expire_access_tokens !== undefined,
+    dpopBoundAccessTokens: body.dpop_bound_access_tokens !== undefined,
+    requirePushedAuthorizationRequests: body.require_pushed_authorization_requests !== undefined,
     accessTokenExpiresIn: one(body.access_token_expires_in),
+    jwks: one(body.jwks),
+    jwksUri: one(body.jwks_uri),
+    tokenEndpointAuthMethod: one(body.token_endpoint_auth_method),
     ...(opts.trusted ? { trusted: body.trusted !== undefined } : {}),
   };
 }
@@ -31,6 +36,11 @@ export function applicationFieldsOf(v: AppFormValues): ApplicationFields {
     accessTokenExpiresIn: v.accessTokenExpiresIn,
     confidential: v.confidential,
     expireAccessTokens: v.expireAccessTokens,
+    dpopBoundAccessTokens: v.dpopBoundAccessTokens,
+    requirePushedAuthorizationRequests: v.requirePushedAuthorizationRequests,
+    jwks: v.jwks,
+    jwksUri: v.jwksUri,
+    tokenEndpointAuthMethod: v.tokenEndpointAuthMethod,
     ...(v.trusted === undefined ? {} : { trusted: v.trusted }),
   };
 }

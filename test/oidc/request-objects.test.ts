@@ -12,14 +12,12 @@ async function authorizeWith(clientId: string, redirectUri: string, extra: Recor
   );
 }
 
-describe("OIDC Core §6: request objects are not supported, as discovery says, and are refused rather than ignored", () => {
-  it("§6.1: request= answers request_not_supported at the redirect URI, with state; no consent page", async () => {
+describe("OIDC Core §6 with RFC 9101: request objects are verified (test/oauth/jar.test.ts), a request_uri elsewhere is refused rather than ignored", () => {
+  it("§6.1: a request= that is not a verifiable request object is invalid_request_object, shown, never redirected", async () => {
     const { app } = await oidcApp();
     const res = await authorizeWith(app.uid, REDIRECT, { request: "eyJhbGciOiJub25lIn0.eyJzY29wZSI6Im9wZW5pZCJ9." });
-    expect(res.status).toBe(302);
-    const q = new URL(res.headers.get("location")!).searchParams;
-    expect(q.get("error")).toBe("request_not_supported");
-    expect(q.get("state")).toBe("st");
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
   });
 
   it("§6.2: request_uri= answers request_uri_not_supported at the redirect URI", async () => {

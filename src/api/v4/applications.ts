@@ -11,6 +11,7 @@ import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
+import { authMethodOf } from "../../domain/client-key-set";
 
 /**
  * GitLab's applications API (administrators; instance-wide applications, i.e. those not owned by
@@ -27,8 +28,16 @@ function entity(app: ApplicationRow) {
     application_name: app.name,
     callback_url: app.redirectUri,
     confidential: app.confidential,
+    // Not in GitLab's entity: RFC 9449 §5.2, the client gets only DPoP-bound tokens (docs/oauth.md).
+    dpop_bound_access_tokens: app.dpopBoundAccessTokens,
+    // Not in GitLab's entity: RFC 9126 §6, authorization requests only through /oauth/par.
+    require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
     // Not in GitLab's entity: the application's access-token lifetime (docs/rest-api.md).
     access_token_expires_in: app.accessTokenTtlSeconds,
+    // Not in GitLab's entity: key-based client authentication (RFC 7591 §2 names; docs/oauth.md).
+    token_endpoint_auth_method: authMethodOf(app),
+    jwks: app.jwks ? JSON.parse(app.jwks) : null,
+    jwks_uri: app.jwksUri,
   };
 }
 
@@ -40,8 +49,16 @@ const NewApplication = z.object({
   /** Not in GitLab's API (an admin-area checkbox there); accepted here so scripts can set it. */
   trusted: boolParam.optional(),
   expire_access_tokens: boolParam.optional(),
+  /** Not in GitLab's API: RFC 9449 §5.2's client metadata name; default false. */
+  dpop_bound_access_tokens: boolParam.optional(),
+  /** Not in GitLab's API: RFC 9126 §6's client metadata name; default false. */
+  require_pushed_authorization_requests: boolParam.optional(),
   /** Access-token lifetime in seconds (not in GitLab's API; Doorkeeper's name). Default: ACCESS_TOKEN_TTL_SECONDS. */
   access_token_expires_in: z.union([z.string().max(16), z.number()]).optional(),
+  /** Not in GitLab's API: the client's public keys (a JWK Set) or their URL, and how it authenticates (RFC 7591 §2). */
+  jwks: z.union([z.string().max(16384), z.record(z.string(), z.unknown())]).optional(),
+  jwks_uri: z.string().max(2048).optional(),
+  token_endpoint_auth_method: z.string().max(64).optional(),
 });
 
 applications.post("/applications", validateParams(NewApplication), async (c) => {
@@ -54,6 +71,11 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     confidential: input.confidential ?? true,
     trusted: input.trusted ?? false,
     expireAccessTokens: input.expire_access_tokens ?? true,
+    dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
+    requirePushedAuthorizationRequests: input.require_pushed_authorization_requests ?? false,
+    jwks: input.jwks,
+    jwksUri: input.jwks_uri,
+    tokenEndpointAuthMethod: input.token_endpoint_auth_method,
     ownerId: null,
   });
   if (!created.ok) throw new ApiError(400, { message: created.errors });

@@ -31,6 +31,22 @@ export const applications = sqliteTable(
      * every other application.
      */
     metadataExpiresAt: integer("metadata_expires_at"),
+    /**
+     * RFC 9449 §5.2 (dpop_bound_access_tokens): the token endpoint issues this client only
+     * DPoP-bound tokens, refusing a request without a proof.
+     */
+    dpopBoundAccessTokens: integer("dpop_bound_access_tokens", { mode: "boolean" }).notNull().default(false),
+    /**
+     * RFC 9126 §6 (require_pushed_authorization_requests): /oauth/authorize accepts this client's
+     * requests only as a request_uri from POST /oauth/par.
+     */
+    requirePushedAuthorizationRequests: integer("require_pushed_authorization_requests", { mode: "boolean" }).notNull().default(false),
+    /** The client's public keys (a JWK Set as JSON text, src/domain/client-key-set.ts); null: none inline. */
+    jwks: text("jwks"),
+    /** Where the client publishes its public keys (fetched through the public-host guard); null: none. */
+    jwksUri: text("jwks_uri"),
+    /** RFC 7591 token_endpoint_auth_method; null: by its kind (confidential: client_secret_basic, public: none). */
+    tokenEndpointAuthMethod: text("token_endpoint_auth_method"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 import { applications } from "./applications";
 
@@ -15,10 +15,9 @@ export const oauthTokenFamilies = sqliteTable(
     id: text("id").primaryKey(),
     /** Null for password grants without client authentication. */
     applicationId: integer("application_id").references(() => applications.id, { onDelete: "cascade" }),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    /** authorization_code, implicit, password. */
+    /** Null for client_credentials grants: the token acts for the application alone (RFC 6749 §4.4). */
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** authorization_code, implicit, password, device_code, client_credentials, token_exchange, jwt_bearer. */
     grantType: text("grant_type").notNull(),
     /** Space-separated scopes granted. */
     scopes: text("scopes").notNull(),
@@ -45,4 +44,41 @@ export const oauthPendingAuthorizations = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
   },
   (t) => [index("oauth_pending_expires_idx").on(t.expiresAt)],
+);
+
+/**
+ * The `jti` of every client assertion accepted (RFC 7523 §3 item 7: a JWT used once), kept until
+ * the assertion's own expiry: the unique key makes a second use of the same assertion fail in one
+ * statement, even between two concurrent requests. Rows past `expires_at` are replaced in place or
+ * removed by the sweep.
+ */
+export const oauthClientAssertionJtis = sqliteTable(
+  "oauth_client_assertion_jtis",
+  {
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => applications.id, { onDelete: "cascade" }),
+    jti: text("jti").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.applicationId, t.jti] }), index("oauth_client_assertion_jtis_expiry_idx").on(t.expiresAt)],
+);
+
+/**
+ * Pushed authorization requests (RFC 9126): the parameters a client pushed to POST /oauth/par,
+ * kept until /oauth/authorize takes them (once) or they expire. Only the SHA-256 of the
+ * request_uri's random part is stored.
+ */
+export const oauthPushedRequests = sqliteTable(
+  "oauth_pushed_requests",
+  {
+    idHash: text("id_hash").primaryKey(),
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => applications.id, { onDelete: "cascade" }),
+    /** The authorization request's parameters, as a query string. */
+    query: text("query").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("oauth_pushed_requests_expires_idx").on(t.expiresAt)],
 );

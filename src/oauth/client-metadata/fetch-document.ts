@@ -70,7 +70,7 @@ export function cacheSeconds(cacheControl: string | null): number {
   return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, Number(maxAge[1])));
 }
 
-async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+async function readBounded(body: ReadableStream<Uint8Array>, limit: number, refuse: (why: string) => Error): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -98,9 +98,9 @@ async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Pro
  * covers the body too): a body that trickles past the limit, or a connection cut before its end,
  * is a refusal that says so, never an unexpected error.
  */
-async function readBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+async function readBody(body: ReadableStream<Uint8Array>, maxBytes: number, refuse: (why: string) => Error): Promise<Uint8Array> {
   try {
-    return await readBounded(body, MAX_DOCUMENT_BYTES);
+    return await readBounded(body, maxBytes, refuse);
   } catch (e) {
     if (e instanceof OAuthError) throw e;
     if (isTimeout(e)) throw refuse(`the document was not complete within ${FETCH_TIMEOUT_MS / 1000} seconds.`);
@@ -111,7 +111,21 @@ async function readBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
 const isTimeout = (e: unknown) => e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
 
 /** Fetches and parses the document: an object, or OAuthError invalid_client saying which guard refused it. */
-export async function fetchDocument(url: URL): Promise<{ document: Record<string, unknown>; cacheSeconds: number }> {
+export function fetchDocument(url: URL): Promise<{ document: Record<string, unknown>; cacheSeconds: number }> {
+  return fetchPublicJson(url, { maxBytes: MAX_DOCUMENT_BYTES, refuse });
+}
+
+/**
+ * The guarded fetch of a JSON object at a URL someone handed the server (metadata documents, a
+ * client's jwks_uri): the URL's host has been checked public by the caller; here no redirect is
+ * followed, the answer must be 200 application/json within `maxBytes` and FETCH_TIMEOUT_MS, and
+ * its Cache-Control is read within the bounds. `refuse` words the error of each guard.
+ */
+export async function fetchPublicJson(
+  url: URL,
+  limits: { maxBytes: number; refuse: (why: string) => Error },
+): Promise<{ document: Record<string, unknown>; cacheSeconds: number }> {
+  const { maxBytes, refuse } = limits;
   let res: Response;
   try {
     // redirect "manual": a redirect is refused, never followed (it could lead to a private host).
@@ -134,11 +148,11 @@ export async function fetchDocument(url: URL): Promise<{ document: Record<string
     throw refuse("the document is not served as application/json.");
   }
   const declared = Number(res.headers.get("content-length"));
-  if (declared > MAX_DOCUMENT_BYTES) {
+  if (declared > maxBytes) {
     await res.body?.cancel();
-    throw refuse(`the document is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
+    throw refuse(`the document is larger than ${maxBytes} bytes.`);
   }
-  const bytes = res.body ? await readBody(res.body) : new Uint8Array();
+  const bytes = res.body ? await readBody(res.body, maxBytes, refuse) : new Uint8Array();
   let document: unknown;
   try {
     document = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -42,7 +42,7 @@ export async function findAuthorizeClient(env: Bindings, clientId: string, ip: s
   // Refetching a stored (approved) client is bounded by its cache time; a new one by the throttle.
   if (!row) await chargeFetch(env, ip);
   const { document, cacheSeconds } = await fetchDocument(url);
-  const registration = validateDocument(document, clientId, config.allowInsecureRedirects);
+  const registration = validateDocument(document, clientId, config.allowInsecureRedirects, config.allowLoopbackClientMetadata);
   const fields = {
     uid: clientId,
     name: registration.name,
@@ -50,6 +50,9 @@ export async function findAuthorizeClient(env: Bindings, clientId: string, ip: s
     scopes: registration.scopes,
     accessTokenTtlSeconds: newApplicationTtl(env),
     expiresAt: Date.now() + cacheSeconds * 1000,
+    jwks: registration.jwks,
+    jwksUri: registration.jwksUri,
+    tokenEndpointAuthMethod: registration.tokenEndpointAuthMethod,
   };
   if (row) return (await saveMetadataDocumentApplication(db, fields)) ?? row;
   return unstoredRow(fields);
@@ -69,6 +72,9 @@ export async function storeDocumentClient(env: Bindings, app: ApplicationRow, wh
     scopes: parseScopes(app.scopes),
     accessTokenTtlSeconds: app.accessTokenTtlSeconds,
     expiresAt: app.metadataExpiresAt ?? Date.now(),
+    jwks: app.jwks,
+    jwksUri: app.jwksUri,
+    tokenEndpointAuthMethod: app.tokenEndpointAuthMethod,
   });
   if (!saved) throw new OAuthError("invalid_client", "Client metadata document refused: another application has this client_id.");
   await recordAudit(db, {
@@ -96,7 +102,17 @@ async function chargeFetch(env: Bindings, ip: string | null): Promise<void> {
 }
 
 /** A document client's row before any approval: what the checks and the consent page read. */
-function unstoredRow(f: { uid: string; name: string; redirectUri: string; scopes: string[]; accessTokenTtlSeconds: number; expiresAt: number }): ApplicationRow {
+function unstoredRow(f: {
+  uid: string;
+  name: string;
+  redirectUri: string;
+  scopes: string[];
+  accessTokenTtlSeconds: number;
+  expiresAt: number;
+  jwks: string | null;
+  jwksUri: string | null;
+  tokenEndpointAuthMethod: string | null;
+}): ApplicationRow {
   return {
     id: UNSTORED_APPLICATION_ID,
     uid: f.uid,
@@ -112,16 +128,21 @@ function unstoredRow(f: { uid: string; name: string; redirectUri: string; scopes
     dynamic: true,
     metadataExpiresAt: f.expiresAt,
     createdAt: Date.now(),
+    jwks: f.jwks,
+    jwksUri: f.jwksUri,
+    tokenEndpointAuthMethod: f.tokenEndpointAuthMethod,
+    dpopBoundAccessTokens: false,
+    requirePushedAuthorizationRequests: false,
   };
 }
 
 /** §4.1: the document names itself and carries no secret; the rest is a registration's metadata. */
-function validateDocument(document: Record<string, unknown>, clientId: string, allowInsecureRedirects: boolean) {
+function validateDocument(document: Record<string, unknown>, clientId: string, allowInsecureRedirects: boolean, allowLoopbackKeys: boolean) {
   const refuse = (why: string) => new OAuthError("invalid_client", `Client metadata document refused: ${why}`);
   if (document.client_id !== clientId) throw refuse("its client_id is not the URL it was fetched from.");
   if (document.client_secret !== undefined || document.client_secret_expires_at !== undefined) throw refuse("a metadata document must not contain a client secret.");
   try {
-    return checkRegistration(document, allowInsecureRedirects);
+    return checkRegistration(document, allowInsecureRedirects, allowLoopbackKeys);
   } catch (e) {
     if (e instanceof OAuthError) throw refuse(e.description);
     throw e;

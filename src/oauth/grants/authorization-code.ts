@@ -21,7 +21,7 @@ import type { Grant } from "./types";
 export const authorizationCodeGrant: Grant = {
   required: ["code", "redirect_uri"],
   reads: ["client_id", "client_secret", "code", "redirect_uri", "code_verifier", "resource"],
-  async handle({ env, params, ip, issuer, resource, client: clientOf }) {
+  async handle({ env, params, ip, issuer, resource, dpopJkt, client: clientOf }) {
     const db = getDb(env.DB);
     const client = await clientOf("identify");
     const code = params.get("code")!;
@@ -55,6 +55,7 @@ export const authorizationCodeGrant: Grant = {
       now,
       user: user ? { state: user.state } : null,
       resource,
+      dpopJkt,
     });
     if (!result.ok) return refuseGrant(env, db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.

@@ -18,7 +18,7 @@ export { DEVICE_CODE_GRANT_TYPE } from "./client";
 export const deviceCodeGrant: Grant = {
   required: ["device_code"],
   reads: ["client_id", "client_secret", "device_code", "resource"],
-  async handle({ env, params, ip, issuer, resource, client: clientOf }) {
+  async handle({ env, params, ip, issuer, resource, dpopJkt, client: clientOf }) {
     const db = getDb(env.DB);
     const client = await clientOf("authenticate");
     const grant = await findDeviceGrantByDeviceCode(env.DB, params.get("device_code")!);
@@ -42,6 +42,7 @@ export const deviceCodeGrant: Grant = {
       ip,
       withRefresh: true,
       resource,
+      dpopJkt,
       oidc: { nonce: null, authTime: grant.auth_time ?? now },
     });
     const idToken = await idTokenFor(env, issuer, family, { withNonce: false });

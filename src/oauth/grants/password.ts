@@ -17,7 +17,7 @@ export const DEFAULT_PASSWORD_SCOPES = ["api"];
 export const passwordGrant: Grant = {
   required: ["username", "password"],
   reads: ["username", "password", "scope", "client_id", "client_secret", "resource"],
-  async handle({ env, params, creds, ip, resource, client: clientOf }) {
+  async handle({ env, params, creds, ip, resource, dpopJkt, client: clientOf }) {
     // Without a client the grant is GitLab's password grant for the user alone.
     const client = creds.clientId ? await clientOf("authenticate") : null;
     const requested = parseRequestedScopes(params.get("scope"));
@@ -40,7 +40,7 @@ export const passwordGrant: Grant = {
     // A password an administrator set is only good for choosing one's own on the web (GitLab's
     // password_expired?): it gives no token until then.
     if (passwordExpired(user)) throw new OAuthError("invalid_grant", "Your password expired. Sign in on the web to choose a new one.");
-    const { token, family } = await issueAccessOnly(env, { app: client?.app ?? null, userId: user.id, scopes, grantType: "password", ip, user, resource });
+    const { token, family } = await issueAccessOnly(env, { app: client?.app ?? null, userId: user.id, scopes, grantType: "password", ip, user, resource, dpopJkt });
     return tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
   },
 };

@@ -30,7 +30,7 @@ interface SealedTokens {
 export const refreshTokenGrant: Grant = {
   required: ["refresh_token"],
   reads: ["client_id", "client_secret", "refresh_token", "redirect_uri", "code_verifier", "resource"],
-  async handle({ env, params, creds, ip, issuer, resource, client: clientOf }) {
+  async handle({ env, params, creds, ip, issuer, resource, dpopJkt, client: clientOf }) {
     if (!creds.clientId) throw new OAuthError("invalid_client");
     const refreshToken = params.get("refresh_token")!;
     const verifier = params.get("code_verifier") || null;
@@ -68,6 +68,7 @@ export const refreshTokenGrant: Grant = {
       ip,
       userMaxAgeMs: USER_SNAPSHOT_TTL_MS,
       resource,
+      dpopJkt,
     };
     const family = familyStub(env, fid);
     let result = await family.rotate({ ...rotation, user: null });

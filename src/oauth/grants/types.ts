@@ -16,6 +16,11 @@ export interface GrantContext {
    */
   resource: string | null;
   /**
+   * RFC 9449: the thumbprint of the key of the request's DPoP proof (already verified and used up
+   * by src/oauth/dpop.ts), or null without one: what the issued tokens are bound to.
+   */
+  dpopJkt: string | null;
+  /**
    * The request's client, identified or authenticated, and checked against the grant types it
    * holds (unauthorized_client otherwise): the dispatch's one check for every grant.
    */

@@ -1,4 +1,4 @@
-import { validateApplicationInput } from "../../domain/application-input";
+import { validateApplicationInput, type ApplicationKeys } from "../../domain/application-input";
 import { cleanDisplayName } from "../../domain/display-name";
 import { FORBIDDEN_SCOPES, parseRequestedScopes } from "../../domain/scopes";
 import { isLoopback } from "../../domain/redirect-uri";
@@ -6,8 +6,10 @@ import { OAuthError } from "../errors";
 
 /**
  * Client metadata of a dynamic registration (RFC 7591 §2), checked as GitLab does for MCP clients:
- * public clients only (token_endpoint_auth_method none), the code grant with refresh, redirect URIs
- * by the registration rules (else invalid_redirect_uri), never sudo (else invalid_client_metadata).
+ * public clients (token_endpoint_auth_method none) or, as the MCP client-credentials extension
+ * recommends, clients that prove themselves with a key (private_key_jwt with jwks or jwks_uri; no
+ * secret is ever issued); the code grant with refresh, redirect URIs by the registration rules
+ * (else invalid_redirect_uri), never sudo (else invalid_client_metadata).
  */
 export const UNVERIFIED_PREFIX = "[Unverified Dynamic Application] ";
 export const MAX_NAME_LENGTH = 200;
@@ -15,13 +17,17 @@ export const MAX_NAME_LENGTH = 200;
 export const DEFAULT_SCOPES = ["read_api", "read_user", "openid", "profile", "email"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 
-export interface Registration {
+export interface Registration extends ApplicationKeys {
   /** OpenID Connect Registration §2, when the client sent it. */
   applicationType: ApplicationType | null;
   name: string;
   redirectUris: string[];
   scopes: string[];
   clientName: string;
+  /** RFC 9449 §5.2 dpop_bound_access_tokens: only DPoP-bound tokens for this client. */
+  dpopBoundAccessTokens: boolean;
+  /** RFC 9126 §6 require_pushed_authorization_requests. */
+  requirePushedAuthorizationRequests: boolean;
 }
 
 export type ApplicationType = "web" | "native";
@@ -61,7 +67,7 @@ function stringList(value: unknown, field: string): string[] | null {
   return list as string[];
 }
 
-export function checkRegistration(body: unknown, allowInsecureRedirects: boolean): Registration {
+export function checkRegistration(body: unknown, allowInsecureRedirects: boolean, allowLoopbackKeys = false): Registration {
   if (!body || typeof body !== "object" || Array.isArray(body)) throw bad("The request body must be a JSON object.");
   const m = body as Record<string, unknown>;
   const uris = stringList(m.redirect_uris, "redirect_uris");
@@ -70,9 +76,10 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   if (uris.some((u) => /\s/.test(u))) throw new OAuthError("invalid_redirect_uri", "A redirect URI cannot contain white space.");
   if (m.client_name !== undefined && typeof m.client_name !== "string") throw bad("client_name must be a string.");
   const clientName = cleanDisplayName((m.client_name as string | undefined) ?? "") || "Dynamic Application";
-  if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== "none") {
-    throw bad("Only public clients can register: token_endpoint_auth_method must be none.");
+  if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== "none" && m.token_endpoint_auth_method !== "private_key_jwt") {
+    throw bad("token_endpoint_auth_method must be none or private_key_jwt: no client secret is issued at registration.");
   }
+  const keyed = m.token_endpoint_auth_method === "private_key_jwt";
   const grants = stringList(m.grant_types, "grant_types");
   if (grants && !grants.every((g) => GRANT_TYPES.includes(g))) throw bad("grant_types may hold authorization_code and refresh_token only.");
   const responses = stringList(m.response_types, "response_types");
@@ -84,13 +91,41 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   const forbidden = requested.filter((s) => FORBIDDEN_SCOPES.includes(s));
   if (forbidden.length > 0) throw bad(`The ${forbidden.join(", ")} scope cannot be registered dynamically.`);
 
+  if (m.dpop_bound_access_tokens !== undefined && typeof m.dpop_bound_access_tokens !== "boolean") throw bad("dpop_bound_access_tokens must be a boolean.");
+  const dpopBoundAccessTokens = m.dpop_bound_access_tokens === true;
+  if (m.require_pushed_authorization_requests !== undefined && typeof m.require_pushed_authorization_requests !== "boolean") throw bad("require_pushed_authorization_requests must be a boolean.");
+  const requirePushedAuthorizationRequests = m.require_pushed_authorization_requests === true;
   const applicationType = checkApplicationType(m.application_type, uris, allowInsecureRedirects);
   const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
-  const checked = validateApplicationInput({ name, redirectUri: uris.join("\n"), scopes: requested }, allowInsecureRedirects);
+  if (m.jwks_uri !== undefined && typeof m.jwks_uri !== "string") throw bad("jwks_uri must be a string.");
+  const checked = validateApplicationInput(
+    {
+      name,
+      redirectUri: uris.join("\n"),
+      scopes: requested,
+      jwks: m.jwks,
+      jwksUri: m.jwks_uri as string | undefined,
+      tokenEndpointAuthMethod: keyed ? "private_key_jwt" : null,
+      confidential: keyed,
+    },
+    allowInsecureRedirects,
+    { allowLoopbackKeys },
+  );
   if (!checked.ok) {
     if (checked.errors.redirect_uri) throw new OAuthError("invalid_redirect_uri", `redirect_uris ${checked.errors.redirect_uri[0]}`);
     if (checked.errors.scopes) throw bad(`scope ${checked.errors.scopes[0]}`);
     throw bad(Object.entries(checked.errors).map(([k, v]) => `${k} ${v![0]}`)[0]);
   }
-  return { applicationType, name: checked.value.name, redirectUris: checked.value.redirectUri.split("\n"), scopes: checked.value.scopes, clientName };
+  return {
+    applicationType,
+    name: checked.value.name,
+    redirectUris: checked.value.redirectUri.split("\n"),
+    scopes: checked.value.scopes,
+    clientName,
+    dpopBoundAccessTokens,
+    requirePushedAuthorizationRequests,
+    jwks: checked.value.jwks,
+    jwksUri: checked.value.jwksUri,
+    tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
+  };
 }

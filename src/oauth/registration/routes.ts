@@ -13,7 +13,7 @@ import { clientAddress } from "../../http/client-address";
 
 /**
  * POST /oauth/register (RFC 7591 §3; GitLab serves it for MCP clients). Open, JSON, throttled per
- * client address; the client is public and must use PKCE. No RFC 7592 management endpoint: the
+ * client address; the client is public and must use PKCE, or proves itself with its key (private_key_jwt). No RFC 7592 management endpoint: the
  * registration cannot be read or changed by the client afterwards (docs/oidc.md says why).
  */
 const routes = new Hono<AppEnv>();
@@ -34,16 +34,24 @@ routes.post("/register", async (c) => {
   } catch {
     throw new OAuthError("invalid_client_metadata", "The request body is not valid JSON.");
   }
-  const reg = checkRegistration(body, getConfig(c.env).allowInsecureRedirects);
+  const config = getConfig(c.env);
+  const reg = checkRegistration(body, config.allowInsecureRedirects, config.allowLoopbackClientMetadata);
+  // A client with a key proves itself with it (private_key_jwt): confidential, yet no secret is issued.
+  const keyed = reg.tokenEndpointAuthMethod === "private_key_jwt";
   const db = getDb(c.env.DB);
   const { row } = await createApplication(db, {
     name: reg.name,
     redirectUri: reg.redirectUris.join("\n"),
     scopes: reg.scopes,
-    confidential: false,
+    confidential: keyed,
     trusted: false,
     ownerId: null,
     dynamic: true,
+    dpopBoundAccessTokens: reg.dpopBoundAccessTokens,
+    requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests,
+    jwks: reg.jwks,
+    jwksUri: reg.jwksUri,
+    tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod,
     accessTokenTtlSeconds: newApplicationTtl(c.env),
   });
   await countAttempt(c.env, "dynamic_registration", keys);
@@ -54,11 +62,15 @@ routes.post("/register", async (c) => {
       client_id_issued_at: Math.floor(row.createdAt / 1000),
       client_name: row.name,
       redirect_uris: reg.redirectUris,
-      token_endpoint_auth_method: "none",
+      token_endpoint_auth_method: keyed ? "private_key_jwt" : "none",
+      ...(reg.jwks ? { jwks: JSON.parse(reg.jwks) } : {}),
+      ...(reg.jwksUri ? { jwks_uri: reg.jwksUri } : {}),
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       scope: formatScopes(reg.scopes),
       ...(reg.applicationType ? { application_type: reg.applicationType } : {}),
+      dpop_bound_access_tokens: reg.dpopBoundAccessTokens,
+      require_pushed_authorization_requests: reg.requirePushedAuthorizationRequests,
     },
     201,
     { "Cache-Control": "no-store" },

@@ -15,13 +15,21 @@ export interface AppFormValues {
   scopes: string[];
   confidential: boolean;
   expireAccessTokens: boolean;
+  /** RFC 9449 §5.2: issue only DPoP-bound tokens (unchecked: absent from the post). */
+  dpopBoundAccessTokens: boolean;
+  /** RFC 9126 §6: authorization requests only through POST /oauth/par. */
+  requirePushedAuthorizationRequests: boolean;
   /** Seconds, as typed; empty on a new application: the configured default. */
   accessTokenExpiresIn: string;
+  /** The client's public keys (JWK Set JSON) or their URL, and how it authenticates; empty: none, by its kind. */
+  jwks: string;
+  jwksUri: string;
+  tokenEndpointAuthMethod: string;
   /** Skip the consent page; only the admin area's form offers it (undefined elsewhere). */
   trusted?: boolean;
 }
 
-export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, accessTokenExpiresIn: "" };
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, requirePushedAuthorizationRequests: false, accessTokenExpiresIn: "", jwks: "", jwksUri: "", tokenEndpointAuthMethod: "" };
 
 export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
@@ -30,7 +38,12 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     scopes: parseScopes(app.scopes),
     confidential: app.confidential,
     expireAccessTokens: app.expireAccessTokens,
+    dpopBoundAccessTokens: app.dpopBoundAccessTokens,
+    requirePushedAuthorizationRequests: app.requirePushedAuthorizationRequests,
     accessTokenExpiresIn: String(app.accessTokenTtlSeconds),
+    jwks: app.jwks ?? "",
+    jwksUri: app.jwksUri ?? "",
+    tokenEndpointAuthMethod: app.tokenEndpointAuthMethod ?? "",
     trusted: app.trusted,
   };
 }
@@ -73,6 +86,22 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
         <label for="application_expire_access_tokens">Expire access tokens</label>
         <p class="hint" id="expire_hint">Access tokens expire after the lifetime below; use the refresh token to get a new one.</p>
       </div>
+      <div class="checkbox">
+        <input type="checkbox" id="application_dpop_bound_access_tokens" name="dpop_bound_access_tokens" value="1" checked={values.dpopBoundAccessTokens} aria-describedby="dpop_hint" />
+        <label for="application_dpop_bound_access_tokens">Require DPoP-bound tokens</label>
+        <p class="hint" id="dpop_hint">
+          Every token request must carry a DPoP proof (RFC 9449): tokens are bound to the application's key, and a stolen
+          token is useless without it. Requests without a proof are refused.
+        </p>
+      </div>
+      <div class="checkbox">
+        <input type="checkbox" id="application_require_pushed_authorization_requests" name="require_pushed_authorization_requests" value="1" checked={values.requirePushedAuthorizationRequests} aria-describedby="par_hint" />
+        <label for="application_require_pushed_authorization_requests">Require pushed authorization requests</label>
+        <p class="hint" id="par_hint">
+          The application must push its authorization requests to /oauth/par (RFC 9126) and send people to the authorization
+          page with the request_uri it gets back; requests in the URL are refused.
+        </p>
+      </div>
       {values.trusted === undefined ? null : (
         <div class="checkbox">
           <input type="checkbox" id="application_trusted" name="trusted" value="1" checked={values.trusted} aria-describedby="trusted_hint" />
@@ -99,6 +128,35 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
         aria-describedby={errors.access_token_expires_in ? "lifetime_hint lifetime_errors" : "lifetime_hint"}
       />
       <FieldErrors id="lifetime_errors" errors={errors.access_token_expires_in?.map((e) => `Access token lifetime ${e}`)} />
+      <label for="application_token_endpoint_auth_method">Client authentication</label>
+      <p class="hint" id="auth_method_hint">
+        How the application proves itself at the token endpoint. Private key JWT (RFC 7523) needs its public keys below.
+      </p>
+      <select id="application_token_endpoint_auth_method" name="token_endpoint_auth_method" aria-describedby="auth_method_hint">
+        {[
+          ["", "By its kind (secret when confidential)"],
+          ["client_secret_basic", "Client secret (HTTP Basic)"],
+          ["client_secret_post", "Client secret (form)"],
+          ["private_key_jwt", "Private key JWT"],
+          ["none", "None (public client)"],
+        ].map(([value, label]) => (
+          <option value={value} selected={values.tokenEndpointAuthMethod === value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <FieldErrors id="auth_method_errors" errors={errors.token_endpoint_auth_method?.map((e) => `Client authentication ${e}`)} />
+      <label for="application_jwks">Public keys (JWK Set)</label>
+      <textarea id="application_jwks" name="jwks" rows={4} aria-describedby="jwks_hint">
+        {values.jwks}
+      </textarea>
+      <p class="hint" id="jwks_hint">
+        A JSON Web Key Set of public signing keys, or leave empty and give the URL where the application publishes them.
+      </p>
+      <FieldErrors id="jwks_errors" errors={errors.jwks?.map((e) => `Public keys ${e}`)} />
+      <label for="application_jwks_uri">Public keys URL (jwks_uri)</label>
+      <input type="url" id="application_jwks_uri" name="jwks_uri" value={values.jwksUri} />
+      <FieldErrors id="jwks_uri_errors" errors={errors.jwks_uri?.map((e) => `Public keys URL ${e}`)} />
       <fieldset>
         <legend>Scopes</legend>
         <FieldErrors id="scope_errors" errors={errors.scopes?.map((e) => `Scopes ${e}`)} />
@@ -141,6 +199,10 @@ export function ApplicationDetails(props: { app: ApplicationRow; secret?: string
         <dd>{app.confidential ? "Yes" : "No"}</dd>
         <dt>Expire access tokens</dt>
         <dd>{app.expireAccessTokens ? "Yes" : "No"}</dd>
+        <dt>Require DPoP-bound tokens</dt>
+        <dd>{app.dpopBoundAccessTokens ? "Yes" : "No"}</dd>
+        <dt>Require pushed authorization requests</dt>
+        <dd>{app.requirePushedAuthorizationRequests ? "Yes" : "No"}</dd>
         <dt>Access token lifetime</dt>
         <dd>{app.accessTokenTtlSeconds} seconds</dd>
         {app.ownerId === null ? (

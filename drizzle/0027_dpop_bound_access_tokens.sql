@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_applications` ADD `dpop_bound_access_tokens` integer DEFAULT false NOT NULL;
