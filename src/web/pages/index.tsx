@@ -16,6 +16,8 @@ import deprecations from "./deprecations";
 import explore from "./explore";
 import project from "./project";
 import home from "./home";
+import help from "./help";
+import gitlabPaths from "./gitlab-paths";
 import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
@@ -52,12 +54,14 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
 pages.route("/", demoSpa);
 pages.route("/", home);
+pages.route("/", help);
+pages.route("/", gitlabPaths);
 pages.route("/", signIn);
 pages.route("/", twoFactor);
 pages.route("/", applications);
