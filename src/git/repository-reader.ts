@@ -86,3 +86,6 @@ export async function readBlob(origin: OriginSettings, projectId: number, ref: s
   const h = (name: string) => res.headers.get(name) ?? "";
   return { blobId: h("x-blob-id"), mode: h("x-blob-mode"), commitId: h("x-commit-id"), lastCommitId: h("x-last-commit-id"), body: res.body };
 }
+
+/** A ref or file path in a page URL: each segment encoded, the slashes kept (GitLab's /-/tree/<ref>/<path>). */
+export const encodeRefPath = (p: string) => p.split("/").map(encodeURIComponent).join("/");

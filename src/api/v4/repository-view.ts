@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ProjectRow } from "../../db/projects";
-import type { CommitFacts, TreeEntry } from "../../git/repository-reader";
+import { encodeRefPath, type CommitFacts, type TreeEntry } from "../../git/repository-reader";
 import { webUrl } from "./load";
 
 /** GitLab's entities of the Repository API (lib/api/entities/commit.rb, branch.rb, tree_object.rb). */
@@ -47,6 +47,3 @@ export function renderBranch(c: Context, project: ProjectRow, b: { name: string;
 }
 
 export const renderTreeEntry = (e: TreeEntry) => ({ id: e.id, name: e.name, type: e.type, path: e.path, mode: e.mode });
-
-/** A ref or file path in a page URL: each segment encoded, the slashes kept (GitLab's /-/tree/<ref>/<path>). */
-export const encodeRefPath = (p: string) => p.split("/").map(encodeURIComponent).join("/");

@@ -15,6 +15,10 @@ import dashboard from "./dashboard";
 import deprecations from "./deprecations";
 import explore from "./explore";
 import project from "./project";
+import groupPages from "./group";
+import projectRecords from "./project-records";
+import repositoryPages from "./repository";
+import userProfile from "./user-profile";
 import home from "./home";
 import help from "./help";
 import gitlabPaths from "./gitlab-paths";
@@ -54,7 +58,7 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/groups", "/groups/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
@@ -76,7 +80,12 @@ pages.route("/", containerRegistry);
 pages.route("/", deployTokens);
 pages.route("/", dashboard);
 pages.route("/", explore);
+pages.route("/", groupPages);
+pages.route("/", projectRecords);
+pages.route("/", repositoryPages);
 // Last: its path pattern (/<namespace>/<project>) would otherwise shadow the pages above.
 pages.route("/", project);
+// After every page: a user's profile sits at the top level (/<username>), where any other page wins.
+pages.route("/", userProfile);
 
 export default pages;
