@@ -23,8 +23,11 @@ import { isReservedTopLevelPath } from "../domain/namespace-paths";
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 /** Git's smart HTTP endpoints below a repository path (the git row of src/http/families.ts). */
 const GIT_TAIL = /\/(info\/refs|git-upload-pack|git-receive-pack)$/;
-/** Below a project path, these segments start the project's own sections. */
-const SECTION_STARTS: ReadonlySet<string> = new Set(["-", "container_registry"]);
+/**
+ * Below a project path, these segments start the project's own sections ("edit": GitLab's
+ * project settings page, one of its PROJECT_WILDCARD_ROUTES, never a project path there).
+ */
+const SECTION_STARTS: ReadonlySet<string> = new Set(["-", "container_registry", "edit"]);
 
 const PROJECT_PREFIX = "/-/project/";
 const GIT_PREFIX = "/-/git/";

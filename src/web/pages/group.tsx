@@ -5,7 +5,7 @@ import { listGroups, listProjects } from "../../db/namespace-listing";
 import { findGroup, groupAccessLevel, type GroupRow } from "../../db/projects";
 import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
-import { renderPage, type PageEnv } from "../page";
+import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
 
@@ -34,9 +34,9 @@ async function groupForViewer(c: Ctx, fullPath: string): Promise<{ group: GroupR
   return { group, level };
 }
 
-/** GitLab's default: developers create projects in a group, maintainers create subgroups. */
+/** As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups. */
 export const canCreateProjectIn = (level: number) => level >= AccessLevel.DEVELOPER;
-export const canCreateSubgroupIn = (level: number) => level >= AccessLevel.MAINTAINER;
+export const canCreateSubgroupIn = (level: number) => level >= AccessLevel.OWNER;
 
 async function groupPage(c: Ctx, group: GroupRow, level: number) {
   const db = getDb(c.env.DB);
@@ -58,6 +58,7 @@ async function groupPage(c: Ctx, group: GroupRow, level: number) {
       <p class="muted">
         <span class="id">{group.fullPath}</span> <span class="badge">{group.visibility}</span>
       </p>
+      <Flash kind="notice" message={takeFlash(c)} />
       {group.description ? <p>{group.description}</p> : null}
       {canCreateProjectIn(level) || canCreateSubgroupIn(level) ? (
         <p class="actions">

@@ -16,6 +16,8 @@ import deprecations from "./deprecations";
 import explore from "./explore";
 import project from "./project";
 import groupPages from "./group";
+import namespaceForms from "./namespace-forms";
+import projectSettings from "./project-settings";
 import projectRecords from "./project-records";
 import repositoryPages from "./repository";
 import userProfile from "./user-profile";
@@ -58,7 +60,7 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/groups", "/groups/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/groups", "/groups/*", "/projects", "/projects/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
@@ -80,7 +82,9 @@ pages.route("/", containerRegistry);
 pages.route("/", deployTokens);
 pages.route("/", dashboard);
 pages.route("/", explore);
+pages.route("/", namespaceForms);
 pages.route("/", groupPages);
+pages.route("/", projectSettings);
 pages.route("/", projectRecords);
 pages.route("/", repositoryPages);
 // Last: its path pattern (/<namespace>/<project>) would otherwise shadow the pages above.

@@ -10,7 +10,7 @@ import { reportStatus } from "../../domain/runner-status";
 import { AccessLevel, canReadCode, canReadProject, type Visibility } from "../../domain/access";
 import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
-import { formatDate, renderPage } from "../page";
+import { Flash, formatDate, renderPage, takeFlash } from "../page";
 import { PROJECT_PATH } from "../project-page";
 import { pageSecurityHeaders } from "../security";
 import { currentUser } from "../session";
@@ -76,6 +76,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
       <p class="muted">
         <span class="id">{project.pathWithNamespace}</span> <span class="badge">{project.visibility}</span>
       </p>
+      <Flash kind="notice" message={takeFlash(c)} />
       {project.description ? <p>{project.description}</p> : null}
       {readsCode ? (
         <section class="card" aria-labelledby="clone-heading">
@@ -118,6 +119,11 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
           {runners ? (
             <li>
               <a href="#runners">Runners</a> ({runners.total ?? "10,000+"})
+            </li>
+          ) : null}
+          {maintains ? (
+            <li>
+              <a href={`${base}/edit`}>Settings: general</a>
             </li>
           ) : null}
           {maintains ? (
