@@ -71,6 +71,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: "blob", who: "admin", path: () => "/demo/demo-app/-/blob/main/README.md" },
   { name: "admin", who: "admin", path: () => "/admin" },
   { name: "admin-users", who: "admin", path: () => "/admin/users" },
+  { name: "admin-user-new", who: "admin", path: () => "/admin/users/new" },
   { name: "admin-user", who: "admin", path: (f) => `/admin/users/${f.other.username}` },
   { name: "admin-user-lockout", who: "admin", path: (f) => `/admin/users/${f.other.username}/lockout` },
   { name: "admin-applications", who: "admin", path: () => "/admin/applications" },

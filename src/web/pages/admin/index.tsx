@@ -6,6 +6,7 @@ import adminApplications from "./applications";
 import adminLockout from "./lockout";
 import adminUser from "./user";
 import adminUsers from "./users";
+import adminUserNew from "./user-new";
 
 /**
  * The admin area, GitLab's paths: `/admin` (this overview), `/admin/users`, `/admin/applications`.
@@ -33,6 +34,8 @@ admin.get("/admin", (c) =>
 );
 
 admin.route("/", adminUsers);
+// Before /admin/users/:username, whose pattern would take "new".
+admin.route("/", adminUserNew);
 admin.route("/", adminUser);
 admin.route("/", adminLockout);
 admin.route("/", adminApplications);
