@@ -2,7 +2,9 @@
 // The git origin: the one program that holds the repositories, both under `npm start` (which
 // starts it on loopback) and deployed (`node scripts/git-origin.mjs`, docs/deploy.md). It runs
 // `git http-backend` (CGI) for git's smart HTTP protocol and creates and deletes repositories when
-// the Worker says a project was created or deleted. It checks no user credentials: it serves only
+// the Worker says a project was created or deleted, and answers read-only reads of a repository
+// (tree, files, branches, commits; scripts/git-read.mjs) for GitLab's Repository API. It checks no
+// user credentials: it serves only
 // requests the Worker signed with the shared GIT_ORIGIN_SECRET (src/git/origin-signature.ts), each
 // once, within a minute of signing. The Worker has already authenticated the caller and authorised
 // the project, and names the user in X-Remote-User (REMOTE_USER enables receive-pack).
@@ -24,10 +26,12 @@ import { exitUnlessSupportedNode } from "./node-version.mjs";
 exitUnlessSupportedNode("scripts/git-origin.mjs");
 const { MIN_ORIGIN_SECRET_LENGTH } = await import("../src/config-variables.ts");
 const { SIGNATURE_HEADERS, UNSIGNED_PAYLOAD, MAX_CLOCK_SKEW_SECONDS, sha256HexOf, signatureProblem } = await import("../src/git/origin-signature.ts");
+const { READ_OPERATIONS, serveRepositoryRead } = await import("./git-read.mjs");
 
 const STORAGE = "@hashed/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{64}\\.git";
 const GIT_PATH = new RegExp(`^/(${STORAGE})(/(?:info/refs|git-upload-pack|git-receive-pack))$`);
 const REPOSITORY_PATH = new RegExp(`^/-/repositories/(${STORAGE})$`);
+const READ_PATH = new RegExp(`^/-/repositories/(${STORAGE})/-/(${READ_OPERATIONS.join("|")})$`);
 const BRANCH = /^(?!.*\.\.)(?!\/)(?!.*\/$)[A-Za-z0-9_][A-Za-z0-9_./-]{0,254}$/;
 const MAX_PROVISION_BODY = 1024 * 1024;
 
@@ -270,6 +274,12 @@ export function createGitOriginServer(root, secret) {
           return json(res, created ? 201 : 200, { created });
         }
         return text(res, 405, "PUT or DELETE");
+      }
+      // Read-only reads of a repository (scripts/git-read.mjs): GitLab's Repository API.
+      const read = READ_PATH.exec(url.pathname);
+      if (read) {
+        if (req.method !== "GET") return text(res, 405, "GET");
+        return await serveRepositoryRead(root, read[1], read[2], url, res);
       }
       const m = GIT_PATH.exec(url.pathname);
       if (!m || (req.method !== "GET" && req.method !== "POST")) return text(res, 404, "Not found");

@@ -62,3 +62,9 @@ export async function overlapping(db: Db, groupId: number, startDate: string, du
     .limit(1);
   return !!row;
 }
+
+/** One iteration of a group by id (its page, /groups/<path>/-/iterations/<id>), or null. */
+export async function findIteration(db: Db, groupId: number, id: number): Promise<IterationRow | null> {
+  const [row] = await db.select().from(iterations).where(and(sql`${iterations.groupId} = ${groupId}`, sql`${iterations.id} = ${id}`)).limit(1);
+  return row ?? null;
+}

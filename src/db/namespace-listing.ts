@@ -214,7 +214,9 @@ const groupListable: Listable = {
   mine: (userId) => sql`${groups.id} IN ${memberGroupIds(userId)}`,
 };
 
-export function listGroups(db: Db, viewer: Viewer, o: ListOptions<GroupOrder>): Promise<ListResult<GroupRow>> {
-  return list<GroupRow>(db, groupListable, viewer, [], GROUP_ORDER[o.orderBy], o);
+/** Groups the viewer may see; with `parentId`, only the direct subgroups of that group (a group page). */
+export function listGroups(db: Db, viewer: Viewer, o: ListOptions<GroupOrder>, filters: { parentId?: number } = {}): Promise<ListResult<GroupRow>> {
+  const conds = filters.parentId === undefined ? [] : [eq(groups.parentId, filters.parentId)];
+  return list<GroupRow>(db, groupListable, viewer, conds, GROUP_ORDER[o.orderBy], o);
 }
 

@@ -26,7 +26,7 @@ export async function projectHasRegistryRepositories(db: Db, projectId: number):
 export async function updateProject(
   db: Db,
   project: ProjectRow,
-  changes: { name?: string; path?: string; description?: string; defaultBranch?: string },
+  changes: { name?: string; path?: string; description?: string; defaultBranch?: string; visibility?: string },
 ): Promise<ProjectRow> {
   const path = changes.path ?? project.path;
   const namespacePath = project.pathWithNamespace.slice(0, project.pathWithNamespace.length - project.path.length - 1);
@@ -39,6 +39,7 @@ export async function updateProject(
         pathWithNamespace: `${namespacePath}/${path}`,
         description: changes.description ?? project.description,
         defaultBranch: changes.defaultBranch ?? project.defaultBranch,
+        visibility: changes.visibility ?? project.visibility,
         lastActivityAt: Date.now(),
       })
       .where(eq(projects.id, project.id))

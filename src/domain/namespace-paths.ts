@@ -60,6 +60,11 @@ export const RESERVED_TOP_LEVEL_PATHS: ReadonlySet<string> = new Set([
   "uploads",
 ]);
 
+/** GitLab's username rule (Gitlab::PathRegex.namespace_format_regex, simplified; no `.git`/`.atom` ending). */
+export function isValidUsername(username: string): boolean {
+  return /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,253}[a-zA-Z0-9_-]$/.test(username) && !/\.(git|atom)$/i.test(username);
+}
+
 export function isReservedTopLevelPath(path: string): boolean {
   return RESERVED_TOP_LEVEL_PATHS.has(path.toLowerCase());
 }

@@ -23,25 +23,40 @@ import { isReservedTopLevelPath } from "../domain/namespace-paths";
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 /** Git's smart HTTP endpoints below a repository path (the git row of src/http/families.ts). */
 const GIT_TAIL = /\/(info\/refs|git-upload-pack|git-receive-pack)$/;
-/** Below a project path, these segments start the project's own sections. */
-const SECTION_STARTS: ReadonlySet<string> = new Set(["-", "container_registry"]);
+/**
+ * Below a project path, these segments start the project's own sections ("edit": GitLab's
+ * project settings page, one of its PROJECT_WILDCARD_ROUTES, never a project path there).
+ */
+const SECTION_STARTS: ReadonlySet<string> = new Set(["-", "container_registry", "edit"]);
 
 const PROJECT_PREFIX = "/-/project/";
 const GIT_PREFIX = "/-/git/";
+const USER_PREFIX = "/-/user/";
 
 /** A route below `/<namespace>/<project>` (the `project` parameter); `rest` starts with `/` or is empty. */
 export const projectRoute = <R extends string = "">(rest: R = "" as R) => `/-/project/:project${rest}` as const;
 /** A git endpoint below a repository path (the `repo` parameter, `.git` included when sent). */
 export const gitRoute = <E extends string>(endpoint: E) => `/-/git/:repo/${endpoint}` as const;
 
+/**
+ * A user's profile page, `/<username>` (the `username` parameter). Every top-level path the app
+ * answers itself is reserved (src/domain/namespace-paths.ts), so any other single segment that is a
+ * valid path names a user; routing it under this prefix keeps `/:username` from sitting beside the
+ * static routes, which RegExpRouter cannot hold.
+ */
+export const userRoute = () => "/-/user/:username" as const;
+
 /** The path the router matches for a request path (as Hono's getPath returns it). */
 export function routingPath(path: string): string {
   const second = path.indexOf("/", 1);
   // One segment (or the root) is never below a project; most API paths leave here too.
-  if (second === -1) return path;
+  if (second === -1) {
+    const only = path.slice(1);
+    return SEGMENT.test(only) && !isReservedTopLevelPath(only) ? `${USER_PREFIX}${only}` : path;
+  }
   if (isReservedTopLevelPath(path.slice(1, second))) {
     // The canonical prefixes are the router's own: a request naming them reaches no route.
-    return path.startsWith(PROJECT_PREFIX) || path.startsWith(GIT_PREFIX) ? `/-/unrouted${path}` : path;
+    return path.startsWith(PROJECT_PREFIX) || path.startsWith(GIT_PREFIX) || path.startsWith(USER_PREFIX) ? `/-/unrouted${path}` : path;
   }
   const git = GIT_TAIL.exec(path);
   if (git) return `${GIT_PREFIX}${path.slice(1, git.index).replaceAll("/", "%2F")}${git[0]}`;

@@ -55,6 +55,8 @@ function metadata(c: Context<AppEnv>) {
     require_pushed_authorization_requests: false,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id names its metadata document (docs/agents.md).
     client_id_metadata_document_supported: true,
+    // RFC 8414 §2 / OIDC Discovery §3: where a developer reads how to use this server.
+    service_documentation: `${issuer}/help`,
   };
 }
 

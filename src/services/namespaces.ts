@@ -45,6 +45,7 @@ export interface ProjectChanges {
   path?: string;
   description?: string;
   defaultBranch?: string;
+  visibility?: string;
 }
 
 /**
@@ -61,7 +62,7 @@ export async function updateProject(env: Bindings, actor: AuditActor, project: P
     throw new AppError("invalid", "Cannot rename project because it contains container registry tags!", { reason: "registry_tags" });
   }
   const updated = await storeProjectChanges(db, project, changes);
-  const fields = (["name", "path", "description", "defaultBranch"] as const).filter((f) => updated[f] !== project[f]);
+  const fields = (["name", "path", "description", "defaultBranch", "visibility"] as const).filter((f) => updated[f] !== project[f]);
   if (fields.length) {
     await recordAudit(db, {
       action: pathChanges ? "project_path_updated" : "project_updated",

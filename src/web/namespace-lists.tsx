@@ -28,9 +28,11 @@ export function GroupList({ groups, empty }: { groups: GroupRow[]; empty: string
     <ul class="rows" id="group-list">
       {groups.map((g) => (
         <li>
-          <bdi>
-            <strong>{g.name}</strong>
-          </bdi>{" "}
+          <a href={`/groups/${g.fullPath}`}>
+            <bdi>
+              <strong>{g.name}</strong>
+            </bdi>
+          </a>{" "}
           <span class="badge">{g.visibility}</span>
           <div class="muted id">{g.fullPath}</div>
           {g.description ? <div>{g.description}</div> : null}

@@ -33,11 +33,16 @@ describe("routing paths: a multi-segment project path is one parameter (src/http
     ["/group/proj/container_registry/3/delete", "/-/project/group%2Fproj/container_registry/3/delete"],
     ["/group/sub/proj.git/info/refs", "/-/git/group%2Fsub%2Fproj.git/info/refs"],
     ["/group/proj/git-upload-pack", "/-/git/group%2Fproj/git-upload-pack"],
-    // Reserved top-level paths and one-segment paths are routed as they are.
+    // Reserved top-level paths are routed as they are.
     ["/api/v4/projects/group%2Fproj", "/api/v4/projects/group%2Fproj"],
     ["/users/sign_in", "/users/sign_in"],
     ["/explore/projects", "/explore/projects"],
-    ["/group", "/group"],
+    ["/help", "/help"],
+    ["/", "/"],
+    // Any other one-segment path is a user's profile (GitLab's /<username>).
+    ["/group", "/-/user/group"],
+    ["/root", "/-/user/root"],
+    ["/-/user/root", "/-/unrouted/-/user/root"],
     // Segments GitLab never gives a project path, and the router's own prefixes, reach no project route.
     ["/group/.hidden", "/group/.hidden"],
     ["/-/project/a%2Fb", "/-/unrouted/-/project/a%2Fb"],

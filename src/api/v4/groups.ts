@@ -6,6 +6,7 @@ import { groupSearch, listGroups } from "../../db/namespace-listing";
 import { encodeCursor } from "../../db/listing";
 import type { GroupRow } from "../../db/projects";
 import { AccessLevel } from "../../domain/access";
+import { isValidNamespacePath, VISIBILITIES } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { iso, loadGroup, webUrl } from "./load";
@@ -16,14 +17,8 @@ import { coerceBool, displayName, idParam } from "./params";
 /** Groups (GitLab: POST /groups, GET /groups, GET /groups/:id). */
 const groups = new Hono<AppEnv>();
 
-export const PATH_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
-export const pathSchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(PATH_PATTERN)
-  .refine((p) => !/\.(git|atom)$/.test(p));
-export const visibilitySchema = z.enum(["private", "internal", "public"]);
+export const pathSchema = z.string().refine(isValidNamespacePath);
+export const visibilitySchema = z.enum(VISIBILITIES);
 
 export function renderGroup(c: Context, g: GroupRow) {
   return {

@@ -5,6 +5,7 @@ import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespa
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
 import { AccessLevel } from "../../domain/access";
+import { pathFromName } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { forbidden, invalidParam } from "./errors";
@@ -58,7 +59,7 @@ const CreateProject = z
 projects.post("/projects", requireAuth(WRITE_API), async (c) => {
   const input = parseParams(CreateProject, await readParams(c));
   const { user } = c.var.principal;
-  const path = input.path ?? input.name!.trim().toLowerCase().replace(/[^a-z0-9_.-]+/g, "-");
+  const path = input.path ?? pathFromName(input.name!);
   if (!pathSchema.safeParse(path).success) throw invalidParam("path");
   let namespace: { kind: "group" | "user"; id: number; fullPath: string };
   if (input.namespace_id) {
@@ -143,6 +144,7 @@ const UpdateProject = z.object({
   path: pathSchema.optional(),
   description: z.string().max(2000).optional(),
   default_branch: z.string().min(1).max(255).optional(),
+  visibility: visibilitySchema.optional(),
 });
 
 // GitLab: maintainers edit a project (admin_project), only owners rename it (rename_project).
@@ -155,6 +157,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
     path: input.path,
     description: input.description,
     defaultBranch: input.default_branch,
+    visibility: input.visibility,
   });
   return c.json(renderProject(c, updated));
 });

@@ -4,11 +4,11 @@ import type { AppEnv } from "../../env";
 import { disableTwoFactorOfUser } from "../../services/accounts/admin-two-factor";
 import { updateUser } from "../../services/accounts/user-edit";
 import { reasonOf } from "../../domain/errors";
+import { isValidUsername } from "../../domain/namespace-paths";
 import { issuerOf } from "../../oauth/issuer";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam } from "./errors";
 import { boolParam, displayName, idParam, text } from "./params";
-import { USERNAME } from "./users";
 import { userPrivate } from "./user-entities";
 import { validateParams } from "./validate";
 
@@ -32,7 +32,7 @@ userAdmin.put("/users/:id", requireAuth(WRITE_API), requireAdmin, validateParams
   const id = idParam.safeParse(c.req.param("id"));
   if (!id.success) throw invalidParam("id");
   const input = c.req.valid("json");
-  if (input.username !== undefined && (!USERNAME.test(input.username) || /\.(git|atom)$/i.test(input.username))) {
+  if (input.username !== undefined && !isValidUsername(input.username)) {
     throw new ApiError(400, { message: { username: ["is invalid"] } });
   }
   const origin = new URL(c.req.url).origin;

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { passwordWeakness } from "../../crypto/password";
 import { getDb } from "../../db/client";
-import { createUser, findUserById, listUsers, takenFields, type UserOrder, type UserRow } from "../../db/users";
+import { findUserById, listUsers, type UserOrder, type UserRow } from "../../db/users";
+import { createUserAccount } from "../../services/accounts/user-create";
 import { encodeCursor } from "../../db/listing";
 import type { AppEnv } from "../../env";
 import { WRITE_API, requireAdmin, requireAuth } from "./auth";
@@ -16,12 +16,6 @@ import { validateParams, validateQuery } from "./validate";
 /** GitLab's users API: create (administrators), list, show. */
 const users = new Hono<AppEnv>();
 
-/**
- * GitLab's username rule (Gitlab::PathRegex.namespace_format_regex, simplified). Reserved names and
- * names another user or a group holds are refused by createUser (docs/security.md "Namespaces").
- */
-export const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,253}[a-zA-Z0-9_-]$/;
-
 const NewUser = z.object({
   username: text(255),
   name: displayName(255),
@@ -33,19 +27,9 @@ const NewUser = z.object({
 
 users.post("/users", requireAuth(WRITE_API), requireAdmin, validateParams(NewUser), async (c) => {
   const input = c.req.valid("json");
-  if (!USERNAME.test(input.username) || /\.(git|atom)$/i.test(input.username)) {
-    throw new ApiError(400, { message: { username: ["is invalid"] } });
-  }
-  const weakness = passwordWeakness(input.password);
-  if (weakness) throw new ApiError(400, { message: { password: [weakness.replace(/^Password /, "")] } });
-  const db = getDb(c.env.DB);
-  const taken = await takenFields(db, input.username, input.email);
-  if (taken.username || taken.email) {
-    throw conflict({ ...(taken.username ? { username: ["has already been taken"] } : {}), ...(taken.email ? { email: ["has already been taken"] } : {}) });
-  }
-  // Two creations racing: D1 decides, and the loser hears 409 as above (NamespacePathError).
-  const user = await createUser(db, { username: input.username, name: input.name, email: input.email, password: input.password, isAdmin: input.admin ?? false });
-  return c.json(await userPrivate(user, new URL(c.req.url).origin, true), 201);
+  const created = await createUserAccount(c.env, { username: input.username, name: input.name, email: input.email, password: input.password, admin: input.admin ?? false });
+  if (!created.ok) throw created.conflict ? conflict(created.errors) : new ApiError(400, { message: created.errors });
+  return c.json(await userPrivate(created.user, new URL(c.req.url).origin, true), 201);
 });
 
 const ListQuery = z.object({

@@ -1,3 +1,5 @@
+import { ConnectGuide } from "./connect-guide";
+import { issuerOf } from "../../oauth/issuer";
 import { Hono, type Context } from "hono";
 import { getConfig } from "../../config";
 import { findApplicationById, listApplications, type ApplicationRow } from "../../db/applications";
@@ -60,6 +62,7 @@ async function showPage(c: Ctx, app: ApplicationRow, opts: { secret?: string; no
       <h1>Application: {app.name}</h1>
       <Flash kind="notice" message={opts.notice ?? takeFlash(c)} />
       <ApplicationDetails app={app} secret={opts.secret} token={await csrfToken(c)} />
+      <ConnectGuide app={app} issuer={issuerOf(c)} />
       <p>
         <a href="/profile/applications">Back to applications</a>
       </p>

@@ -25,7 +25,12 @@ dashboard.get("/dashboard/projects", async (c) => {
       <p>
         Your projects and those of your groups. <a href="/explore/projects">Explore</a> the others you can see.
       </p>
-      <ProjectList projects={rows} empty="You are not a member of any project yet. Create one with POST /api/v4/projects." />
+      <p class="actions">
+        <a class="button" href="/projects/new">
+          New project
+        </a>
+      </p>
+      <ProjectList projects={rows} empty="You are not a member of any project yet." />
       <Pager path="/dashboard/projects" page={page} hasNext={hasNext} />
     </>,
   );
@@ -46,6 +51,11 @@ dashboard.get("/dashboard/groups", async (c) => {
     <>
       <h1>Groups</h1>
       <p>The groups you are a member of, and their subgroups.</p>
+      <p class="actions">
+        <a class="button" href="/groups/new">
+          New group
+        </a>
+      </p>
       <GroupList groups={rows} empty="You are not a member of any group." />
       <Pager path="/dashboard/groups" page={page} hasNext={hasNext} />
     </>,

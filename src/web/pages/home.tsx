@@ -34,6 +34,9 @@ home.get("/", async (c) => {
           <li>
             <a href="/.well-known/oauth-authorization-server">Authorization server metadata (RFC 8414)</a>
           </li>
+          <li>
+            <a href="/help">Help</a>
+          </li>
         </ul>
       </>,
     );
@@ -70,6 +73,12 @@ home.get("/", async (c) => {
         </li>
         <li>
           <a href="/-/demo/spa">Demo single-page app</a>
+        </li>
+        <li>
+          <a href="/.well-known/openid-configuration">OpenID Connect discovery</a>: the issuer and endpoints an application configures itself from.
+        </li>
+        <li>
+          <a href="/help">Help</a>: how to connect an application, the APIs, git and the registries.
         </li>
         <li>
           <a href="/help/deprecations">Deprecations and removals</a>

@@ -18,7 +18,15 @@ import dashboard from "./dashboard";
 import deprecations from "./deprecations";
 import explore from "./explore";
 import project from "./project";
+import groupPages from "./group";
+import namespaceForms from "./namespace-forms";
+import projectSettings from "./project-settings";
+import projectRecords from "./project-records";
+import repositoryPages from "./repository";
+import userProfile from "./user-profile";
 import home from "./home";
+import help from "./help";
+import gitlabPaths from "./gitlab-paths";
 import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
@@ -55,12 +63,14 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/-/mail", "/-/mail/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/-/mail", "/-/mail/*", "/admin", "/admin/*", "/dashboard/*", "/groups", "/groups/*", "/projects", "/projects/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
 pages.route("/", demoSpa);
 pages.route("/", home);
+pages.route("/", help);
+pages.route("/", gitlabPaths);
 pages.route("/", signIn);
 pages.route("/", twoFactor);
 pages.route("/", applications);
@@ -78,7 +88,14 @@ pages.route("/", containerRegistry);
 pages.route("/", deployTokens);
 pages.route("/", dashboard);
 pages.route("/", explore);
+pages.route("/", namespaceForms);
+pages.route("/", groupPages);
+pages.route("/", projectSettings);
+pages.route("/", projectRecords);
+pages.route("/", repositoryPages);
 // Last: its path pattern (/<namespace>/<project>) would otherwise shadow the pages above.
 pages.route("/", project);
+// After every page: a user's profile sits at the top level (/<username>), where any other page wins.
+pages.route("/", userProfile);
 
 export default pages;

@@ -10,11 +10,13 @@ import { reportStatus } from "../../domain/runner-status";
 import { AccessLevel, canReadCode, canReadProject, type Visibility } from "../../domain/access";
 import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
-import { formatDate, renderPage } from "../page";
+import { Flash, formatDate, renderPage, takeFlash } from "../page";
 import { PROJECT_PATH } from "../project-page";
 import { pageSecurityHeaders } from "../security";
 import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
+import { originSettings } from "../../git/origin-client";
+import { FileList, FileText, fileText, listDirectory, readmeOf } from "../repository-view";
 
 /**
  * /<namespace>/<project>: a project's page, from which its sections are reached: the clone URL,
@@ -29,6 +31,7 @@ import { notFoundPage } from "./not-found";
 const projectPage = new Hono<AppEnv>();
 const MAX_PACKAGES = 20;
 const MAX_RUNNERS = 20;
+const MAX_FILES = 50;
 
 const isPagePath = (c: Context) => familyOf(c.req.path) === "pages";
 const headers = pageSecurityHeaders();
@@ -58,6 +61,11 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
     : null;
   const now = Date.now();
   const version = getConfig(c.env).serviceVersion;
+  // The files at the root of the default branch and its README (GitLab's project overview).
+  const gitOrigin = originSettings(c.env);
+  const files = readsCode && gitOrigin.url ? await listDirectory(gitOrigin, project.id, project.defaultBranch, "", MAX_FILES) : null;
+  const readme = files?.kind === "files" ? readmeOf(files.entries) : null;
+  const readmeText = readme ? await fileText(gitOrigin, project.id, project.defaultBranch, readme.path) : null;
   return renderPage(
     c,
     project.name,
@@ -68,6 +76,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
       <p class="muted">
         <span class="id">{project.pathWithNamespace}</span> <span class="badge">{project.visibility}</span>
       </p>
+      <Flash kind="notice" message={takeFlash(c)} />
       {project.description ? <p>{project.description}</p> : null}
       {readsCode ? (
         <section class="card" aria-labelledby="clone-heading">
@@ -76,6 +85,26 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
           <CopyableCode id="clone-url" value={`${origin}${base}.git`} copyLabel="Copy URL" />
         </section>
       ) : null}
+      {files ? (
+        <section class="card" aria-labelledby="files-heading">
+          <h2 id="files-heading">Files</h2>
+          {files.kind === "files" ? (
+            <>
+              <p class="muted">
+                On <span class="id">{project.defaultBranch}</span>
+                {files.total > files.entries.length ? ` (the first ${files.entries.length} of ${files.total}; `: " ("}
+                <a href={`${base}/-/tree/${project.defaultBranch}`}>browse</a>)
+              </p>
+              <FileList base={base} ref={project.defaultBranch} entries={files.entries} />
+            </>
+          ) : files.kind === "empty" ? (
+            <p class="muted">This repository is empty. Push to it with the clone URL above.</p>
+          ) : (
+            <p class="muted">The repository cannot be read right now.</p>
+          )}
+        </section>
+      ) : null}
+      {readme && readmeText?.text ? <FileText name={readme.name} text={readmeText.text} /> : null}
       <nav aria-label="Project" class="card">
         <h2>Sections</h2>
         <ul>
@@ -90,6 +119,11 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
           {runners ? (
             <li>
               <a href="#runners">Runners</a> ({runners.total ?? "10,000+"})
+            </li>
+          ) : null}
+          {maintains ? (
+            <li>
+              <a href={`${base}/edit`}>Settings: general</a>
             </li>
           ) : null}
           {maintains ? (

@@ -1,3 +1,5 @@
+import { ConnectGuide } from "../connect-guide";
+import { issuerOf } from "../../../oauth/issuer";
 import { Hono, type Context } from "hono";
 import { getConfig } from "../../../config";
 import type { ApplicationRow } from "../../../db/applications";
@@ -29,6 +31,7 @@ export async function applicationPage(c: Ctx, app: ApplicationRow, opts: { secre
       </h1>
       <Flash kind="notice" message={opts.notice ?? takeFlash(c)} />
       <ApplicationDetails app={app} secret={opts.secret} token={await csrfToken(c)} base={BASE} />
+      <ConnectGuide app={app} issuer={issuerOf(c)} />
       <p>
         <a href={BASE}>Back to applications</a>
       </p>

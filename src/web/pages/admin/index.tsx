@@ -7,6 +7,7 @@ import adminLockout from "./lockout";
 import adminUser from "./user";
 import adminUserTwoFactor from "./user-two-factor";
 import adminUsers from "./users";
+import adminUserNew from "./user-new";
 
 /**
  * The admin area, GitLab's paths: `/admin` (this overview), `/admin/users`, `/admin/applications`.
@@ -35,6 +36,8 @@ admin.get("/admin", (c) =>
 
 admin.route("/", adminUsers);
 admin.route("/", adminUserTwoFactor);
+// Before /admin/users/:username, whose pattern would take "new".
+admin.route("/", adminUserNew);
 admin.route("/", adminUser);
 admin.route("/", adminLockout);
 admin.route("/", adminApplications);

@@ -34,6 +34,11 @@ adminUsers.get("/admin/users", async (c) => {
     <>
       <h1>Users</h1>
       <Flash kind="notice" message={takeFlash(c)} />
+      <p class="actions">
+        <a class="button" href="/admin/users/new">
+          New user
+        </a>
+      </p>
       <form method="get" action="/admin/users" class="search" role="search">
         <label for="user_search">Search by username, name or email</label>
         <div class="actions">

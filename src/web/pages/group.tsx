@@ -1,0 +1,122 @@
+import { Hono, type Context } from "hono";
+import { getDb } from "../../db/client";
+import { findIteration } from "../../db/iterations";
+import { listGroups, listProjects } from "../../db/namespace-listing";
+import { findGroup, groupAccessLevel, type GroupRow } from "../../db/projects";
+import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
+import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
+import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
+import { currentUser } from "../session";
+import { notFoundPage } from "./not-found";
+
+/**
+ * /groups/<full path> (GitLab's path, the `web_url` of a group): the group's subgroups and
+ * projects that the viewer may see, and for members who may create there, the links to create a
+ * subgroup or a project in it. /groups/<full path>/-/iterations/<id> is an iteration's page (the
+ * iteration's `web_url`). A group the viewer may not see answers as one that does not exist; a
+ * visitor is sent to sign in first.
+ */
+const groupPages = new Hono<PageEnv>();
+const PER_PAGE = 20;
+
+type Ctx = Context<PageEnv>;
+
+/** The group of the path and the viewer's level on it, or the answer to give instead. */
+async function groupForViewer(c: Ctx, fullPath: string): Promise<{ group: GroupRow; level: number } | Response> {
+  const db = getDb(c.env.DB);
+  const user = await currentUser(c);
+  const group = await findGroup(db, fullPath);
+  const level = !group || !user ? 0 : user.isAdmin ? AccessLevel.OWNER : await groupAccessLevel(db, group.id, user.id);
+  if (!group || !canReadProject(group.visibility as Visibility, level, user !== null, user?.isAdmin ?? false)) {
+    if (!user) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(c.req.path)}`, 302);
+    return notFoundPage(c);
+  }
+  return { group, level };
+}
+
+/** As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups. */
+export const canCreateProjectIn = (level: number) => level >= AccessLevel.DEVELOPER;
+export const canCreateSubgroupIn = (level: number) => level >= AccessLevel.OWNER;
+
+async function groupPage(c: Ctx, group: GroupRow, level: number) {
+  const db = getDb(c.env.DB);
+  const user = await currentUser(c);
+  const viewer = { userId: user?.id ?? 0, isAdmin: user?.isAdmin ?? false, membershipOnly: false };
+  const page = pageNumber(c.req.query("page"));
+  const [subgroups, projects] = await Promise.all([
+    listGroups(db, viewer, { orderBy: "name", sort: "asc", limit: 100, offset: 0 }, { parentId: group.id }),
+    listProjects(db, viewer, { groupId: group.id }, { orderBy: "last_activity_at", sort: "desc", limit: PER_PAGE, offset: (page - 1) * PER_PAGE }),
+  ]);
+  const base = `/groups/${group.fullPath}`;
+  return renderPage(
+    c,
+    group.name,
+    <>
+      <h1>
+        <bdi>{group.name}</bdi>
+      </h1>
+      <p class="muted">
+        <span class="id">{group.fullPath}</span> <span class="badge">{group.visibility}</span>
+      </p>
+      <Flash kind="notice" message={takeFlash(c)} />
+      {group.description ? <p>{group.description}</p> : null}
+      {canCreateProjectIn(level) || canCreateSubgroupIn(level) ? (
+        <p class="actions">
+          {canCreateProjectIn(level) ? (
+            <a class="button" href={`/projects/new?namespace_id=${group.id}`}>
+              New project
+            </a>
+          ) : null}
+          {canCreateSubgroupIn(level) ? (
+            <a class="button secondary" href={`/groups/new?parent_id=${group.id}`}>
+              New subgroup
+            </a>
+          ) : null}
+        </p>
+      ) : null}
+      <h2>Subgroups</h2>
+      <GroupList groups={subgroups.rows} empty="This group has no subgroups you can see." />
+      <h2>Projects</h2>
+      <ProjectList projects={projects.rows} empty="This group has no projects you can see." />
+      <Pager path={base} page={page} hasNext={projects.hasNext} />
+    </>,
+  );
+}
+
+async function iterationPage(c: Ctx, group: GroupRow, rawId: string) {
+  const id = /^[1-9][0-9]{0,15}$/.test(rawId) ? Number(rawId) : 0;
+  const iteration = id ? await findIteration(getDb(c.env.DB), group.id, id) : null;
+  if (!iteration) return notFoundPage(c);
+  return renderPage(
+    c,
+    `${iteration.title ?? `Iteration ${iteration.iid}`} · ${group.name}`,
+    <>
+      <h1>
+        <bdi>{iteration.title ?? `Iteration ${iteration.iid}`}</bdi>
+      </h1>
+      <p class="muted">
+        Iteration of <a href={`/groups/${group.fullPath}`}>{group.fullPath}</a>
+      </p>
+      <dl>
+        <dt>Starts</dt>
+        <dd>{iteration.startDate}</dd>
+        <dt>Due</dt>
+        <dd>{iteration.dueDate}</dd>
+      </dl>
+      {iteration.description ? <p>{iteration.description}</p> : null}
+    </>,
+  );
+}
+
+groupPages.get("/groups/*", async (c) => {
+  const rest = c.req.path.slice("/groups/".length).replace(/\/+$/, "");
+  const [fullPath = "", section = ""] = rest.split("/-/", 2);
+  const found = await groupForViewer(c, fullPath);
+  if (found instanceof Response) return found;
+  if (section === "") return groupPage(c, found.group, found.level);
+  const iteration = /^iterations\/([^/]+)$/.exec(section);
+  if (iteration) return iterationPage(c, found.group, iteration[1]!);
+  return notFoundPage(c);
+});
+
+export default groupPages;
