@@ -31,11 +31,11 @@ export async function listAuthorizedApplications(env: Bindings, userId: number):
 /** "Revoke" on the authorized-applications page: every grant of that user for that application. */
 export async function revokeUserAuthorizationsForApplication(env: Bindings, userId: number, applicationId: number): Promise<number> {
   const families = await liveFamilies(getDb(env.DB), { userId, applicationId });
-  return revokeFamilies(env, families, { id: userId, ip: null }, "user_revoked_application");
+  return revokeFamilies(env, families.map((f) => f.id), { actor: { id: userId, ip: null }, reason: "user_revoked_application" });
 }
 
 /** On application delete (call before deleting the row): every grant of the application dies. */
 export async function revokeAllForApplication(env: Bindings, applicationId: number): Promise<void> {
   const families = await liveFamilies(getDb(env.DB), { applicationId });
-  await revokeFamilies(env, families, null, "application_deleted");
+  await revokeFamilies(env, families.map((f) => f.id), { actor: null, reason: "application_deleted" });
 }
