@@ -1,7 +1,7 @@
 import type { AuditActor } from "../db/audit";
 import { batchesOf } from "../db/batches";
 import { getDb } from "../db/client";
-import { markFamiliesRevoked, type FamilyRevocationAudit } from "../db/oauth-grants";
+import { activeFamilyIdsAfter, markFamiliesRevoked, type FamilyRevocationAudit } from "../db/oauth-grants";
 import type { TokenFamily } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { outlastValidationCache } from "./validation-cache";
@@ -60,4 +60,21 @@ export async function revokeFamilies(env: Bindings, familyIds: readonly string[]
   }
   await Promise.all(waits);
   return revoked;
+}
+
+/**
+ * For the integrity check: directory rows marked active whose Durable Object says the family is
+ * revoked (a revocation whose D1 half never happened). One page of the walk: at most `limit` rows
+ * after `afterId` (""), their objects asked in slices; `next` is null once the directory is done.
+ * `revokeFamilies` repairs a finding (it writes only what is missing).
+ */
+export async function activeGrantsWhoseFamilyIsRevoked(env: Bindings, page: { afterId?: string; limit?: number } = {}): Promise<{ ids: string[]; next: string | null }> {
+  const limit = page.limit ?? 500;
+  const ids = await activeFamilyIdsAfter(getDb(env.DB), page.afterId ?? "", limit);
+  const found: string[] = [];
+  for (const slice of batchesOf(ids)) {
+    const revoked = await Promise.all(slice.map((id) => familyStub(env, id).isRevoked()));
+    slice.forEach((id, i) => revoked[i] === true && found.push(id));
+  }
+  return { ids: found, next: ids.length === limit ? ids[ids.length - 1] : null };
 }

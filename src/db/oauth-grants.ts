@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gt, ne, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { batchesOf } from "./batches";
 import { inIdList } from "./listing";
@@ -81,6 +81,17 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
   if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
   if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
   return db.select().from(oauthTokenFamilies).where(and(...conds));
+}
+
+/** Ids of directory rows marked active, in id order after `afterId`, at most `limit` (a page of the integrity check's walk). */
+export async function activeFamilyIdsAfter(db: Db, afterId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: oauthTokenFamilies.id })
+    .from(oauthTokenFamilies)
+    .where(and(eq(oauthTokenFamilies.status, "active"), gt(oauthTokenFamilies.id, afterId)))
+    .orderBy(asc(oauthTokenFamilies.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /** Removes the row of a family whose code expired unexchanged (its object's alarm). */
