@@ -89,7 +89,7 @@ export type FamilyView = Pick<
 
 export type ExchangeResult =
   | { ok: true; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean };
+  | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean; sinceVouched?: SinceVouched };
 
 /** A rotation that needs the user row from D1 first (no snapshot young enough); nothing changed. */
 export interface UserNeeded {
@@ -101,7 +101,8 @@ export type RotateResult =
   /** `sinceVouched`: how long ago the replaced access token may last have been vouched for (the caller waits out the rest of L). */
   | { ok: true; kind: "rotated"; family: FamilyView; sinceVouched: SinceVouched }
   | { ok: true; kind: "grace"; sealed: string; family: FamilyView }
-  | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean; family?: FamilyView }
+  /** A replay (`reuse`) revoked the family: `sinceVouched` as for a revocation (the caller waits out the rest of L). */
+  | { ok: false; error: "invalid_grant" | "invalid_client" | "invalid_target"; reason: string; reuse?: boolean; family?: FamilyView; sinceVouched?: SinceVouched }
   | UserNeeded;
 
 export type ValidateResult =

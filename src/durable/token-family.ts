@@ -156,7 +156,7 @@ export class TokenFamily extends DurableObject<Bindings> {
         s.revokedAt = input.now;
         this.save(s);
       }
-      return refuse("code already used", true);
+      return { ok: false, error: "invalid_grant", reason: "code already used", reuse: true, sinceVouched: this.sinceVouched(s) };
     }
     if (s.code.expiresAt <= input.now) return refuse("code expired");
     // The code stays unused: a deactivated user's code works again if activated within its life.
@@ -222,7 +222,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       // Reuse of a superseded refresh token (RFC 9700 §4.14): the whole family dies.
       s.revokedAt = input.now;
       this.save(s);
-      return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s) };
+      return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s), sinceVouched: this.sinceVouched(s) };
     }
     if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     // Read before the pair changes: the replaced access token is what an isolate may still remember,

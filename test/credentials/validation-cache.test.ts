@@ -5,7 +5,8 @@ import { blockUser } from "../../src/services/accounts/user-state";
 import { getConfig, withVars } from "../../src/config";
 import { recall, remember, validationCacheStats } from "../../src/credentials/validation-cache";
 import type { Bindings } from "../../src/env";
-import { makeUser, pkceTokens } from "../oauth/helpers";
+import { REDIRECT, getCode, makeApp, makeUser, pkce, pkceTokens } from "../oauth/helpers";
+import { signedInUser } from "../helpers/browser";
 import { countingEnv } from "../helpers/d1-counting";
 import { makePat } from "../helpers/fixtures";
 import { oauthToken } from "../helpers/password-grant";
@@ -249,6 +250,54 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     });
     const after = seen.filter((s) => s.startedAt > answeredAt);
     expect(after.length, "requests begun after the answer").toBeGreaterThan(0);
+    expect(after.filter((s) => s.status === 200)).toEqual([]);
+  });
+
+  it("RFC 9700 §4.14 refresh-token reuse at the shipped default L: the family's access token is refused the moment the 400 arrives", async () => {
+    const { app: client, tokens } = await pkceTokens();
+    const c = cacheEnv();
+    const rotated = await send(c.env, "/oauth/token", {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", client_id: client.uid, refresh_token: tokens.refresh_token }),
+    });
+    expect(rotated.status).toBe(200);
+    const fresh = JSON.parse(rotated.text) as { access_token: string; refresh_token: string };
+    // The new access token is in use (the loops warm the cache with it), so the old refresh token
+    // is no longer a client's retry within the grace window: presenting it is a replay.
+    const { seen, answeredAt } = await raceAgainst(c.env, fresh.access_token, async () => {
+      const replay = await send(c.env, "/oauth/token", {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "refresh_token", client_id: client.uid, refresh_token: tokens.refresh_token }),
+      });
+      expect(replay.status).toBe(400);
+      expect(JSON.parse(replay.text).error).toBe("invalid_grant");
+    });
+    const after = seen.filter((s) => s.startedAt > answeredAt);
+    expect(after.length, "requests begun after the 400").toBeGreaterThan(0);
+    expect(after.filter((s) => s.status === 200)).toEqual([]);
+  });
+
+  it("RFC 6749 §4.1.2 authorization code replay at the shipped default L: the access token issued from the code is refused the moment the 400 arrives", async () => {
+    const { app: client } = await makeApp({ confidential: false });
+    const { browser } = await signedInUser();
+    const { verifier, challenge } = await pkce();
+    const code = await getCode(browser, { client_id: client.uid, code_challenge: challenge, code_challenge_method: "S256" });
+    const exchange = () =>
+      send(c.env, "/oauth/token", {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "authorization_code", client_id: client.uid, code, redirect_uri: REDIRECT, code_verifier: verifier }),
+      });
+    const c = cacheEnv();
+    const first = await exchange();
+    expect(first.status).toBe(200);
+    const { access_token } = JSON.parse(first.text) as { access_token: string };
+    const { seen, answeredAt } = await raceAgainst(c.env, access_token, async () => {
+      const replay = await exchange();
+      expect(replay.status).toBe(400);
+      expect(JSON.parse(replay.text).error).toBe("invalid_grant");
+    });
+    const after = seen.filter((s) => s.startedAt > answeredAt);
+    expect(after.length, "requests begun after the 400").toBeGreaterThan(0);
     expect(after.filter((s) => s.status === 200)).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
 import { familyStub } from "../../src/credentials/oauth-family";
 import { parseCode } from "../../src/credentials/oauth-token-format";
 import { signedInUser } from "../helpers/browser";
+import { VALIDATION_CACHE_SETTINGS, callWithValidationCache } from "../helpers/validation-cache";
 import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
 async function expectError(res: Response, status: number, error: string, description?: string) {
@@ -148,22 +149,6 @@ describe("POST /oauth/token grant_type=authorization_code (spec, POST /oauth/tok
     await expectError(await tokenRequest({ grant_type: "authorization_code", client_id: app.uid, client_secret: secret, code, redirect_uri: REDIRECT }), 400, "invalid_grant");
   });
 
-  it("DESIGN: a replayed code is refused and the tokens issued from it are revoked (audit code_reuse)", async () => {
-    const { app, secret } = await makeApp();
-    const { browser } = await signedInUser();
-    const code = await getCode(browser, { client_id: app.uid });
-    const exchange = () => tokenRequest({ grant_type: "authorization_code", client_id: app.uid, client_secret: secret, code, redirect_uri: REDIRECT });
-    const first = (await (await exchange()).json()) as Tokens;
-    expect((await call("/oauth/token/info", { token: first.access_token })).status).toBe(200);
-    await expectError(await exchange(), 400, "invalid_grant");
-    expect((await call("/oauth/token/info", { token: first.access_token })).status).toBe(401);
-    const refreshed = await tokenRequest({ grant_type: "refresh_token", client_id: app.uid, client_secret: secret, refresh_token: first.refresh_token });
-    expect(refreshed.status).toBe(400);
-    const fid = parseCode(code)!.fid;
-    const audits = await getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "code_reuse"), eq(auditEvents.entityId, fid)));
-    expect(audits).toHaveLength(1);
-  });
-
   it("DESIGN convention 4: a replay with a wrong verifier is refused without revoking (PKCE is checked before single use)", async () => {
     const { app } = await makeApp({ confidential: false });
     const { browser } = await signedInUser();
@@ -185,5 +170,26 @@ describe("POST /oauth/token grant_type=authorization_code (spec, POST /oauth/tok
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 400)).toHaveLength(19);
+  });
+});
+
+/** A replayed code takes access away like /oauth/revoke (DESIGN, "Validation cache"): refused at once, with the cache on or off. */
+describe.each(VALIDATION_CACHE_SETTINGS)("DESIGN, authorization code replay revokes what it issued at once ($setting)", ({ seconds }) => {
+  const call = callWithValidationCache(seconds);
+
+  it("DESIGN: a replayed code is refused and the tokens issued from it are revoked (audit code_reuse)", async () => {
+    const { app, secret } = await makeApp();
+    const { browser } = await signedInUser();
+    const code = await getCode(browser, { client_id: app.uid });
+    const exchange = () => tokenRequest({ grant_type: "authorization_code", client_id: app.uid, client_secret: secret, code, redirect_uri: REDIRECT }, { fetcher: call });
+    const first = (await (await exchange()).json()) as Tokens;
+    expect((await call("/api/v4/user", { token: first.access_token })).status).toBe(200);
+    await expectError(await exchange(), 400, "invalid_grant");
+    expect((await call("/api/v4/user", { token: first.access_token })).status).toBe(401);
+    const refreshed = await tokenRequest({ grant_type: "refresh_token", client_id: app.uid, client_secret: secret, refresh_token: first.refresh_token }, { fetcher: call });
+    expect(refreshed.status).toBe(400);
+    const fid = parseCode(code)!.fid;
+    const audits = await getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "code_reuse"), eq(auditEvents.entityId, fid)));
+    expect(audits).toHaveLength(1);
   });
 });

@@ -7,6 +7,7 @@ import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
 import { familyStub } from "../../src/credentials/oauth-family";
 import { parseRefreshToken } from "../../src/credentials/oauth-token-format";
 import { signedInUser } from "../helpers/browser";
+import { VALIDATION_CACHE_SETTINGS, callWithValidationCache } from "../helpers/validation-cache";
 import { REDIRECT, call, getCode, makeApp, pkce, pkceTokens, refresh, tokenRequest, type Tokens } from "./helpers";
 
 const info = (token: string) => call("/oauth/token/info", { token });
@@ -114,6 +115,40 @@ describe("POST /oauth/token grant_type=refresh_token (spec; DESIGN, Refresh toke
     await runInDurableObject(stub, async (o: TokenFamily) => expect(seen.has(o)).toBe(false));
   });
 
+  it("DESIGN Refresh tokens 1-3: 20 concurrent refreshes of one token yield exactly one distinct pair", async () => {
+    const { app, tokens } = await pkceTokens();
+    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(app, tokens.refresh_token)));
+    const bodies = (await Promise.all(results.map((r) => r.json()))) as Tokens[];
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(bodies.map((b) => b.refresh_token)).size).toBe(1);
+    expect(new Set(bodies.map((b) => b.access_token)).size).toBe(1);
+    expect((await info(bodies[0].access_token)).status).toBe(200);
+  });
+
+  it("Audit token_refreshed: queued by the family with the rotation, flushed to D1 by its alarm", async () => {
+    const { app, tokens } = await pkceTokens();
+    await refresh(app, tokens.refresh_token);
+    const fid = parseRefreshToken(tokens.refresh_token)!.fid;
+    const rows = () => getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "token_refreshed"), eq(auditEvents.entityId, fid)));
+    expect(await runDurableObjectAlarm(familyStub(env, fid))).toBe(true);
+    expect(await rows()).toHaveLength(1);
+    await runInDurableObject(familyStub(env, fid), async (_o: TokenFamily, state) => {
+      expect([...state.storage.kv.list({ prefix: "audit:" })]).toHaveLength(0);
+    });
+  });
+});
+
+/**
+ * A replay takes access away like /oauth/revoke: with the validation cache on, the family's access
+ * token, remembered by the isolate, is refused from the moment the 400 arrives (DESIGN,
+ * "Validation cache"); and with it off as before.
+ */
+describe.each(VALIDATION_CACHE_SETTINGS)("DESIGN Refresh tokens 4, reuse revokes the family at once ($setting)", ({ seconds }) => {
+  const call = callWithValidationCache(seconds);
+  // The API resolves the token through the validation cache (/oauth/token/info asks the family every time).
+  const info = (token: string) => call("/api/v4/user", { token });
+  const refresh = (app: { uid: string }, refreshToken: string) => tokenRequest({ grant_type: "refresh_token", client_id: app.uid, refresh_token: refreshToken }, { fetcher: call });
+
   it("DESIGN Refresh tokens 4: the replaced token after the new pair was used is reuse: the family is revoked, audit refresh_reuse", async () => {
     const { app, tokens } = await pkceTokens();
     const first = (await (await refresh(app, tokens.refresh_token)).json()) as Tokens;
@@ -144,27 +179,5 @@ describe("POST /oauth/token grant_type=refresh_token (spec; DESIGN, Refresh toke
     const second = (await (await refresh(app, first.refresh_token)).json()) as Tokens;
     expect((await refresh(app, tokens.refresh_token)).status).toBe(400);
     expect((await info(second.access_token)).status).toBe(401);
-  });
-
-  it("DESIGN Refresh tokens 1-3: 20 concurrent refreshes of one token yield exactly one distinct pair", async () => {
-    const { app, tokens } = await pkceTokens();
-    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(app, tokens.refresh_token)));
-    const bodies = (await Promise.all(results.map((r) => r.json()))) as Tokens[];
-    expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(new Set(bodies.map((b) => b.refresh_token)).size).toBe(1);
-    expect(new Set(bodies.map((b) => b.access_token)).size).toBe(1);
-    expect((await info(bodies[0].access_token)).status).toBe(200);
-  });
-
-  it("Audit token_refreshed: queued by the family with the rotation, flushed to D1 by its alarm", async () => {
-    const { app, tokens } = await pkceTokens();
-    await refresh(app, tokens.refresh_token);
-    const fid = parseRefreshToken(tokens.refresh_token)!.fid;
-    const rows = () => getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "token_refreshed"), eq(auditEvents.entityId, fid)));
-    expect(await runDurableObjectAlarm(familyStub(env, fid))).toBe(true);
-    expect(await rows()).toHaveLength(1);
-    await runInDurableObject(familyStub(env, fid), async (_o: TokenFamily, state) => {
-      expect([...state.storage.kv.list({ prefix: "audit:" })]).toHaveLength(0);
-    });
   });
 });

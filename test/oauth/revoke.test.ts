@@ -5,12 +5,14 @@ import { getDb } from "../../src/db/client";
 import { auditEvents } from "../../src/db/schema/accounts";
 import { parseAccessToken } from "../../src/credentials/oauth-token-format";
 import { call, makeApp, makeUser, pkceTokens, refresh, TEST_PASSWORD, tokenRequest } from "./helpers";
+import { VALIDATION_CACHE_SETTINGS, callWithValidationCache } from "../helpers/validation-cache";
 
-const revoke = (fields: Record<string, string>, basic?: [string, string]) => {
+const revokeThrough = (fetcher: typeof call) => (fields: Record<string, string>, basic?: [string, string]) => {
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
   if (basic) headers.Authorization = `Basic ${btoa(`${basic[0]}:${basic[1]}`)}`;
-  return call("/oauth/revoke", { method: "POST", body: new URLSearchParams(fields), headers });
+  return fetcher("/oauth/revoke", { method: "POST", body: new URLSearchParams(fields), headers });
 };
+const revoke = revokeThrough(call);
 
 describe("POST /oauth/revoke (spec; RFC 7009)", () => {
   it("spec: client_id, client_secret and token revoke it: status 200 with an empty JSON object; a wrong secret is 401", async () => {
@@ -23,29 +25,6 @@ describe("POST /oauth/revoke (spec; RFC 7009)", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({});
     expect((await call("/oauth/token/info", { token: tokens.access_token })).status).toBe(401);
-  });
-
-  it("RFC 7009 §2.1: revoking the access token revokes the family at once, everywhere", async () => {
-    const { app, tokens } = await pkceTokens();
-    expect((await call("/api/v4/user", { token: tokens.access_token })).status).toBe(200);
-    const res = await revoke({ client_id: app.uid, token: tokens.access_token });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({});
-    expect((await call("/oauth/token/info", { token: tokens.access_token })).status).toBe(401);
-    const api = await call("/api/v4/user", { token: tokens.access_token });
-    expect(api.status).toBe(401);
-    expect(((await api.json()) as { error: string }).error).toBe("invalid_token");
-    expect((await refresh(app, tokens.refresh_token)).status).toBe(400);
-    const fid = parseAccessToken(tokens.access_token)!.fid;
-    const audits = await getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "token_revoked"), eq(auditEvents.entityId, fid)));
-    expect(audits).toHaveLength(1);
-  });
-
-  it("DESIGN: revoking the refresh token revokes the access token too (the family)", async () => {
-    const { app, secret, tokens } = await pkceTokens({ confidential: true });
-    const res = await revoke({ token: tokens.refresh_token }, [app.uid, secret]);
-    expect(res.status).toBe(200);
-    expect((await call("/api/v4/user", { token: tokens.access_token })).status).toBe(401);
   });
 
   it("RFC 7009 §2.2: an unknown or malformed token gets 200 {}", async () => {
@@ -84,7 +63,14 @@ describe("POST /oauth/revoke (spec; RFC 7009)", () => {
   });
 });
 
-describe("RFC 7009 §2.1 / DESIGN Revocation: any token ever issued in the grant revokes the whole grant", () => {
+/**
+ * Revocation takes access away at once, with the validation cache on (the token remembered by the
+ * isolate; /oauth/revoke answers only after the bound, DESIGN "Validation cache") and off.
+ */
+describe.each(VALIDATION_CACHE_SETTINGS)("RFC 7009 §2.1 / DESIGN Revocation: revoking any token ever issued in the grant revokes the whole grant at once ($setting)", ({ seconds }) => {
+  const call = callWithValidationCache(seconds);
+  const revoke = revokeThrough(call);
+  const refresh = (app: { uid: string }, refreshToken: string) => tokenRequest({ grant_type: "refresh_token", client_id: app.uid, refresh_token: refreshToken }, { fetcher: call });
   type Pair = { access_token: string; refresh_token: string };
   const rotate = async (app: { uid: string }, refreshToken: string) => {
     const res = await refresh(app, refreshToken);
@@ -96,6 +82,29 @@ describe("RFC 7009 §2.1 / DESIGN Revocation: any token ever issued in the grant
     expect((await call("/api/v4/user", { token: pair.access_token })).status).toBe(401);
     expect((await refresh(app, pair.refresh_token)).status).toBe(400);
   };
+
+  it("RFC 7009 §2.1: revoking the access token revokes the family at once, everywhere", async () => {
+    const { app, tokens } = await pkceTokens();
+    expect((await call("/api/v4/user", { token: tokens.access_token })).status).toBe(200);
+    const res = await revoke({ client_id: app.uid, token: tokens.access_token });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({});
+    expect((await call("/oauth/token/info", { token: tokens.access_token })).status).toBe(401);
+    const api = await call("/api/v4/user", { token: tokens.access_token });
+    expect(api.status).toBe(401);
+    expect(((await api.json()) as { error: string }).error).toBe("invalid_token");
+    expect((await refresh(app, tokens.refresh_token)).status).toBe(400);
+    const fid = parseAccessToken(tokens.access_token)!.fid;
+    const audits = await getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "token_revoked"), eq(auditEvents.entityId, fid)));
+    expect(audits).toHaveLength(1);
+  });
+
+  it("DESIGN: revoking the refresh token revokes the access token too (the family)", async () => {
+    const { app, secret, tokens } = await pkceTokens({ confidential: true });
+    const res = await revoke({ token: tokens.refresh_token }, [app.uid, secret]);
+    expect(res.status).toBe(200);
+    expect((await call("/api/v4/user", { token: tokens.access_token })).status).toBe(401);
+  });
 
   it("revoking a superseded refresh token (the one a client still holds after a rotation) kills the new pair", async () => {
     const { app, tokens } = await pkceTokens();

@@ -67,7 +67,6 @@ async function finishOrNothing(env: Bindings, userId: number): Promise<StateChan
 
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.id === actor.id) throw accountStateError("forbidden", "The API initiating user cannot be blocked by the API");
   if (user.state !== "blocked") await recordBlock(env, actor, userId);
   return finishOrNothing(env, userId);
 }

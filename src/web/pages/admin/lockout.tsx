@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { whenParamIs } from "../../../http/router";
 import { HTTPException } from "hono/http-exception";
-import { accountLocks, unlockAccount } from "../../../services/accounts/lockout";
+import { accountLocks } from "../../../services/accounts/lockout";
+import { MODERATION_ACTIONS } from "../../../services/accounts/moderation";
+import { AppError } from "../../../domain/errors";
 import { getDb } from "../../../db/client";
 import { findUserByLogin } from "../../../db/users";
 import { CsrfField, Flash, formatDate, sessionActor, renderPage, setFlash, takeFlash, type PageEnv } from "../../page";
@@ -65,7 +67,14 @@ adminLockout.get("/admin/users/:username/lockout", async (c) => {
 adminLockout.post("/admin/users/:username/:action", whenParamIs<PageEnv>("action", "unlock", async (c) => {
   const user = await target(c);
   const lifted = (await accountLocks(c.env, user.id)).length;
-  await unlockAccount(c.env, sessionActor(c), user.id);
+  try {
+    // Through the moderation table, so its rules (not on one's own account) hold here too.
+    await MODERATION_ACTIONS.unlock(c.env, sessionActor(c), user.id);
+  } catch (e) {
+    if (!(e instanceof AppError && e.code === "forbidden")) throw e;
+    setFlash(c, e.message);
+    return c.redirect(`/admin/users/${encodeURIComponent(user.username)}/lockout`, 303);
+  }
   setFlash(c, lifted === 0 ? `@${user.username} had no locked address; counters were reset.` : `Unlocked @${user.username} (${lifted} address${lifted === 1 ? "" : "es"}).`);
   return c.redirect(`/admin/users/${encodeURIComponent(user.username)}/lockout`, 303);
 }));
