@@ -48,6 +48,15 @@ export async function updateProject(
   return row;
 }
 
+/** The R2 keys of the project's package files (deleted before their rows, so a crash between leaves rows to find them by). */
+export async function packageFileKeysOfProject(db: Db, projectId: number): Promise<string[]> {
+  const rows = await db
+    .select({ key: packageFiles.r2Key })
+    .from(packageFiles)
+    .where(inArray(packageFiles.packageId, db.select({ id: packages.id }).from(packages).where(eq(packages.projectId, projectId))));
+  return rows.map((r) => r.key);
+}
+
 /**
  * Deletes the project and everything that belongs to it, in one D1 batch: members, deploy tokens,
  * merge requests and status checks, issues and findings, licenses, pipelines, packages, registry

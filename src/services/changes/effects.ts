@@ -1,4 +1,8 @@
-import type { AuditActor } from "../../db/audit";
+import { recordAudit, type AuditActor } from "../../db/audit";
+import { batchesOf } from "../../db/batches";
+import { deleteProjectRows, packageFileKeysOfProject } from "../../db/project-changes";
+import { findProject } from "../../db/projects";
+import { deleteProjectRepository } from "../../git/provisioning";
 import { deleteApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { liveFamilies } from "../../db/oauth-grants";
@@ -26,11 +30,18 @@ export interface ChangePayloads {
   application_deleted: { applicationId: number };
   /** A user revokes an authorized application: their grants of it. */
   authorization_revoked: { userId: number; applicationId: number };
+  /** A project's deletion: its package files in R2, its rows, then its repository at the git origin (src/services/namespaces.ts). */
+  project_deleted: { projectId: number; actor: AuditActor | null };
 }
 
 export type ChangeKind = keyof ChangePayloads;
 
-type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K]) => Promise<number> };
+/** What a run knows of the change's history: how many runs failed before. */
+export interface ChangeRun {
+  attempts: number;
+}
+
+type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K], run: ChangeRun) => Promise<number> };
 
 const familyIds = (rows: { id: string }[]) => rows.map((r) => r.id);
 
@@ -59,4 +70,37 @@ export const EFFECTS: Effects = {
 
   authorization_revoked: async (env, p) =>
     revokeFamilies(env, familyIds(await liveFamilies(getDb(env.DB), p)), { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
+
+  project_deleted: async (env, p, run) => {
+    const removed = await deleteProjectContents(env, p.projectId);
+    const failure = await deleteProjectRepository(env, p.projectId);
+    if (failure) {
+      // docs/git.md: the origin's refusal is an audit row naming the repository (once); the change
+      // stays pending, so the cron sweep tries the removal again.
+      if (run.attempts === 0) {
+        await recordAudit(getDb(env.DB), { action: "project_repository_removal_failed", entityType: "project", entityId: p.projectId, details: { reason: failure }, actor: p.actor });
+      }
+      throw new Error(failure);
+    }
+    return removed;
+  },
 };
+
+/**
+ * A deleted project's package files in R2, then its rows (src/db/project-changes.ts): the objects go
+ * first, so a crash between leaves rows that still name them; the keys the row deletion returns are
+ * deleted again (files added meanwhile). Nothing to do once the row is gone. Answers the objects deleted.
+ */
+export async function deleteProjectContents(env: Bindings, projectId: number): Promise<number> {
+  const db = getDb(env.DB);
+  const project = await findProject(db, String(projectId));
+  if (!project) return 0;
+  const deleteObjects = async (keys: string[]) => {
+    for (const slice of batchesOf(keys, 1000)) await env.FILES.delete(slice);
+  };
+  const keys = await packageFileKeysOfProject(db, projectId);
+  await deleteObjects(keys);
+  const { r2Keys } = await deleteProjectRows(db, project);
+  await deleteObjects(r2Keys.filter((k) => !keys.includes(k)));
+  return r2Keys.length;
+}

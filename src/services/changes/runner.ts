@@ -19,6 +19,7 @@ import { EFFECTS, type ChangeKind, type ChangePayloads } from "./effects";
 export const userSubject = (userId: number) => `user:${userId}`;
 export const applicationSubject = (applicationId: number) => `application:${applicationId}`;
 export const authorizationSubject = (userId: number, applicationId: number) => `user:${userId}/application:${applicationId}`;
+export const projectSubject = (projectId: number) => `project:${projectId}`;
 
 export type Change<K extends ChangeKind> = Omit<ChangeIntent, "kind" | "payload"> & { kind: K; payload: ChangePayloads[K] };
 
@@ -30,9 +31,9 @@ export async function recordChange<K extends ChangeKind>(env: Bindings, change: 
 async function run(env: Bindings, row: PendingChangeRow): Promise<number> {
   const db = getDb(env.DB);
   try {
-    const effects = EFFECTS[row.kind as ChangeKind] as ((env: Bindings, payload: unknown) => Promise<number>) | undefined;
+    const effects = EFFECTS[row.kind as ChangeKind] as ((env: Bindings, payload: unknown, run: { attempts: number }) => Promise<number>) | undefined;
     if (!effects) throw new Error(`no effects for change kind ${row.kind}`);
-    const n = await effects(env, JSON.parse(row.payload));
+    const n = await effects(env, JSON.parse(row.payload), { attempts: row.attempts });
     await deletePendingChange(db, row.id);
     return n;
   } catch (e) {
