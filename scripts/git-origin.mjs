@@ -18,14 +18,12 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { MIN_ORIGIN_SECRET_LENGTH } from "../src/config-variables.ts";
-import {
-  SIGNATURE_HEADERS,
-  UNSIGNED_PAYLOAD,
-  MAX_CLOCK_SKEW_SECONDS,
-  sha256HexOf,
-  signatureProblem,
-} from "../src/git/origin-signature.ts";
+import { exitUnlessSupportedNode } from "./node-version.mjs";
+
+// Before the TypeScript it shares with the Worker: an older Node is told what to run instead of crashing.
+exitUnlessSupportedNode("scripts/git-origin.mjs");
+const { MIN_ORIGIN_SECRET_LENGTH } = await import("../src/config-variables.ts");
+const { SIGNATURE_HEADERS, UNSIGNED_PAYLOAD, MAX_CLOCK_SKEW_SECONDS, sha256HexOf, signatureProblem } = await import("../src/git/origin-signature.ts");
 
 const STORAGE = "@hashed/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{64}\\.git";
 const GIT_PATH = new RegExp(`^/(${STORAGE})(/(?:info/refs|git-upload-pack|git-receive-pack))$`);

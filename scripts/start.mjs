@@ -13,11 +13,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { checkVariables, VARIABLES, VARIABLE_NAMES } from "../src/config-variables.ts";
+import { exitUnlessSupportedNode } from "./node-version.mjs";
 import { passwordProblem } from "./root-password.mjs";
-import { startGitOrigin } from "./git-origin.mjs";
 import { parseEnvFile, serializeEnvFile } from "./env-file.mjs";
 import { startClientAddressFront } from "./client-address-front.mjs";
+
+// Before the modules that load TypeScript: an older Node is told what to run instead of crashing.
+exitUnlessSupportedNode("scripts/start.mjs");
+const { checkVariables, secretKeyBaseProblems, VARIABLES, VARIABLE_NAMES } = await import("../src/config-variables.ts");
+const { startGitOrigin } = await import("./git-origin.mjs");
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -46,6 +50,8 @@ if (existsSync(devVarsPath)) {
 }
 const fromEnv = Object.fromEntries(VARIABLES.filter((v) => process.env[v.name] !== undefined).map((v) => [v.name, process.env[v.name]]));
 const { values, problems } = checkVariables({ ...devVars, ...fromEnv }, true);
+// The Worker's own check (src/config-variables.ts): a key it would refuse is refused here first.
+problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE, values.LOCAL_DEV === "true"));
 const rootProblem = values.ROOT_PASSWORD === undefined ? null : passwordProblem(values.ROOT_PASSWORD);
 if (rootProblem) problems.push(`ROOT_PASSWORD is refused: ${rootProblem}; choose a stronger initial administrator password`);
 if (problems.length) refuse(problems);

@@ -84,6 +84,12 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "REGISTRY_MAX_BLOB_BYTES", kind: "positive-integer", default: String(10 * 1024 * 1024 * 1024) },
   { name: "REGISTRY_MAX_MANIFEST_BYTES", kind: "positive-integer", default: String(4 * 1024 * 1024) },
   { name: "REGISTRY_UPLOAD_TTL_SECONDS", kind: "positive-integer", default: "86400" },
+  // Mail (password reset, e-mail confirmation; docs/deploy.md, "Mail"): the sender, and an HTTP mail
+  // API by URL and key. Without MAIL_HTTP_URL a send_email binding named SEND_EMAIL is used; under
+  // npm start, the local outbox at /-/mail.
+  { name: "MAIL_FROM", kind: "text", default: "" },
+  { name: "MAIL_HTTP_URL", kind: "http-url", default: "" },
+  { name: "MAIL_HTTP_KEY", kind: "text", default: "", secret: true },
   // Per-project container registry quota in bytes; empty: no quota (docs/registries.md, "Accounting and quota").
   { name: "REGISTRY_PROJECT_QUOTA_BYTES", kind: "positive-integer", default: "" },
 ];
@@ -99,12 +105,53 @@ export const MIN_ORIGIN_SECRET_LENGTH = 32;
 
 const INT = /^[1-9][0-9]*$/;
 
+/**
+ * Why SECRET_KEY_BASE is refused, one check for the Worker (src/config.ts) and `npm start` alike.
+ * Outside local development the development value is published in this repository, so TOTP
+ * secrets and CSRF tokens keyed by it would be forgeable: refuse it, and refuse short keys. In
+ * local development (`local`) an unset value falls back to the development one; a value that is
+ * set is held to the same length as a deployed one, so `npm start` never serves a key a Worker refuses.
+ */
+export function secretKeyBaseProblems(value: string | undefined, local: boolean): string[] {
+  if (local && (value === undefined || value === PUBLISHED_SECRET_KEY_BASE)) return [];
+  if (value === undefined) return ["SECRET_KEY_BASE is not set: set a secret of at least 32 random characters (wrangler secret put SECRET_KEY_BASE)"];
+  if (value === PUBLISHED_SECRET_KEY_BASE) return ["SECRET_KEY_BASE is the published development value: set a secret of your own (wrangler secret put SECRET_KEY_BASE)"];
+  if (value.length < MIN_SECRET_KEY_BASE_LENGTH) return [`SECRET_KEY_BASE is too short: use at least ${MIN_SECRET_KEY_BASE_LENGTH} random characters, for example from openssl rand -hex 64`];
+  return [];
+}
+
+/**
+ * The releases the announced-changes schedule spans (docs/deprecations.md): GitLab's 13.0 to 13.12,
+ * 14.0 to 14.10, 15.0 to 15.11 and 16.0, the newest milestone. Another version has no defined
+ * behaviour, so it is refused (test/versioning/schedule-versions.test.ts checks every milestone of
+ * the catalogue is here).
+ */
+const LAST_MINOR_OF_MAJOR: Readonly<Record<number, number>> = { 13: 12, 14: 10, 15: 11, 16: 0 };
+export const SCHEDULE_VERSIONS: readonly string[] = Object.entries(LAST_MINOR_OF_MAJOR).flatMap(([major, last]) =>
+  Array.from({ length: last + 1 }, (_, minor) => `${major}.${minor}`),
+);
+const SCHEDULE_RANGES = Object.entries(LAST_MINOR_OF_MAJOR)
+  .map(([major, last]) => (last === 0 ? `${major}.0` : `${major}.0 to ${major}.${last}`))
+  .join(", ");
+
+/**
+ * Ports the fetch standard calls bad (https://fetch.spec.whatwg.org/#bad-port): browsers and fetch
+ * refuse to connect to them, so a service there would look dead (npm start's readiness check and
+ * every browser fail with a network error).
+ */
+export const BAD_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117,
+  119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636,
+  989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 /** Why a value of this kind is refused, or null when it is acceptable. */
 export function valueProblem(kind: VariableKind, value: string): string | null {
   if (value === "") return null;
   switch (kind) {
     case "version":
-      return /^\d+\.\d+$/.test(value) ? null : "must be major.minor, for example 15.0";
+      if (!/^\d+\.\d+$/.test(value)) return "must be major.minor, for example 15.0";
+      return SCHEDULE_VERSIONS.includes(value) ? null : `is not a version of the schedule: use one of ${SCHEDULE_RANGES}`;
     case "boolean":
       return value === "true" || value === "false" ? null : 'must be "true" or "false"';
     case "positive-integer":
@@ -112,7 +159,8 @@ export function valueProblem(kind: VariableKind, value: string): string | null {
     case "non-negative-integer":
       return /^(0|[1-9][0-9]*)$/.test(value) && Number.isSafeInteger(Number(value)) ? null : "must be a whole number, 0 or more, for example 5";
     case "port":
-      return INT.test(value) && Number(value) <= 65535 ? null : "must be a port number between 1 and 65535";
+      if (!INT.test(value) || Number(value) > 65535) return "must be a port number between 1 and 65535";
+      return BAD_PORTS.has(Number(value)) ? "is a port browsers and fetch refuse to connect to (the fetch standard's bad ports); choose another, for example 8787" : null;
     case "http-url":
       return isHttpUrl(value) ? null : "must be an absolute http(s) URL without query, fragment or trailing slash, for example https://auth.example.com";
     case "text":

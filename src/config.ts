@@ -1,4 +1,4 @@
-import { checkVariables, MIN_ORIGIN_SECRET_LENGTH, MIN_SECRET_KEY_BASE_LENGTH, PUBLISHED_SECRET_KEY_BASE } from "./config-variables";
+import { checkVariables, MIN_ORIGIN_SECRET_LENGTH, PUBLISHED_SECRET_KEY_BASE, secretKeyBaseProblems } from "./config-variables";
 import { AppError } from "./domain/errors";
 import type { Bindings } from "./env";
 
@@ -47,6 +47,8 @@ export interface Config {
   clientAddressHeader: "cf-connecting-ip" | "x-forwarded-for";
   /** Only `npm start` and the test pool set LOCAL_DEV: development defaults are refused otherwise. */
   localDev: boolean;
+  /** Mail (src/mail/): the sender (empty: gitlab@<host>) and the HTTP mail API, when one is named. */
+  mail: { from: string; httpUrl: string; httpKey: string };
   /** Container registry limits (docs/registries.md, "Limits"). */
   registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number; projectQuotaBytes: number | null };
 }
@@ -76,8 +78,8 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
   const localDev = env.LOCAL_DEV === "true";
   // The Worker applies the deployed defaults; `npm start` writes its local defaults out explicitly.
   const { values, problems } = checkVariables(env, false);
+  problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE, localDev));
   if (localDev) values.SECRET_KEY_BASE ??= PUBLISHED_SECRET_KEY_BASE;
-  else problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE));
   problems.push(...gitOriginSecretProblems(values.GIT_ORIGIN, values.GIT_ORIGIN_SECRET));
   if (problems.length) return configRefused(problems);
   const int = (name: string) => Number(values[name]);
@@ -116,6 +118,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     seedDemoData: values.SEED_DEMO_DATA === "true",
     localDev,
     clientAddressHeader: (values.CLIENT_ADDRESS_HEADER ?? "").toLowerCase() === "x-forwarded-for" ? "x-forwarded-for" : "cf-connecting-ip",
+    mail: { from: values.MAIL_FROM ?? "", httpUrl: values.MAIL_HTTP_URL ?? "", httpKey: values.MAIL_HTTP_KEY ?? "" },
     registry: {
       tokenTtlSeconds: int("REGISTRY_TOKEN_TTL_SECONDS"),
       maxBlobBytes: int("REGISTRY_MAX_BLOB_BYTES"),
@@ -124,17 +127,6 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
       projectQuotaBytes: values.REGISTRY_PROJECT_QUOTA_BYTES ? int("REGISTRY_PROJECT_QUOTA_BYTES") : null,
     },
   };
-}
-
-/**
- * Outside local development the development value is published in this repository, so TOTP
- * secrets and CSRF tokens keyed by it would be forgeable: refuse it, and refuse short keys.
- */
-function secretKeyBaseProblems(value: string | undefined): string[] {
-  if (value === undefined) return ["SECRET_KEY_BASE is not set: set a secret of at least 32 random characters (wrangler secret put SECRET_KEY_BASE)"];
-  if (value === PUBLISHED_SECRET_KEY_BASE) return ["SECRET_KEY_BASE is the published development value: set a secret of your own (wrangler secret put SECRET_KEY_BASE)"];
-  if (value.length < MIN_SECRET_KEY_BASE_LENGTH) return [`SECRET_KEY_BASE is too short: use at least ${MIN_SECRET_KEY_BASE_LENGTH} random characters, for example from openssl rand -hex 64`];
-  return [];
 }
 
 /** A git origin serves only signed requests, so it is useless without a key both sides hold. */

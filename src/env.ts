@@ -58,6 +58,12 @@ export interface Bindings {
   LOCAL_DEV?: string;
   /** "CF-Connecting-IP" or "X-Forwarded-For" behind a proxy the operator runs (src/http/client-address.ts). */
   CLIENT_ADDRESS_HEADER?: string;
+  /** Mail (src/mail/): the sender, and an HTTP mail API by URL and key. */
+  MAIL_FROM?: string;
+  MAIL_HTTP_URL?: string;
+  MAIL_HTTP_KEY?: string;
+  /** Cloudflare's send_email binding, when wrangler.toml declares one (docs/deploy.md, "Mail"). */
+  SEND_EMAIL?: SendEmail;
 }
 
 /** Per-request variables set by middleware. */

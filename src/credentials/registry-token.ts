@@ -3,9 +3,11 @@ import type { Bindings } from "../env";
 import { activeSigningKey, ringKeys, type RingKey } from "./signing-keys";
 
 /**
- * Registry tokens of the Docker token protocol: compact JWS (RFC 7515) signed RS256 with the OpenID
- * Connect key ring (src/credentials/signing-keys.ts, rotation included), so a registry this service does
- * not run can verify them too (docs/registries.md, "Token format", "An external registry").
+ * Registry tokens of the Docker token protocol: compact JWS (RFC 7515) signed RS256 with the
+ * registry's own key ring (src/credentials/signing-keys.ts, purpose "registry", rotated on its own;
+ * never an OpenID Connect key), so a registry this service does not run can verify them too, and a
+ * registry that trusts these keys accepts nothing the identity provider signs (docs/registries.md,
+ * "Token format", "An external registry"; docs/security.md, "Signing keys").
  * The `access` claim names exactly the granted actions; /v2/ verifies the token on every request.
  */
 export const REGISTRY_AUDIENCE = "container_registry";
@@ -82,12 +84,12 @@ function verifyKeyOf(ring: RingKey): Promise<RegistryVerifyKey> {
 
 /** Every key that signs, will sign or signed a registry token still alive, with registry key ids. */
 export async function registryVerifyKeys(env: Bindings): Promise<RegistryVerifyKey[]> {
-  return Promise.all((await ringKeys(env)).map(verifyKeyOf));
+  return Promise.all((await ringKeys(env, "registry")).map(verifyKeyOf));
 }
 
 export async function signRegistryToken(env: Bindings, claims: Omit<RegistryClaims, "jti">): Promise<string> {
-  const { kid: ringKid, key } = await activeSigningKey(env);
-  const ring = (await ringKeys(env)).find((k) => k.kid === ringKid)!;
+  const { kid: ringKid, key } = await activeSigningKey(env, "registry");
+  const ring = (await ringKeys(env, "registry")).find((k) => k.kid === ringKid)!;
   const { kid } = await verifyKeyOf(ring);
   const header = toBase64Url(encoder.encode(JSON.stringify({ typ: "JWT", alg: "RS256", kid })));
   const payload = toBase64Url(encoder.encode(JSON.stringify({ ...claims, jti: randomToken().slice(0, 32) })));
@@ -95,7 +97,7 @@ export async function signRegistryToken(env: Bindings, claims: Omit<RegistryClai
   return `${header}.${payload}.${toBase64Url(new Uint8Array(signature))}`;
 }
 
-/** The claims of a valid, unexpired token for this audience signed by a ring key; null for anything else. */
+/** The claims of a valid, unexpired token for this audience signed by a key of the registry's ring; null for anything else. */
 export async function verifyRegistryToken(env: Bindings, token: string, now = Date.now()): Promise<RegistryClaims | null> {
   const parts = token.split(".");
   if (parts.length !== 3) return null;

@@ -36,9 +36,11 @@ export type AuditAction =
   | "sudo"
   | "account_guarded"
   | "oidc_signing_key_rotated"
+  | "registry_signing_key_rotated"
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  | "metadata_document_application_created"
   | "project_created"
   | "project_updated"
   | "project_path_updated"
@@ -61,6 +63,12 @@ export type AuditAction =
   | "ci_runner_assigned_to_project"
   | "ci_runner_unassigned_from_project"
   | "ci_runner_registration_token_reset"
+  /** The account lifecycle (src/services/accounts/): an administrator's edit, mailed resets and confirmations. */
+  | "user_updated"
+  | "password_reset_requested"
+  | "password_reset"
+  | "email_confirmation_sent"
+  | "email_confirmed"
   /** Written by the namespace migration only (drizzle/*_ns_namespace_collisions.sql). */
   | "namespace_path_renamed";
 

@@ -1,6 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { sessions, users } from "./schema/accounts";
+import { projects } from "./schema/projects";
+import { registryRepositories } from "./schema/registry";
 import { signInAddresses } from "./schema/sign-in-addresses";
 import type { UserRow } from "./users";
 
@@ -44,13 +46,12 @@ export async function clearLockoutOfUser(db: Db, userId: number): Promise<boolea
   return rows.length > 0;
 }
 
-export async function setPasswordHash(db: Db, userId: number, passwordHash: string): Promise<void> {
-  await passwordHashUpdate(db, userId, passwordHash);
-}
-
-/** The UPDATE itself, unawaited: the guard of a password change recorded with its intent. */
-export function passwordHashUpdate(db: Db, userId: number, passwordHash: string) {
-  return db.update(users).set({ passwordHash }).where(eq(users.id, userId));
+/** The UPDATE itself, unawaited: the guard of a password change recorded with its intent (expiry untouched when not given). */
+export function passwordHashUpdate(db: Db, userId: number, passwordHash: string, expiresAt?: number | null) {
+  return db
+    .update(users)
+    .set(expiresAt === undefined ? { passwordHash } : { passwordHash, passwordExpiresAt: expiresAt })
+    .where(eq(users.id, userId));
 }
 
 /** Has the user completed a sign-in from this address key before? */
@@ -77,4 +78,51 @@ export async function deletePendingTwoFactorSessions(db: Db, userId: number): Pr
     .where(and(eq(sessions.userId, userId), eq(sessions.pendingTwoFactor, true)))
     .returning({ id: sessions.idHash });
   return ended.length;
+}
+
+/** The password (hashed) and when it expires: now for one an administrator set, null for the user's own. */
+export async function setPasswordHashExpiring(db: Db, userId: number, passwordHash: string, expiresAt: number | null): Promise<void> {
+  await passwordHashUpdate(db, userId, passwordHash, expiresAt);
+}
+
+export interface UserAttributeChanges {
+  name?: string;
+  username?: string;
+  email?: string;
+  isAdmin?: boolean;
+}
+
+/**
+ * An administrator's edit of a user's attributes. A new username renames the user's personal
+ * namespace: the paths of the user's own projects follow in the same batch (repositories are stored
+ * by project id, so nothing moves on disk). D1's unique indexes and namespace triggers refuse a
+ * taken username or email (the caller wraps this in claimNamespacePath).
+ */
+export async function updateUserAttributes(db: Db, user: { id: number; username: string }, changes: UserAttributeChanges): Promise<UserRow> {
+  const renamed = changes.username !== undefined && changes.username !== user.username;
+  const update = db.update(users).set(changes).where(eq(users.id, user.id)).returning();
+  if (!renamed) {
+    const [row] = await update;
+    return row;
+  }
+  const prefix = `${user.username}/`;
+  const [[row]] = await db.batch([
+    update,
+    db
+      .update(projects)
+      .set({ pathWithNamespace: sql`${changes.username} || '/' || substr(${projects.pathWithNamespace}, ${prefix.length + 1})` })
+      .where(and(eq(projects.namespaceKind, "user"), eq(projects.namespaceId, user.id))),
+  ]);
+  return row;
+}
+
+/** Does any project in the user's personal namespace hold container images (whose names carry its path)? */
+export async function personalProjectsHaveRegistryRepositories(db: Db, userId: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: registryRepositories.id })
+    .from(registryRepositories)
+    .innerJoin(projects, eq(projects.id, registryRepositories.projectId))
+    .where(and(eq(projects.namespaceKind, "user"), eq(projects.namespaceId, userId)))
+    .limit(1);
+  return rows.length > 0;
 }

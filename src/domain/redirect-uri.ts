@@ -24,12 +24,22 @@ export function isLoopback(url: URL): boolean {
   return url.protocol === "http:" && LOOPBACK.has(url.hostname);
 }
 
-/** RFC 6749 §3.1.2: absolute, no fragment. */
+/**
+ * Schemes that run or carry content in the browser rather than hand a URI to an app: never a
+ * redirect target (GitLab's Doorkeeper `forbid_redirect_uri` refuses exactly these three).
+ */
+const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "vbscript:"]);
+
+/**
+ * RFC 6749 §3.1.2: absolute, no fragment. https; http only for loopback hosts (RFC 8252 §7.3)
+ * unless insecure redirects are allowed; and any other scheme as a native app's private-use scheme
+ * (RFC 8252 §7.1: `com.example.app:/cb`, `cursor://...`), which MCP clients such as Cursor register.
+ */
 export function isAcceptableRedirectUri(uri: string, allowInsecure: boolean): boolean {
   const u = parse(uri);
   if (!u || u.hash || uri.includes("#")) return false;
   if (u.protocol === "http:") return allowInsecure || isLoopback(u);
-  return u.protocol !== "javascript:" && u.protocol !== "data:";
+  return !FORBIDDEN_SCHEMES.has(u.protocol);
 }
 
 export function matchesRegistered(requested: string, registered: readonly string[], allowInsecure: boolean): boolean {

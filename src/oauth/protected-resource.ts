@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { RESOURCE_PATHS, resourceFor, resourceUrl } from "../domain/resources";
 import { ALL_SCOPES, FORBIDDEN_SCOPES } from "../domain/scopes";
 import type { AppEnv } from "../env";
-import { issuerOf } from "./issuer";
+import { issuerFor, issuerOf } from "./issuer";
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728) for each of this service's resources
@@ -17,20 +17,29 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
 /** The metadata URL of the narrowest resource the request's path lies in: what its 401 names (§5.1). */
 export function protectedResourceMetadataUrl(c: Context): string {
-  return `${issuerOf(c)}${WELL_KNOWN}${resourceFor(new URL(c.req.url).pathname)}`;
+  return metadataUrlFor(issuerOf(c), c.req.url);
 }
+
+const metadataUrlFor = (issuer: string, url: string) => `${issuer}${WELL_KNOWN}${resourceFor(new URL(url).pathname)}`;
+
+type BearerRefusal = { error?: "invalid_token" | "insufficient_scope"; description?: string; scope?: string };
 
 /**
  * The WWW-Authenticate value of a Bearer refusal (RFC 6750 §3): the error, for insufficient_scope
  * the scopes that would do (§3.1, so a client can step up), and always resource_metadata (RFC 9728
  * §5.1), so a client that meets the refusal finds where to get a token for this resource.
  */
-export function bearerChallenge(c: Context, refusal: { error?: "invalid_token" | "insufficient_scope"; description?: string; scope?: string } = {}): string {
+export function bearerChallenge(c: Context, refusal: BearerRefusal = {}): string {
+  return bearerChallengeFor(c.env, c.req.url, refusal);
+}
+
+/** bearerChallenge for code that holds the bindings and the request's URL (the Plugin RPC handlers). */
+export function bearerChallengeFor(env: Context["env"], url: string, refusal: BearerRefusal = {}): string {
   const parts = ['Bearer realm="GitLab"'];
   if (refusal.error) parts.push(`error="${refusal.error}"`);
   if (refusal.description) parts.push(`error_description="${refusal.description.replace(/["\\]/g, "")}"`);
   if (refusal.scope) parts.push(`scope="${refusal.scope}"`);
-  parts.push(`resource_metadata="${protectedResourceMetadataUrl(c)}"`);
+  parts.push(`resource_metadata="${metadataUrlFor(issuerFor(env, url), url)}"`);
   return parts.join(", ");
 }
 

@@ -5,6 +5,7 @@ import { admit, type Door } from "../credentials/front-door";
 import type { Principal } from "../credentials/principal";
 import type { Bindings } from "../env";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
+import { bearerChallengeFor } from "../oauth/protected-resource";
 
 /** What a Connect handler needs from the Worker request: bindings and waitUntil. */
 export interface WorkerContext {
@@ -44,7 +45,10 @@ const PLUGIN_DOOR = {
  * Resolves the Bearer token through the front door on every call, as every family does: a positive
  * answer may come from the validation cache (DESIGN, "Validation cache"), whose bound revocation
  * waits out, so a revoked token is refused by every call begun after the revocation answered.
- * Failures are Connect errors: unauthenticated, or permission_denied for too few scopes.
+ * Failures are Connect errors: unauthenticated, or permission_denied for too few scopes, each with
+ * the RFC 6750 §3 challenge as error metadata, which Connect and gRPC-Web send as the response's
+ * `WWW-Authenticate` header (no error code without a token, `invalid_token` for a bad one,
+ * `insufficient_scope` naming the scope), as the other API families do.
  */
 export async function authenticate(ctx: HandlerContext): Promise<{ principal: Principal; worker: WorkerContext }> {
   const worker = workerOf(ctx);
@@ -57,9 +61,13 @@ export async function authenticate(ctx: HandlerContext): Promise<{ principal: Pr
       // resource_exhausted is HTTP 429 in Connect; the metadata becomes the response headers.
       throw new ConnectError("too many failed authentication attempts; retry later", Code.ResourceExhausted, rateLimitHeaders(err.status));
     }
-    if (err instanceof AuthError) throw new ConnectError(AUTH_MESSAGES[err.reason] ?? "unauthenticated", Code.Unauthenticated);
+    const challenge = (refusal: Parameters<typeof bearerChallengeFor>[2]) => ({ "WWW-Authenticate": bearerChallengeFor(worker.env, worker.request.url, refusal) });
+    if (err instanceof AuthError) {
+      const refusal = err.reason === "missing" ? {} : { error: "invalid_token" as const, description: AUTH_MESSAGES[err.reason] };
+      throw new ConnectError(AUTH_MESSAGES[err.reason] ?? "unauthenticated", Code.Unauthenticated, challenge(refusal));
+    }
     if (err instanceof ScopeError) {
-      throw new ConnectError(`the token needs scope ${PLUGIN_SCOPES.join(" or ")}`, Code.PermissionDenied);
+      throw new ConnectError(`the token needs scope ${PLUGIN_SCOPES.join(" or ")}`, Code.PermissionDenied, challenge({ error: "insufficient_scope", scope: PLUGIN_SCOPES.join(" ") }));
     }
     throw err;
   }

@@ -1,3 +1,4 @@
+import { passwordExpired } from "../services/accounts/password-expiry";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
@@ -53,6 +54,12 @@ export const requireUser = createMiddleware<PageEnv>(async (c, next) => {
     const url = new URL(c.req.url);
     const back = c.req.method === "GET" ? `${url.pathname}${url.search}` : url.pathname;
     return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(back)}`, 302);
+  }
+  // GitLab's check_password_expiration: a password an administrator set must be replaced first.
+  if (passwordExpired(user) && !new URL(c.req.url).pathname.startsWith("/profile/password/new")) {
+    const url = new URL(c.req.url);
+    const back = c.req.method === "GET" ? `${url.pathname}${url.search}` : "/";
+    return c.redirect(`/profile/password/new?redirect_to=${encodeURIComponent(back)}`, 302);
   }
   c.set("user", user);
   await next();

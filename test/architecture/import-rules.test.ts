@@ -15,7 +15,7 @@ const LAYERS: { name: string; paths: string[] }[] = [
   // The git origin's client (git/provisioning.ts and what it uses) is a storage service's client, as storage/ is.
   {
     name: "configuration, storage, HTTP helpers",
-    paths: ["config.ts", "observability/", "http/", "db/", "storage/", "git/provisioning.ts", "git/origin-client.ts", "git/origin-signature.ts"],
+    paths: ["config.ts", "observability/", "http/", "db/", "storage/", "mail/", "git/provisioning.ts", "git/origin-client.ts", "git/origin-signature.ts"],
   },
   // http/gate.ts is the routes' adapter of the version gate (a request's version and headers), so it sits with the gate.
   { name: "credentials, throttle, Durable Objects, the version gate", paths: ["credentials/", "throttle/", "durable/", "versioning/", "http/gate.ts"] },

@@ -12,6 +12,8 @@ import { hiddenFields, Jar } from "./form-jar";
 import { apiCall, createUser, passwordGrant } from "./pages-support";
 import { header, pluginClient } from "./plugin-helpers";
 import { freePort, ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { startGitOrigin } from "../../scripts/git-origin.mjs";
 
 /**
@@ -62,6 +64,10 @@ const VARS = {
   REGISTRY_UPLOAD_TTL_SECONDS: "2",
   CLIENT_ADDRESS_HEADER: "X-Forwarded-For",
   REGISTRY_PROJECT_QUOTA_BYTES: "1500",
+  // Replaced in beforeAll by a local HTTP mail API that records what it is sent.
+  MAIL_HTTP_URL: "http://127.0.0.1:9/emails",
+  MAIL_HTTP_KEY: "a-mail-api-key-of-the-configuration-test",
+  MAIL_FROM: "accounts@issuer.example.test",
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -90,12 +96,25 @@ let persist = "";
 let base = "";
 let token = "";
 let gitRoot = "";
+let mailApi: Server;
+/** What the HTTP mail API (MAIL_HTTP_URL) received. */
+const mailed: { path: string; authorization: string; body: { from: string; to: string; subject: string; text: string } }[] = [];
 
 beforeAll(async () => {
   persist = mkdtempSync(path.join(tmpdir(), "edge-auth-config-"));
   gitRoot = path.join(persist, "external-git-origin");
   const origin = await startGitOrigin(gitRoot, { unref: true, secret: VARS.GIT_ORIGIN_SECRET });
-  const { ROOT_PASSWORD: rootPassword, ...vars } = { ...VARS, GIT_ORIGIN: origin.url };
+  mailApi = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      mailed.push({ path: req.url ?? "", authorization: req.headers.authorization ?? "", body: JSON.parse(body) });
+      res.writeHead(200, { "Content-Type": "application/json" }).end('{"id":"1"}');
+    });
+  });
+  await new Promise<void>((r) => mailApi.listen(0, "127.0.0.1", () => r()));
+  const mailUrl = `http://127.0.0.1:${(mailApi.address() as AddressInfo).port}/emails`;
+  const { ROOT_PASSWORD: rootPassword, ...vars } = { ...VARS, GIT_ORIGIN: origin.url, MAIL_HTTP_URL: mailUrl };
   port = await freePort();
   server = await startService({ persistDir: persist, rootPassword, port, vars });
   base = server.baseURL;
@@ -104,6 +123,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  mailApi?.close();
   rmSync(persist, { recursive: true, force: true });
 });
 
@@ -552,12 +572,38 @@ describe("every documented variable takes effect under npm start (README, Config
   });
 });
 
+describe("mail through an HTTP mail API", () => {
+  it("MAIL_HTTP_URL, MAIL_HTTP_KEY and MAIL_FROM: a password reset is POSTed to the API with the key as a bearer token, from MAIL_FROM, its link on ISSUER", async () => {
+    const me = (await (await fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { email: string };
+    const { cookies, csrf } = await signInPage();
+    const res = await fetch(`${base}/users/password`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: cookies.join("; "), "Content-Type": "application/x-www-form-urlencoded", Origin: base },
+      body: new URLSearchParams({ authenticity_token: csrf, email: me.email }),
+    });
+    expect(res.status).toBe(303);
+    await until(async () => mailed.length > 0, 5000);
+    const [mail] = mailed;
+    expect(mail.path).toBe("/emails");
+    expect(mail.authorization).toBe(`Bearer ${VARS.MAIL_HTTP_KEY}`);
+    expect(mail.body).toMatchObject({ from: VARS.MAIL_FROM, to: me.email, subject: "Reset password instructions" });
+    expect(mail.body.text).toMatch(new RegExp(`${VARS.ISSUER}/users/password/edit\\?reset_password_token=[0-9a-f]{64}`));
+  });
+});
+
 describe("a malformed or unknown value stops npm start with a clear message", () => {
   it.each([
     [{ ACCESS_TOKEN_TTL_SECONDS: "two hours" }, 'ACCESS_TOKEN_TTL_SECONDS="two hours" must be a positive whole number'],
     [{ SERVICE_VERSION: "sixteen" }, "SERVICE_VERSION"],
     [{ ISSUER: "issuer.example.test" }, "ISSUER"],
     [{ ROOT_PASSWORD: "password" }, "ROOT_PASSWORD is refused"],
+    // A port the fetch standard calls bad: the readiness check (and every browser) could never reach it.
+    [{ PORT: "6666" }, 'PORT="6666" is a port browsers and fetch refuse'],
+    [{ PORT: "10080" }, 'PORT="10080" is a port browsers and fetch refuse'],
+    // The Worker's own check of the key (src/config-variables.ts secretKeyBaseProblems), never the value.
+    [{ SECRET_KEY_BASE: "short" }, "SECRET_KEY_BASE is too short"],
+    [{ SERVICE_VERSION: "17.3" }, 'SERVICE_VERSION="17.3" is not a version of the schedule: use one of 13.0 to 13.12, 14.0 to 14.10, 15.0 to 15.11, 16.0'],
   ])("%o", (vars, message) => {
     const r = startRefused(vars);
     expect(r.status).toBe(2);

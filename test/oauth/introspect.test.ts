@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import app from "../../src/app";
 import { countingEnv } from "../helpers/d1-counting";
-import { call, makeApp, pkceTokens } from "./helpers";
+import { call, makeApp, pkceTokens, type Tokens } from "./helpers";
 
 const introspect = (token: string, basic?: [string, string]) =>
   call("/oauth/introspect", {
@@ -68,5 +68,41 @@ describe("POST /oauth/introspect (RFC 7662)", () => {
     counts.roundTrips = 0;
     await ask();
     expect(counts.roundTrips).toBe(1);
+  });
+});
+
+describe("RFC 7662 §2.2: tokens that no longer work are {\"active\":false}, and nothing more", () => {
+  const revoke = (app: { uid: string }, secret: string, token: string) =>
+    call("/oauth/revoke", { method: "POST", body: new URLSearchParams({ token }), headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Basic ${btoa(`${app.uid}:${secret}`)}` } });
+
+  it("a revoked access token and its refresh token (RFC 7009) are inactive", async () => {
+    const { app, secret, tokens } = await pkceTokens({ confidential: true });
+    expect((await revoke(app, secret!, tokens.access_token)).status).toBe(200);
+    for (const token of [tokens.access_token, tokens.refresh_token]) expect(await (await introspect(token, [app.uid, secret!])).json()).toEqual({ active: false });
+  });
+
+  it("tokens rotated away by a refresh are inactive; the new pair is active", async () => {
+    const { app, secret, tokens } = await pkceTokens({ confidential: true });
+    const rotated = await call("/oauth/token", {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token }),
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Basic ${btoa(`${app.uid}:${secret}`)}` },
+    });
+    expect(rotated.status).toBe(200);
+    const fresh = (await rotated.json()) as Tokens;
+    for (const token of [tokens.access_token, tokens.refresh_token]) expect(await (await introspect(token, [app.uid, secret!])).json()).toEqual({ active: false });
+    expect(((await (await introspect(fresh.access_token, [app.uid, secret!])).json()) as { active: boolean }).active).toBe(true);
+  });
+
+  it("a family revoked by refresh-token reuse: every token of it, the newest pair included, is inactive", async () => {
+    const { app, secret, tokens } = await pkceTokens({ confidential: true });
+    const basic = { Authorization: `Basic ${btoa(`${app.uid}:${secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" };
+    const rotate = (refreshToken: string) => call("/oauth/token", { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }), headers: basic });
+    const fresh = (await (await rotate(tokens.refresh_token)).json()) as Tokens;
+    expect((await call("/api/v4/user", { token: fresh.access_token })).status).toBe(200); // the new pair is used: the old refresh token is past its grace
+    expect((await rotate(tokens.refresh_token)).status).toBe(400);
+    for (const token of [tokens.access_token, tokens.refresh_token, fresh.access_token, fresh.refresh_token]) {
+      expect(await (await introspect(token, [app.uid, secret!])).json()).toEqual({ active: false });
+    }
   });
 });

@@ -34,6 +34,22 @@ describe("spec Versioning: implicit grant deprecated in 14.0, removed in 15.0 (g
     expect(info.status).toBe(200);
   });
 
+  it("RFC 9207 §2: below 15.0 the implicit grant's fragment carries iss, the issuer, beside the token and on a denial", async () => {
+    const { app } = await makeApp();
+    const { browser } = await browserAt("14.10");
+    const issuer = ((await (await callAt("14.10", "/.well-known/openid-configuration")).json()) as { issuer: string }).issuer;
+    const params = { client_id: app.uid, redirect_uri: REDIRECT, response_type: "token", state: "imp-iss" };
+    const approved = new URL((await decide(browser, params)).headers.get("location")!);
+    const frag = new URLSearchParams(approved.hash.slice(1));
+    expect(frag.get("access_token")).toMatch(/^gloat-/);
+    expect(frag.get("iss")).toBe(issuer);
+    expect(approved.searchParams.get("iss")).toBeNull();
+    const denied = new URL((await decide(browser, params, "deny")).headers.get("location")!);
+    const deniedFrag = new URLSearchParams(denied.hash.slice(1));
+    expect(deniedFrag.get("error")).toBe("access_denied");
+    expect(deniedFrag.get("iss")).toBe(issuer);
+  });
+
   it("from 15.0: response_type=token is refused with unsupported_response_type", async () => {
     const { app } = await makeApp();
     const { browser } = await browserAt("15.0");

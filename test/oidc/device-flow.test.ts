@@ -46,6 +46,9 @@ describe("Device authorization grant (RFC 8628)", () => {
     const page = await browser.get(`/oauth/device?user_code=${auth.user_code}`);
     const html = await page.text();
     expect(html).toContain('<label for="user_code">Code</label>');
+    // A text field (type="text"), so the pages' stylesheet sizes it like every other field.
+    expect(html).toMatch(/<input type="text" id="user_code" name="user_code"/);
+    expect(html).toContain('<button type="submit">Continue</button>');
     expect(html).toContain(`value="${auth.user_code}"`);
     const done = await enterCode(browser, auth.user_code.toLowerCase());
     expect(textOf(await done.text())).toContain("Device authorized");

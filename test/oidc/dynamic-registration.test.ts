@@ -128,3 +128,49 @@ describe("Dynamic client registration (RFC 7591) at POST /oauth/register", () =>
     }
   });
 });
+
+describe("RFC 7591 §2-3 rows: issued_at, defaults, unknown metadata, redirect URI schemes", () => {
+  it("§3.2.1: client_id_issued_at is the time of registration in seconds since the epoch", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const res = await register({ redirect_uris: [REDIRECT] });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { client_id_issued_at: number };
+    expect(Number.isInteger(body.client_id_issued_at)).toBe(true);
+    expect(body.client_id_issued_at).toBeGreaterThanOrEqual(before);
+    expect(body.client_id_issued_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+  });
+
+  it("§2: omitted metadata gets the server's defaults and the answer says what was registered (grant_types, response_types, auth method, scope, name)", async () => {
+    const res = await register({ redirect_uris: [REDIRECT] });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "read_api read_user openid profile email",
+      client_name: "[Unverified Dynamic Application] Dynamic Application",
+      redirect_uris: [REDIRECT],
+    });
+  });
+
+  it("§2: unknown metadata is ignored, not refused and not echoed", async () => {
+    const res = await register({ redirect_uris: [REDIRECT], client_name: "Ignores", software_statement_x: "abc", frobnicate: { a: 1 }, logo_uri_extra: 7 });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Record<string, unknown>;
+    for (const member of ["software_statement_x", "frobnicate", "logo_uri_extra"]) expect(body).not.toHaveProperty(member);
+  });
+
+  it("RFC 8252 §7.1: a native app's private-use scheme (Cursor's cursor://, a reverse-domain scheme) registers; javascript:, data: and vbscript: never do", async () => {
+    for (const uri of ["cursor://anysphere.cursor-retrieval/oauth/user-gitlab/callback", "com.example.app:/oauth2redirect"]) {
+      const res = await register({ redirect_uris: [uri] });
+      expect(res.status, uri).toBe(201);
+      expect(((await res.json()) as { redirect_uris: string[] }).redirect_uris).toEqual([uri]);
+    }
+    for (const uri of ["javascript:alert(1)//", "data:text/html,x", "vbscript:msgbox(1)", "VBScript:msgbox(1)"]) {
+      const res = await register({ redirect_uris: [uri] });
+      expect(res.status, uri).toBe(400);
+      expect(await errorOf(res), uri).toBe("invalid_redirect_uri");
+    }
+  });
+});

@@ -96,3 +96,20 @@ describe("prompt and max_age (OIDC Core §3.1.2.1, §3.1.2.6)", () => {
     }
   });
 });
+
+describe("OIDC Core §3.1.2.1 optional parameters this provider does not act on: display, ui_locales, login_hint", () => {
+  it("are accepted and ignored: the flow completes and the id_token names the signed-in person, not the hinted one", async () => {
+    const other = "someone-else@example.com";
+    const { app, user, tokens } = await oidcLogin("openid profile", { display: "popup", ui_locales: "fr-CA en", login_hint: other });
+    const claims = await verifyIdToken(tokens.id_token!, app.uid);
+    expect(claims.sub).toBe(String(user.id));
+    expect(claims.preferred_username).toBe(user.username);
+  });
+
+  it("each one alone, with a value this provider does not know (display=touch, ui_locales=xx), is no error either", async () => {
+    for (const extra of [{ display: "touch" }, { display: "page" }, { ui_locales: "xx" }, { login_hint: "nobody" }] as Record<string, string>[]) {
+      const { app, tokens } = await oidcLogin("openid", extra);
+      expect((await verifyIdToken(tokens.id_token!, app.uid)).aud, JSON.stringify(extra)).toBe(app.uid);
+    }
+  });
+});

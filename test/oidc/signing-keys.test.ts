@@ -18,7 +18,7 @@ async function jwks(): Promise<{ keys: Jwk[] }> {
 
 /** Makes the next key old enough to sign (MIN_PUBLISHED_MS), as time would. */
 async function ageNextKey() {
-  await env.DB.prepare("UPDATE oidc_signing_keys SET created_at = ? WHERE state = 'next'").bind(Date.now() - MIN_PUBLISHED_MS - 1000).run();
+  await env.DB.prepare("UPDATE oidc_signing_keys SET created_at = ? WHERE state = 'next' AND purpose = 'oidc'").bind(Date.now() - MIN_PUBLISHED_MS - 1000).run();
 }
 
 async function rotate(token: string) {
@@ -39,9 +39,9 @@ describe("OIDC signing keys (DESIGN, Identity provider: signing keys)", () => {
 
   it("DESIGN convention 6: the private key is stored only encrypted under SECRET_KEY_BASE; no private JWK member appears in D1", async () => {
     await jwks();
-    const { results } = await env.DB.prepare("SELECT * FROM oidc_signing_keys").all<Record<string, string>>();
+    const { results } = await env.DB.prepare("SELECT * FROM oidc_signing_keys WHERE purpose = 'oidc'").all<Record<string, string>>();
     expect(results.length).toBeGreaterThanOrEqual(2);
-    const dump = JSON.stringify((await env.DB.prepare("SELECT * FROM oidc_signing_keys").all()).results);
+    const dump = JSON.stringify((await env.DB.prepare("SELECT * FROM oidc_signing_keys WHERE purpose = 'oidc'").all()).results);
     for (const row of results) {
       const priv = JSON.parse(await decryptString(env.SECRET_KEY_BASE!, "oidc-signing-key", row.private_key_enc)) as JsonWebKey;
       for (const member of [priv.d, priv.p, priv.q, priv.dp, priv.dq, priv.qi]) {
@@ -93,7 +93,7 @@ describe("OIDC signing keys (DESIGN, Identity provider: signing keys)", () => {
   it("rotation is refused (409) while the next key has not been published long enough, and is for administrators only (403)", async () => {
     const admin = await makeUserWithToken({ isAdmin: true });
     await jwks();
-    await env.DB.prepare("UPDATE oidc_signing_keys SET created_at = ? WHERE state = 'next'").bind(Date.now()).run();
+    await env.DB.prepare("UPDATE oidc_signing_keys SET created_at = ? WHERE state = 'next' AND purpose = 'oidc'").bind(Date.now()).run();
     const early = await rotate(admin.token);
     expect(early.status).toBe(409);
     expect(((await early.json()) as { message: string }).message).toMatch(/published long enough/);

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { unique } from "../helpers/fixtures";
 import { bytesOf, digestOf, pushableProject, pushBlob, pushImage, putManifest, registryCall } from "./helpers";
@@ -153,5 +154,42 @@ describe("content management: a subject stays while a manifest refers to it", ()
     const img = await pushImage(name, token, "only");
     expect((await registryCall(`/v2/${name}/manifests/only`, { method: "DELETE", bearer: token })).status).toBe(202);
     expect((await registryCall(`/v2/${name}/manifests/${img.digest}`, { bearer: token })).status).toBe(404);
+  });
+});
+
+describe("distribution spec, Listing Referrers: more than a page answers Link: rel=\"next\"", () => {
+  it("1,001 referrers: the first page holds 1,000 and a Link to the rest (artifactType kept); the last page has no Link", async () => {
+    const { name, token } = await pushableProject();
+    const img = await pushImage(name, token, "v1");
+    const subject = { digest: img.digest, size: img.bytes.byteLength };
+    const type = "application/vnd.example.sig";
+    const first = await pushReferrer(name, token, subject, type);
+    expect(first.res.status).toBe(201);
+    // The other 1,000 rows are written straight to D1 (pushing each would take minutes): the same columns a push writes.
+    const { repository_id: repo } = (await env.DB.prepare("SELECT repository_id FROM registry_manifests WHERE digest = ?").bind(first.digest).first<{ repository_id: number }>())!;
+    const insert = env.DB.prepare(
+      "INSERT INTO registry_manifests (repository_id, digest, media_type, content, size, config_digest, total_size, subject_digest, artifact_type, annotations, created_at) VALUES (?, ?, ?, '{}', 2, '', 2, ?, ?, NULL, ?)",
+    );
+    const digests = await Promise.all(Array.from({ length: 1000 }, (_, i) => digestOf(bytesOf(`referrer ${name} ${i}`))));
+    await env.DB.batch(digests.map((d) => insert.bind(repo, d, MANIFEST, img.digest, type, Date.now())));
+
+    const page1 = await referrers(name, token, img.digest, `?artifactType=${encodeURIComponent(type)}`);
+    expect(page1.status).toBe(200);
+    const body1 = (await page1.json()) as Index;
+    expect(body1.manifests).toHaveLength(1000);
+    const link = page1.headers.get("Link");
+    expect(link).toMatch(/^<\/v2\/[^>]+\/referrers\/sha256:[0-9a-f]{64}\?[^>]+>; rel="next"$/);
+    const next = new URL(link!.slice(1, link!.indexOf(">")), "http://localhost");
+    expect(next.searchParams.get("artifactType")).toBe(type);
+    expect(next.searchParams.get("last")).toBe(body1.manifests[999].digest);
+
+    const page2 = await registryCall(`${next.pathname}${next.search}`, { bearer: token });
+    expect(page2.status).toBe(200);
+    const body2 = (await page2.json()) as Index;
+    expect(body2.manifests).toHaveLength(1);
+    expect(page2.headers.get("Link")).toBeNull();
+    const all = new Set([...body1.manifests, ...body2.manifests].map((m) => m.digest));
+    expect(all.size).toBe(1001);
+    expect(all.has(first.digest)).toBe(true);
   });
 });

@@ -10,7 +10,7 @@ import { pushableProject, registryCall, registryToken, tokenResponse } from "./h
 
 /**
  * DESIGN.md "Registries", tokens an external registry can verify: /jwt/auth signs RS256 with the
- * OIDC key ring (rotation included) and publishes what Docker distribution's `auth.token` needs
+ * registry's own key ring (rotation included; never an OIDC key) and publishes what Docker distribution's `auth.token` needs
  * (issuer, service, rootcertbundle: X.509 certificates whose libtrust key id is the token's kid;
  * and a JWKS). distribution 2.8 (registry/auth/token/token.go) decodes `aud` as one string.
  */
@@ -34,7 +34,7 @@ async function verifiesWith(cert: x509.X509Certificate, token: string): Promise<
   return crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, sig, new TextEncoder().encode(`${h}.${p}`));
 }
 
-describe("registry tokens are signed with an asymmetric key of the OIDC ring", () => {
+describe("registry tokens are signed with an asymmetric key of the registry's own ring", () => {
   it("the JWT header is RS256 with a kid in libtrust's key-id format; aud is the one string container_registry", async () => {
     const { token } = await pushableProject();
     const header = headerOf(token);
@@ -80,8 +80,8 @@ describe("registry tokens are signed with an asymmetric key of the OIDC ring", (
   });
   it("rotation: a token signed before still works at /v2/, new tokens carry the new key's kid, and the bundle names both", async () => {
     const { name, token, auth } = await pushableProject();
-    await env.DB.prepare("UPDATE oidc_signing_keys SET created_at = ? WHERE state = 'next'").bind(Date.now() - MIN_PUBLISHED_MS - 1000).run();
-    await rotateKeys(env);
+    await env.DB.prepare("UPDATE oidc_signing_keys SET created_at = ? WHERE state = 'next' AND purpose = 'registry'").bind(Date.now() - MIN_PUBLISHED_MS - 1000).run();
+    await rotateKeys(env, "registry");
     const fresh = await registryToken([`repository:${name}:pull`], auth);
     expect(headerOf(fresh).kid).not.toBe(headerOf(token).kid);
     const ids = await Promise.all((await bundle()).map((c) => libtrustKeyId(c.publicKey.rawData)));

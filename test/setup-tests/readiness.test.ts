@@ -69,6 +69,12 @@ describe("safe production start: no fallback to a published SECRET_KEY_BASE", ()
     expect(later.status).toBe(200);
   });
 
+  it("a SECRET_KEY_BASE that is set is held to the same length in local development (LOCAL_DEV=true) as deployed: one check for npm start and the Worker", async () => {
+    const res = await get(withVars(env, { LOCAL_DEV: "true", SECRET_KEY_BASE: "short" }));
+    expect(res.status).toBe(503);
+    expect(await res.text()).toContain("SECRET_KEY_BASE is too short");
+  });
+
   it("local development (LOCAL_DEV=true) keeps the development fallback", () => {
     const config = getConfig(withVars(env, { LOCAL_DEV: "true", SECRET_KEY_BASE: "" }));
     expect(config.secretKeyBase).toBe(PUBLISHED_SECRET_KEY_BASE);
@@ -79,6 +85,8 @@ describe("malformed configuration: a clear error, not a crash loop", () => {
   it.each([
     ["ACCESS_TOKEN_TTL_SECONDS", "two hours", "ACCESS_TOKEN_TTL_SECONDS=\"two hours\" must be a positive whole number"],
     ["SERVICE_VERSION", "16", "SERVICE_VERSION=\"16\" must be major.minor"],
+    ["SERVICE_VERSION", "17.3", "SERVICE_VERSION=\"17.3\" is not a version of the schedule: use one of 13.0 to 13.12, 14.0 to 14.10, 15.0 to 15.11, 16.0"],
+    ["SECRET_KEY_BASE", "short", "SECRET_KEY_BASE is too short"],
     ["ALLOW_INSECURE_REDIRECTS", "yes please", "must be \"true\" or \"false\""],
     ["ISSUER", "auth.example.com", "ISSUER=\"auth.example.com\" must be an absolute http(s) URL"],
   ])("%s=%s answers 503 naming the variable on every route", async (name, value, message) => {

@@ -1,5 +1,6 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
+import { SCHEDULE_VERSIONS } from "../../src/config-variables";
 import { CATALOGUE } from "../../src/versioning/catalogue";
 import { stateAt } from "../../src/versioning/gate";
 import { compareVersions } from "../../src/versioning/version";
@@ -15,6 +16,19 @@ const date = /^\d{4}-\d{2}-\d{2}$/;
 
 // Every test source of the workers and e2e projects, as text (Vite's ?raw import).
 const sources = import.meta.glob(["../**/*.test.ts", "../**/*.test.tsx"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+
+describe("SERVICE_VERSION accepts the versions of the schedule and no other", () => {
+  it("every removal milestone and every deprecation from 13.0 on is a version SERVICE_VERSION accepts; 16.0, the newest, is the last", () => {
+    const sorted = [...SCHEDULE_VERSIONS].sort(compareVersions);
+    expect(sorted[0]).toBe("13.0");
+    expect(sorted.at(-1)).toBe("16.0");
+    const removals = CATALOGUE.map((e) => e.removedIn).filter((m): m is string => m !== null);
+    expect(removals.filter((m) => !SCHEDULE_VERSIONS.includes(m))).toEqual([]);
+    // A deprecation announced before 13.0 (CI_BUILD_* in 9.0) changes nothing served before its removal.
+    const deprecations = CATALOGUE.map((e) => e.deprecatedIn).filter((m): m is string => m !== null && compareVersions(m, "13.0") >= 0);
+    expect(deprecations.filter((m) => !SCHEDULE_VERSIONS.includes(m))).toEqual([]);
+  });
+});
 
 describe("catalogue entries: complete and valid", () => {
   it.each(CATALOGUE.map((e) => [e.id, e] as const))("%s has every field with a valid milestone", (_id, e) => {

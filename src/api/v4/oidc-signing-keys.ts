@@ -1,17 +1,17 @@
 import { Hono } from "hono";
-import { recordAudit } from "../../db/audit";
+import { recordAudit, type AuditAction } from "../../db/audit";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
-import { listKeys, rotateKeys, type KeyInfo } from "../../credentials/signing-keys";
+import { listKeys, rotateKeys, type KeyInfo, type KeyPurpose } from "../../credentials/signing-keys";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 
 /**
- * The OpenID Connect signing keys (administrators; GitLab has no such API, docs/oidc.md says why
- * ours looks like this). Only public facts: never key material.
+ * The signing key rings (administrators; GitLab has no such API, docs/oidc.md says why ours looks
+ * like this): the OpenID Connect ring at /admin/oidc/signing_keys and the registry token issuer's
+ * at /admin/registry/signing_keys, each listed and rotated on its own (docs/security.md, "Signing
+ * keys"). Only public facts: never key material.
  */
 const keys = new Hono<AppEnv>();
-keys.use("/admin/oidc/signing_keys", requireAuth(WRITE_API), requireAdmin);
-keys.use("/admin/oidc/signing_keys/*", requireAuth(WRITE_API), requireAdmin);
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const entity = (k: KeyInfo) => ({
@@ -22,18 +22,28 @@ const entity = (k: KeyInfo) => ({
   retire_at: iso(k.retireAt),
 });
 
-keys.get("/admin/oidc/signing_keys", async (c) => c.json((await listKeys(c.env)).map(entity)));
+const RINGS: { purpose: KeyPurpose; path: string; audit: { action: AuditAction; entityType: string } }[] = [
+  { purpose: "oidc", path: "/admin/oidc/signing_keys", audit: { action: "oidc_signing_key_rotated", entityType: "oidc_signing_key" } },
+  { purpose: "registry", path: "/admin/registry/signing_keys", audit: { action: "registry_signing_key_rotated", entityType: "registry_signing_key" } },
+];
 
-keys.post("/admin/oidc/signing_keys/rotate", async (c) => {
-  const ring: KeyInfo[] = await rotateKeys(c.env);
-  await recordAudit(getDb(c.env.DB), {
-    action: "oidc_signing_key_rotated",
-    actor: requestActor(c),
-    entityType: "oidc_signing_key",
-    entityId: ring.find((k) => k.state === "active")!.kid,
-    details: {},
+for (const { purpose, path, audit } of RINGS) {
+  keys.use(path, requireAuth(WRITE_API), requireAdmin);
+  keys.use(`${path}/*`, requireAuth(WRITE_API), requireAdmin);
+
+  keys.get(path, async (c) => c.json((await listKeys(c.env, purpose)).map(entity)));
+
+  keys.post(`${path}/rotate`, async (c) => {
+    const ring: KeyInfo[] = await rotateKeys(c.env, purpose);
+    await recordAudit(getDb(c.env.DB), {
+      action: audit.action,
+      actor: requestActor(c),
+      entityType: audit.entityType,
+      entityId: ring.find((k) => k.state === "active")!.kid,
+      details: {},
+    });
+    return c.json(ring.map(entity), 201);
   });
-  return c.json(ring.map(entity), 201);
-});
+}
 
 export default keys;

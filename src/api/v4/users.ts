@@ -20,7 +20,7 @@ const users = new Hono<AppEnv>();
  * GitLab's username rule (Gitlab::PathRegex.namespace_format_regex, simplified). Reserved names and
  * names another user or a group holds are refused by createUser (docs/security.md "Namespaces").
  */
-const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,253}[a-zA-Z0-9_-]$/;
+export const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,253}[a-zA-Z0-9_-]$/;
 
 const NewUser = z.object({
   username: text(255),

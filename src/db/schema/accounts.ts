@@ -27,6 +27,19 @@ export const users = sqliteTable(
   lockedUntil: integer("locked_until"),
   lastSignInAt: integer("last_sign_in_at"),
   createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+  /**
+   * GitLab's password_expires_at: a password an administrator set expires at once, so the user
+   * must choose their own at the next sign-in (src/services/accounts/user-edit.ts).
+   */
+  passwordExpiresAt: integer("password_expires_at"),
+  /** Devise's reset_password_token: only the SHA-256 of the mailed token, and when it was sent. */
+  resetPasswordTokenHash: text("reset_password_token_hash"),
+  resetPasswordSentAt: integer("reset_password_sent_at"),
+  /** GitLab's unconfirmed_email: the new address waits here until its confirmation link is opened. */
+  unconfirmedEmail: text("unconfirmed_email"),
+  /** Devise's confirmation_token (SHA-256 only), and when it was sent. */
+  confirmationTokenHash: text("confirmation_token_hash"),
+  confirmationSentAt: integer("confirmation_sent_at"),
   },
   // The listing orders of GET /users besides id (username: its unique index).
   (t) => [
@@ -34,7 +47,9 @@ export const users = sqliteTable(
     uniqueIndex("users_email_lower_idx").on(sql`lower(${t.email})`),
     index("users_name_idx").on(t.name, t.id), index("users_created_idx").on(t.createdAt, t.id),
     // A short ?search= (no word of 3 characters) is an exact, case-insensitive match (src/db/search.ts).
-    index("users_name_lower_idx").on(sql`lower(${t.name})`)],
+    index("users_name_lower_idx").on(sql`lower(${t.name})`),
+    uniqueIndex("users_reset_password_token_idx").on(t.resetPasswordTokenHash),
+    uniqueIndex("users_confirmation_token_idx").on(t.confirmationTokenHash)],
 );
 
 /** Browser sessions; the cookie holds the raw id, the table its SHA-256. */

@@ -2,32 +2,37 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
- * The OpenID Connect signing key ring (docs/oidc.md, Signing keys). At most one key signs
- * (`active`) and at most one waits to sign (`next`); both, and `retiring` keys until their last
- * id_token has expired, are published in the JWKS. The private key is AES-GCM encrypted under
- * SECRET_KEY_BASE (src/crypto/encrypt.ts); the public JWK is stored as published.
+ * The signing key rings, one per purpose (docs/security.md, "Signing keys"): `oidc` signs id_tokens
+ * (docs/oidc.md, Signing keys) and `registry` signs registry tokens (docs/registries.md); no key
+ * is ever in both. In each ring at most one key signs (`active`) and at most one waits to sign
+ * (`next`); both, and `retiring` keys until their last token has expired, are published. The
+ * private key is AES-GCM encrypted under SECRET_KEY_BASE (src/crypto/encrypt.ts, with the ring's
+ * own encryption purpose); the public JWK is stored as published. The table keeps the name it had
+ * when it held the OIDC ring only.
  */
 export const oidcSigningKeys = sqliteTable(
   "oidc_signing_keys",
   {
-    /** RFC 7638 JWK thumbprint (base64url SHA-256), published as `kid`. */
+    /** RFC 7638 JWK thumbprint (base64url SHA-256), published as `kid` (the registry publishes its libtrust id). */
     kid: text("kid").primaryKey(),
+    /** The ring: "oidc" or "registry" (src/credentials/signing-keys.ts KeyPurpose). */
+    purpose: text("purpose").notNull().default("oidc"),
     alg: text("alg").notNull().default("RS256"),
     /** The public JWK as JSON (kty, n, e). */
     publicJwk: text("public_jwk").notNull(),
-    /** encryptString(SECRET_KEY_BASE, "oidc-signing-key", private JWK JSON). */
+    /** encryptString(SECRET_KEY_BASE, "<purpose>-signing-key", private JWK JSON). */
     privateKeyEnc: text("private_key_enc").notNull(),
     /** next, active, retiring. */
     state: text("state").notNull(),
     createdAt: integer("created_at").notNull(),
     activatedAt: integer("activated_at"),
-    /** For retiring keys: when the last id_token it signed has expired; it leaves the JWKS then. */
+    /** For retiring keys: when the last token it signed has expired; it leaves the ring then. */
     retireAt: integer("retire_at"),
   },
   (t) => [
-    // One signing key and one waiting key at most: concurrent first starts and rotations conflict here.
-    uniqueIndex("oidc_keys_one_active").on(t.state).where(sql`state = 'active'`),
-    uniqueIndex("oidc_keys_one_next").on(t.state).where(sql`state = 'next'`),
+    // One signing key and one waiting key at most in each ring: concurrent first starts and rotations conflict here.
+    uniqueIndex("signing_keys_one_active_per_purpose").on(t.purpose, t.state).where(sql`state = 'active'`),
+    uniqueIndex("signing_keys_one_next_per_purpose").on(t.purpose, t.state).where(sql`state = 'next'`),
     index("oidc_keys_state_idx").on(t.state),
   ],
 );

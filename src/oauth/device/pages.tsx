@@ -30,7 +30,7 @@ function CodeForm(props: { csrf: string; code?: string; error?: string }) {
       <form method="post" action="/oauth/device" class="card">
         <CsrfField token={props.csrf} />
         <label for="user_code">Code</label>
-        <input id="user_code" name="user_code" value={props.code ?? ""} autocomplete="off" autocapitalize="characters" spellcheck={false} required />
+        <input type="text" id="user_code" name="user_code" value={props.code ?? ""} autocomplete="off" autocapitalize="characters" spellcheck={false} required />
         <p>
           <button type="submit">Continue</button>
         </p>

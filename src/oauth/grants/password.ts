@@ -1,3 +1,4 @@
+import { passwordExpired } from "../../services/accounts/password-expiry";
 import { LOGIN_FAILURES, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { reasonOf } from "../../domain/errors";
 import { isScope, parseRequestedScopes, parseScopes } from "../../domain/scopes";
@@ -36,6 +37,9 @@ export const passwordGrant: Grant = {
     }
     // Two-factor users use personal access tokens instead (spec, Authentication 3).
     if (user.otpRequired) throw new OAuthError("invalid_grant");
+    // A password an administrator set is only good for choosing one's own on the web (GitLab's
+    // password_expired?): it gives no token until then.
+    if (passwordExpired(user)) throw new OAuthError("invalid_grant", "Your password expired. Sign in on the web to choose a new one.");
     const { token, family } = await issueAccessOnly(env, { app: client?.app ?? null, userId: user.id, scopes, grantType: "password", ip, user, resource });
     return tokenResponse(family, { access: token }, family.accessCreatedAt, { createdAt: false });
   },

@@ -14,7 +14,7 @@ routes.onError(renderOAuthError);
 routes.get("/discovery/keys", async (c) => {
   c.header("Cache-Control", `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
   c.header("Access-Control-Allow-Origin", "*");
-  return c.json({ keys: await publishedKeys(c.env) });
+  return c.json({ keys: await publishedKeys(c.env, "oidc") });
 });
 
 /**

@@ -9,6 +9,9 @@ import admin from "./admin";
 import applications from "./applications";
 import authenticationLog from "./authentication-log";
 import password from "./password";
+import passwordReset from "./password-reset";
+import mailOutbox from "./mail-outbox";
+import profileEmail from "./profile-email";
 import containerRegistry from "./container-registry";
 import deployTokens from "./deploy-tokens";
 import dashboard from "./dashboard";
@@ -52,7 +55,7 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
+export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help/*", "/-/demo/*", "/-/mail", "/-/mail/*", "/admin", "/admin/*", "/dashboard/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
 
 pages.route("/", assets);
@@ -66,6 +69,9 @@ pages.route("/oauth", devicePages);
 pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);
+pages.route("/", passwordReset);
+pages.route("/", mailOutbox);
+pages.route("/", profileEmail);
 pages.route("/", authenticationLog);
 pages.route("/", admin);
 pages.route("/", containerRegistry);

@@ -11,6 +11,8 @@ import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
 import { csrfToken, currentUser, endSession, pendingTwoFactorUser, startSession } from "../session";
 import { clientAddress } from "../../http/client-address";
+import { passwordExpired } from "../../services/accounts/password-expiry";
+import type { UserRow } from "../../db/users";
 
 /** Sign-in (password, then two-factor when enabled) and sign-out. */
 const signIn = new Hono<PageEnv>();
@@ -19,6 +21,11 @@ const signIn = new Hono<PageEnv>();
 const INVALID = "Invalid username or password.";
 // GitLab's words (Devise's blocked message).
 const BLOCKED = "Your account has been blocked. Please contact your GitLab administrator if you think this is an error.";
+
+/** Where a completed sign-in goes: first to choose a new password when an administrator set it (GitLab). */
+function afterSignIn(user: UserRow, redirectTo: string): string {
+  return passwordExpired(user) ? `/profile/password/new?redirect_to=${encodeURIComponent(redirectTo)}` : redirectTo;
+}
 
 function throttledMessage(e: ThrottledError): string {
   const minutes = Math.max(1, Math.ceil(e.status.retryAfterSeconds / 60));
@@ -41,6 +48,9 @@ function SignInForm(props: { token: string; redirectTo: string; login?: string; 
         <input type="password" id="user_password" name="password" autocomplete="current-password" required />
         <p>
           <button type="submit">Sign in</button>
+        </p>
+        <p>
+          <a href="/users/password/new">Forgot your password?</a>
         </p>
       </form>
     </div>
@@ -87,7 +97,7 @@ signIn.post("/users/sign_in", async (c) => {
       return c.redirect(`/users/sign_in/two_factor?redirect_to=${encodeURIComponent(redirectTo)}`, 303);
     }
     await startSession(c, user.id);
-    return c.redirect(redirectTo, 303);
+    return c.redirect(afterSignIn(user, redirectTo), 303);
   } catch (e) {
     if (e instanceof ThrottledError) {
       for (const [k, v] of Object.entries(rateLimitHeaders(e.status))) c.header(k, v);
@@ -139,7 +149,7 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
     return backToSignIn(throttledMessage(e), 429);
   }
   await startSession(c, user.id);
-  return c.redirect(redirectTo, 303);
+  return c.redirect(afterSignIn(user, redirectTo), 303);
 });
 
 /** Sign-out is a POST with the CSRF token (a link could be triggered by any other site). */

@@ -5,6 +5,7 @@ import adminApplication from "./application";
 import adminApplications from "./applications";
 import adminLockout from "./lockout";
 import adminUser from "./user";
+import adminUserTwoFactor from "./user-two-factor";
 import adminUsers from "./users";
 
 /**
@@ -33,6 +34,7 @@ admin.get("/admin", (c) =>
 );
 
 admin.route("/", adminUsers);
+admin.route("/", adminUserTwoFactor);
 admin.route("/", adminUser);
 admin.route("/", adminLockout);
 admin.route("/", adminApplications);

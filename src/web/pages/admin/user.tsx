@@ -8,6 +8,7 @@ import { CsrfField, Flash, formatDate, sessionActor, renderPage, setFlash, takeF
 import { csrfToken } from "../../session";
 import { notFoundPage } from "../not-found";
 import { StateBadge } from "./users";
+import { DisableTwoFactorForm } from "./user-two-factor";
 
 /**
  * /admin/users/:username: one account and the actions its state allows (GitLab's admin user page).
@@ -70,7 +71,10 @@ adminUser.get("/admin/users/:username", async (c) => {
         <dt>Email</dt>
         <dd class="id">{user.email}</dd>
         <dt>Two-factor authentication</dt>
-        <dd>{user.otpRequired ? "Enabled" : "Disabled"}</dd>
+        <dd id="user-two-factor">
+          {user.otpRequired ? "Enabled" : "Disabled"}
+          {user.otpRequired ? <DisableTwoFactorForm user={user} token={token} /> : null}
+        </dd>
         <dt>Created</dt>
         <dd>{formatDate(user.createdAt)}</dd>
         <dt>Last sign-in</dt>
