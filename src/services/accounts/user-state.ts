@@ -59,16 +59,17 @@ export async function recordBlock(env: Bindings, actor: Actor, userId: number): 
 
 /**
  * A change already recorded whose effects are pending (a crash, a failed revocation) is finished by
- * the retried request, which then answers as the first would have: `true`. Nothing pending: `null`.
+ * the retried request, which then answers as the first would have: `true`. Nothing of that kind
+ * pending: `null` (other pending changes of the user are finished too, but do not count).
  */
-async function finishOrNothing(env: Bindings, userId: number): Promise<StateChange> {
-  return (await finishChangesOf(env, userSubject(userId))).finished > 0 ? true : null;
+async function finishOrNothing(env: Bindings, userId: number, kind: "user_blocked" | "user_deactivated"): Promise<StateChange> {
+  return (await finishChangesOf(env, userSubject(userId))).kinds.includes(kind) ? true : null;
 }
 
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
   if (user.state !== "blocked") await recordBlock(env, actor, userId);
-  return finishOrNothing(env, userId);
+  return finishOrNothing(env, userId, "user_blocked");
 }
 
 export async function unblockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
@@ -90,7 +91,7 @@ export function recentlyActive(user: Pick<UserRow, "lastSignInAt">, now: number)
 
 export async function deactivateUser(env: Bindings, actor: Actor, userId: number, now = Date.now()): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.state === "deactivated") return finishOrNothing(env, userId);
+  if (user.state === "deactivated") return finishOrNothing(env, userId, "user_deactivated");
   if (user.state === "blocked") throw accountStateError("forbidden", "A blocked user cannot be deactivated by the API");
   if (recentlyActive(user, now)) {
     throw accountStateError(
@@ -107,7 +108,7 @@ export async function deactivateUser(env: Bindings, actor: Actor, userId: number
     { kind: "user_deactivated", subject: userSubject(userId), payload: { userId }, audit: { action: "user_deactivated", actor, entityType: "user", entityId: userId } },
     userStateTransition(getDb(env.DB), userId, ["active"], "deactivated"),
   );
-  return finishOrNothing(env, userId);
+  return finishOrNothing(env, userId, "user_deactivated");
 }
 
 export async function activateUser(env: Bindings, actor: Actor | null, userId: number): Promise<StateChange> {

@@ -47,11 +47,11 @@ async function run(env: Bindings, row: PendingChangeRow): Promise<number> {
  * Finishes every change pending for the subject, oldest first; answers how many there were and
  * how many records their effects changed. Throws (the change stays pending) when an effect fails.
  */
-export async function finishChangesOf(env: Bindings, subject: string): Promise<{ finished: number; affected: number }> {
+export async function finishChangesOf(env: Bindings, subject: string): Promise<{ finished: number; kinds: string[]; affected: number }> {
   let affected = 0;
   const rows = await pendingChangesOf(getDb(env.DB), subject);
   for (const row of rows) affected += await run(env, row);
-  return { finished: rows.length, affected };
+  return { finished: rows.length, kinds: rows.map((r) => r.kind), affected };
 }
 
 /** Records the change and finishes it (and anything else pending for its subject) in this request. */
@@ -59,7 +59,7 @@ export async function makeChange<K extends ChangeKind>(
   env: Bindings,
   change: Change<K>,
   guard: ChangeGuard | null = null,
-): Promise<{ recorded: boolean; finished: number; affected: number }> {
+): Promise<{ recorded: boolean; finished: number; kinds: string[]; affected: number }> {
   const recorded = await recordChange(env, change, guard);
   return { recorded, ...(await finishChangesOf(env, change.subject)) };
 }
