@@ -38,6 +38,8 @@ export interface RunningServer {
   baseURL: string;
   /** Ends npm start and its children (wrangler, the git origin) and waits until they are gone. */
   stop(): Promise<void>;
+  /** A crash: SIGKILL to the whole process group (`kill -9 -- -<pgid>`), nothing shuts down cleanly. */
+  crash(): Promise<void>;
 }
 
 export const ROOT_DIR = path.resolve(__dirname, "../..");
@@ -68,6 +70,16 @@ export async function startService(opts: { persistDir: string; rootPassword: str
       killGroup(child);
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       // The group's other members (workerd) may outlive npm by a moment.
+      await new Promise((r) => setTimeout(r, 500));
+    },
+    async crash() {
+      const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       await new Promise((r) => setTimeout(r, 500));
     },
   };
