@@ -65,6 +65,8 @@ export const OWNERSHIP: Record<"project" | "user" | "application", Ownership> = 
   application: {
     tables: [
       { table: "oauth_token_families", column: "application_id", removal: cascade },
+      { table: "oauth_pushed_requests", column: "application_id", removal: cascade },
+      { table: "oauth_client_assertion_jtis", column: "application_id", removal: cascade },
       { table: "oauth_device_grants", column: "application_id", removal: { how: "kept", why: "a device code of a deleted application cannot be redeemed (its client is gone) and expires (RFC 8628)" } },
     ],
     elsewhere: ["the Durable Objects of its grants (revoked first, src/services/changes/effects.ts application_deleted)"],
