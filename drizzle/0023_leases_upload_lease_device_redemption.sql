@@ -1,0 +1,3 @@
+ALTER TABLE `oauth_device_grants` ADD `sealed_response` text;--> statement-breakpoint
+ALTER TABLE `oauth_device_grants` ADD `redeemed_at` integer;--> statement-breakpoint
+ALTER TABLE `registry_uploads` ADD `lease_holder` text;
