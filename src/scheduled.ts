@@ -1,16 +1,30 @@
 import type { Bindings } from "./env";
 import { sweepAbandonedUploads } from "./registry/uploads";
+import { sweepPackageOrphans } from "./services/packages";
 
 /**
  * The Worker's cron trigger (wrangler.toml `[triggers]`): storage upkeep that must never run
- * inside a client's request. Today the container registry's sweep of abandoned uploads and
- * unreferenced blobs (docs/registries.md, "Sweeping"); each run does bounded work.
+ * inside a client's request. Each task does bounded work per run and is independent of the others
+ * (one failing does not stop the rest): the container registry's sweep of abandoned uploads and
+ * unreferenced blobs (docs/registries.md, "Sweeping"), and what killed package uploads left
+ * (docs/operations.md, "Integrity check").
  */
+const TASKS: { name: string; run: (env: Bindings) => Promise<Record<string, number>> }[] = [
+  { name: "registry sweep", run: sweepAbandonedUploads },
+  { name: "package sweep", run: sweepPackageOrphans },
+];
+
+export async function runScheduledUpkeep(env: Bindings): Promise<void> {
+  for (const task of TASKS) {
+    try {
+      const counts = await task.run(env);
+      console.log(`${task.name}: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(", ")}`);
+    } catch (e) {
+      console.error(`${task.name} failed`, e instanceof Error ? e.message : e);
+    }
+  }
+}
+
 export async function scheduled(_controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
-  ctx.waitUntil(
-    sweepAbandonedUploads(env).then(
-      (n) => console.log(`registry sweep: ${n.sessions} sessions, ${n.orphans} orphan objects, ${n.unreferenced} unreferenced blobs`),
-      (e) => console.error("registry sweep failed", e instanceof Error ? e.message : e),
-    ),
-  );
+  ctx.waitUntil(runScheduledUpkeep(env));
 }

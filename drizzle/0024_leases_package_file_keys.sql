@@ -1,0 +1,1 @@
+CREATE INDEX `package_files_r2_key_idx` ON `package_files` (`r2_key`);
