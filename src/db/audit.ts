@@ -41,6 +41,8 @@ export type AuditAction =
   | "dynamic_application_registered"
   /** A dynamically registered client that never received a grant, removed by the cron (src/services/dynamic-clients.ts). */
   | "dynamic_application_swept"
+  /** The cron's integrity check found disagreements, or found none after a run that had (src/setup/integrity.ts). */
+  | "integrity_check"
   | "project_created"
   | "project_updated"
   | "project_path_updated"
