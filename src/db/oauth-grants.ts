@@ -1,5 +1,6 @@
-import { and, eq, inArray, ne } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { auditEvents } from "./schema/accounts";
 import { applications } from "./schema/applications";
 import { oauthTokenFamilies } from "./schema/oauth";
 
@@ -23,6 +24,26 @@ export async function activeGrantsOfUser(
  */
 export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$inferInsert): Promise<void> {
   await db.insert(oauthTokenFamilies).values(row);
+}
+
+/**
+ * The directory row of a family whose issue may be retried (a device code's redeeming poll, retried
+ * after a crash), with its `token_issued` audit row, in one batch: the audit row is written only by
+ * the batch that inserted the family row (SQLite's changes() of the insert before it), so a retry
+ * of the same issue writes neither twice.
+ */
+export async function insertFamilyRowOnce(
+  db: Db,
+  row: typeof oauthTokenFamilies.$inferInsert,
+  audit: { authorId: number; details: Record<string, unknown>; ip: string | null; createdAt: number },
+): Promise<void> {
+  await db.batch([
+    db.insert(oauthTokenFamilies).values(row).onConflictDoNothing(),
+    // Every column of audit_events in its order (drizzle's insert-select).
+    db.insert(auditEvents).select(
+      sql`SELECT NULL, 'token_issued', ${audit.authorId}, NULL, 'oauth_token_family', ${row.id}, ${JSON.stringify(audit.details)}, ${audit.ip}, ${audit.createdAt} WHERE changes() = 1`,
+    ),
+  ]);
 }
 
 /** Sets the families' directory status; a revoked row stays revoked. */

@@ -354,6 +354,18 @@ export class TokenFamily extends DurableObject<Bindings> {
     return this.sinceVouched(s);
   }
 
+  /**
+   * Whether the answer that issued this access token may be given again (a device code's retried
+   * poll, src/oauth/grants/device-code.ts): "absent" when the family was never created (the first
+   * poll died before), "unused" while that token is still the family's, unused and not revoked,
+   * else "spent" (used, rotated or revoked: the client did receive it, so no second copy).
+   */
+  issueState(accessHash: string): "absent" | "unused" | "spent" {
+    const s = this.load();
+    if (!s) return "absent";
+    return s.revokedAt === null && s.access?.hash === accessHash && !s.access.used && s.grace === null ? "unused" : "spent";
+  }
+
   /** Introspection and token info for a hash (either token), without side effects. */
   describe(input: { tokenHash: string; now: number; fillExpiry: boolean }): (FamilyView & { tokenType: "access_token" | "refresh_token"; active: boolean }) | null {
     const s = this.load();
