@@ -1,5 +1,6 @@
 import type { Bindings } from "./env";
 import { sweepAbandonedUploads } from "./registry/uploads";
+import { sweepPendingChanges } from "./services/changes/runner";
 import { sweepUnusedDynamicClients } from "./services/dynamic-clients";
 import { sweepPackageOrphans } from "./services/packages";
 import { checkIntegrityFromCron } from "./setup/integrity";
@@ -8,11 +9,13 @@ import { checkIntegrityFromCron } from "./setup/integrity";
  * The Worker's cron trigger (wrangler.toml `[triggers]`): storage upkeep that must never run
  * inside a client's request. Each task does bounded work per run and is independent of the others
  * (one failing does not stop the rest): the container registry's sweep of abandoned uploads and
- * unreferenced blobs (docs/registries.md, "Sweeping"), what killed package uploads left, and
- * dynamic clients nobody received, then the integrity check (docs/operations.md, "Integrity check").
+ * unreferenced blobs (docs/registries.md, "Sweeping"), the changes that fan out which no request
+ * finished (docs/operations.md, "How changes finish"), what killed package uploads left, and
+ * dynamic clients nobody received; then the integrity check (docs/operations.md, "Integrity check").
  */
 const TASKS: { name: string; run: (env: Bindings) => Promise<Record<string, number>> }[] = [
   { name: "registry sweep", run: sweepAbandonedUploads },
+  { name: "change sweep", run: sweepPendingChanges },
   { name: "package sweep", run: sweepPackageOrphans },
   { name: "dynamic client sweep", run: sweepUnusedDynamicClients },
   // Last, after the sweeps: what remains is a finding (audit log, /-/readiness).

@@ -1,5 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { claimNamespacePath } from "./namespace-paths";
 import { deployTokens } from "./schema/deploy-tokens";
 import { issues, securityReportFindings } from "./schema/graphql";
@@ -78,7 +79,7 @@ export async function deleteProjectRows(db: Db, project: ProjectRow): Promise<{ 
     db.delete(runnerProjects).where(eq(runnerProjects.projectId, id)),
     // A project runner enabled on no other project has nothing left to run for (GitLab deletes it).
     db.delete(runners).where(
-      sql`${runners.runnerType} = 'project_type' AND ${runners.id} IN (${sql.join(runnerIds.length ? runnerIds.map((r) => sql`${r}`) : [sql`NULL`], sql`, `)}) AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`,
+      sql`${runners.runnerType} = 'project_type' AND ${inIdList(runners.id, runnerIds)} AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`,
     ),
     db.delete(members).where(sql`${members.sourceType} = 'project' AND ${members.sourceId} = ${id}`),
     db.delete(projects).where(eq(projects.id, id)),

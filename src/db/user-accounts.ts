@@ -14,12 +14,17 @@ export type AccountState = "active" | "blocked" | "deactivated";
 
 /** One conditional UPDATE: true when the user was in one of `from` and is now `to`. */
 export async function transitionUserState(db: Db, userId: number, from: AccountState[], to: AccountState): Promise<boolean> {
-  const rows = await db
+  const rows = await userStateTransition(db, userId, from, to);
+  return rows.length > 0;
+}
+
+/** The conditional UPDATE itself, unawaited: the guard of a change recorded with its intent (src/db/pending-changes.ts recordIntent). */
+export function userStateTransition(db: Db, userId: number, from: AccountState[], to: AccountState) {
+  return db
     .update(users)
     .set({ state: to })
     .where(and(eq(users.id, userId), inArray(users.state, from)))
     .returning({ id: users.id });
-  return rows.length > 0;
 }
 
 /** A complete sign-in resets the failure count and records the time; the fresh row, if the user still exists. */
@@ -40,7 +45,12 @@ export async function clearLockoutOfUser(db: Db, userId: number): Promise<boolea
 }
 
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string): Promise<void> {
-  await db.update(users).set({ passwordHash }).where(eq(users.id, userId));
+  await passwordHashUpdate(db, userId, passwordHash);
+}
+
+/** The UPDATE itself, unawaited: the guard of a password change recorded with its intent. */
+export function passwordHashUpdate(db: Db, userId: number, passwordHash: string) {
+  return db.update(users).set({ passwordHash }).where(eq(users.id, userId));
 }
 
 /** Has the user completed a sign-in from this address key before? */

@@ -366,6 +366,12 @@ export class TokenFamily extends DurableObject<Bindings> {
     return s.revokedAt === null && s.access?.hash === accessHash && !s.access.used && s.grace === null ? "unused" : "spent";
   }
 
+  /** Whether the family is revoked (null: no such family), for the integrity check's comparison with the D1 directory. */
+  isRevoked(): boolean | null {
+    const s = this.load();
+    return s ? s.revokedAt !== null : null;
+  }
+
   /** Introspection and token info for a hash (either token), without side effects. */
   describe(input: { tokenHash: string; now: number; fillExpiry: boolean }): (FamilyView & { tokenType: "access_token" | "refresh_token"; active: boolean }) | null {
     const s = this.load();

@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
@@ -7,8 +6,7 @@ import { gate } from "../http/gate";
 import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
-import { familyStub } from "../credentials/oauth-family";
-import { markFamilies } from "../db/oauth-grants";
+import { familyStub, revokeFamilies } from "../credentials/oauth-family";
 import { outlastValidationCache, rememberedFor } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
@@ -94,17 +92,7 @@ routes.post("/revoke", async (c) => {
   // DESIGN, Validation cache: the answer waits until no isolate can still remember the token as valid.
   const settled = outlastValidationCache(c.env, [sinceVouched]);
   if (outcome === "foreign") throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token");
-  if (outcome === "revoked") {
-    const db = getDb(c.env.DB);
-    await markFamilies(db, [fid], "revoked", now);
-    await recordAudit(db, {
-      action: "token_revoked",
-      entityType: "oauth_token_family",
-      entityId: fid,
-      details: { reason: "client_revoked", application_id: client.app.id },
-      ip: clientAddress(c.req.raw, c.env),
-    });
-  }
+  if (outcome === "revoked") await revokeFamilies(c.env, [fid], { actor: null, reason: "client_revoked", ip: clientAddress(c.req.raw, c.env) });
   await settled;
   return c.json({}, 200, noStore);
 });

@@ -4,6 +4,8 @@ import { getDb, type Db } from "../db/client";
 import { blobRowsPage, latestAuditDetails, manifestsWithoutBlobs, tagsWithoutManifests } from "../db/integrity";
 import { emptyPackages, packageFileKeys, packageFilesPage } from "../db/packages";
 import { committedKeys, existingUploadIds } from "../db/registry-content";
+import { unfinishedChanges } from "../db/pending-changes";
+import { activeGrantsWhoseFamilyIsRevoked } from "../credentials/oauth-family";
 import type { Bindings } from "../env";
 import { BLOB_PREFIX } from "../registry/uploads";
 import { PACKAGE_PREFIX } from "../services/packages";
@@ -24,6 +26,8 @@ export interface CheckContext {
   /** At most this many subjects per kind. */
   limit: number;
   objects: (prefix: string) => Promise<ListedObjects>;
+  /** A kind stopped at its bound: the report's findings are a lower bound. */
+  markIncomplete: () => void;
 }
 
 export interface FindingKind {
@@ -34,12 +38,7 @@ export interface FindingKind {
   find(ctx: CheckContext): Promise<string[]>;
 }
 
-/**
- * The finding kinds, in report order. Adding a kind is adding a row (with a test that plants it).
- * Still to come from the mechanism of changes that finish (branch `finish`), as rows of this table:
- *   { kind: "active_grant_of_revoked_family", meaning: "an oauth_token_families row is active while its family object is revoked", find: ... }
- *   { kind: "unfinished_change", meaning: "a recorded change (block, deletion, revocation) whose effects are not all applied", find: ... }
- */
+/** The finding kinds, in report order. Adding a kind is adding a row (with a test that plants it). */
 export const FINDING_KINDS: FindingKind[] = [
   {
     kind: "tag_without_manifest",
@@ -85,6 +84,28 @@ export const FINDING_KINDS: FindingKind[] = [
     },
   },
   {
+    kind: "active_grant_of_revoked_family",
+    meaning: "an oauth_token_families row is active while its family object is revoked (revokeFamilies repairs it)",
+    find: async (ctx) => {
+      const found: string[] = [];
+      let afterId = "";
+      for (let pages = 0; pages < MAX_FAMILY_PAGES; pages++) {
+        const page = await activeGrantsWhoseFamilyIsRevoked(ctx.env, { afterId, limit: 500 });
+        found.push(...page.ids);
+        if (page.next === null || found.length >= ctx.limit) return found.slice(0, ctx.limit);
+        afterId = page.next;
+      }
+      ctx.markIncomplete();
+      return found.slice(0, ctx.limit);
+    },
+  },
+  {
+    kind: "unfinished_change",
+    meaning: "a change recorded before ORPHAN_SWEEP_SECONDS ago whose effects are not all applied (the cron's change sweep retries it)",
+    find: async ({ db, before, limit }) =>
+      (await unfinishedChanges(db, { createdBefore: before, limit })).map((c) => `${c.kind} ${c.subject} (${c.attempts} failed runs${c.lastError ? `: ${c.lastError}` : ""})`),
+  },
+  {
     kind: "package_without_files",
     meaning: "a package with no file (listed, but holds nothing)",
     find: async ({ db, before, limit }) => (await emptyPackages(db, before, limit)).map((p) => `project ${p.projectId} ${p.name}@${p.version} (package ${p.id})`),
@@ -97,6 +118,8 @@ export interface ListedObjects {
   complete: boolean;
 }
 const MAX_LISTED = 50_000;
+/** The walk of active grants asks each family's object: at most 100 pages of 500 a check. */
+const MAX_FAMILY_PAGES = 100;
 const PAGE = 1000;
 
 async function listObjects(bucket: R2Bucket, prefix: string): Promise<ListedObjects> {
@@ -147,7 +170,9 @@ const EXAMPLES = 20;
 
 export async function runIntegrityCheck(env: Bindings, now = Date.now(), kinds: FindingKind[] = FINDING_KINDS): Promise<IntegrityReport> {
   const listings = new Map<string, Promise<ListedObjects>>();
+  let stopped = false;
   const ctx: CheckContext = {
+    markIncomplete: () => void (stopped = true),
     env,
     db: getDb(env.DB),
     before: now - getConfig(env).orphanSweepSeconds * 1000,
@@ -162,7 +187,7 @@ export async function runIntegrityCheck(env: Bindings, now = Date.now(), kinds: 
     const subjects = await k.find(ctx);
     if (subjects.length) findings.push({ kind: k.kind, meaning: k.meaning, count: subjects.length, examples: subjects.slice(0, EXAMPLES) });
   }
-  const complete = (await Promise.all(listings.values())).every((l) => l.complete);
+  const complete = !stopped && (await Promise.all(listings.values())).every((l) => l.complete);
   return { checked_at: new Date(now).toISOString(), complete, findings };
 }
 

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { findOrCreatePackage } from "../../src/db/packages";
 import { checkIntegrityFromCron, FINDING_KINDS, runIntegrityCheck, type IntegrityReport } from "../../src/setup/integrity";
-import { call, makeUserWithToken } from "../helpers/fixtures";
+import { call, makeUser, makeUserWithToken, TEST_PASSWORD } from "../helpers/fixtures";
+import { familyStub } from "../../src/credentials/oauth-family";
+import { tokenRequest } from "../oauth/helpers";
 import { makeProject } from "../helpers/resources";
 import { pushableProject, pushBlob, pushImage, bytesOf, registryCall } from "../registry/helpers";
 
@@ -24,13 +26,15 @@ async function packageUpload(token: string, projectId: number, file: string, bod
 }
 
 describe("the integrity check (DESIGN, Changes that finish)", () => {
-  it("a clean instance with images, blobs and package files reports nothing", async () => {
+  it("a clean instance with images, blobs, package files and an active grant reports nothing", async () => {
     const p = await pushableProject();
     await pushImage(p.name, p.token, "v1");
     await pushBlob(p.name, p.token, bytesOf("a blob pushed before its manifest"));
     const owner = await makeUserWithToken();
     const project = await makeProject(owner.user.id);
     await packageUpload(owner.token, project.id, "clean.bin", "package bytes");
+    const granted = await makeUser();
+    expect((await tokenRequest({ grant_type: "password", username: granted.username, password: TEST_PASSWORD, scope: "api" })).status).toBe(200);
     const report = await runIntegrityCheck(env, later());
     expect(report.findings).toEqual([]);
     expect(report.complete).toBe(true);
@@ -39,7 +43,7 @@ describe("the integrity check (DESIGN, Changes that finish)", () => {
   it("every finding kind has a name and a meaning, each reported once", () => {
     const names = FINDING_KINDS.map((k) => k.kind);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(expect.arrayContaining(["tag_without_manifest", "manifest_without_blob", "blob_row_without_object", "registry_object_without_row", "package_file_without_object", "package_object_without_row", "package_without_files"]));
+    expect(names).toEqual(expect.arrayContaining(["tag_without_manifest", "manifest_without_blob", "blob_row_without_object", "registry_object_without_row", "package_file_without_object", "package_object_without_row", "package_without_files", "active_grant_of_revoked_family", "unfinished_change"]));
   });
 
   it("tag_without_manifest: a tag whose manifest row is gone", async () => {
@@ -104,6 +108,24 @@ describe("the integrity check (DESIGN, Changes that finish)", () => {
     expect(examplesOf(old, "package_without_files")).toContain(`project ${project.id} empty@1.0.0 (package ${pkg.id})`);
     await env.FILES.delete(key);
     await env.DB.prepare("DELETE FROM packages WHERE id = ?").bind(pkg.id).run();
+  });
+
+  it("active_grant_of_revoked_family: a directory row still active whose family object is revoked", async () => {
+    const user = await makeUser();
+    const res = await tokenRequest({ grant_type: "password", username: user.username, password: TEST_PASSWORD, scope: "api" });
+    expect(res.status).toBe(200);
+    const { id } = (await env.DB.prepare("SELECT id FROM oauth_token_families WHERE user_id = ? AND status = 'active'").bind(user.id).first<{ id: string }>())!;
+    // The object's half of a revocation happened, the directory's never did.
+    await familyStub(env, id).revokeAll(Date.now());
+    expect(examplesOf(await runIntegrityCheck(env), "active_grant_of_revoked_family")).toContain(id);
+    await env.DB.prepare("UPDATE oauth_token_families SET status = 'revoked', revoked_at = ? WHERE id = ?").bind(Date.now(), id).run();
+  });
+
+  it("unfinished_change: a change recorded but not finished, once older than ORPHAN_SWEEP_SECONDS", async () => {
+    await env.DB.prepare("INSERT INTO pending_changes (kind, subject, payload, created_at) VALUES ('user_blocked', 'user:999999', '{}', ?)").bind(Date.now()).run();
+    expect(kindsOf(await runIntegrityCheck(env))).not.toContain("unfinished_change");
+    expect(examplesOf(await runIntegrityCheck(env, later()), "unfinished_change")[0]).toContain("user_blocked user:999999");
+    await env.DB.prepare("DELETE FROM pending_changes WHERE subject = 'user:999999'").run();
   });
 
   it("the cron records findings in the audit log and /-/readiness, then the instance clean again", async () => {

@@ -79,7 +79,7 @@ export const refreshTokenGrant: Grant = {
     }
     if (!result.ok) {
       if (result.error === "user_needed") throw new OAuthError("invalid_grant");
-      return refuseGrant(db, result, { action: "refresh_reuse", fid, userId, applicationId: result.family?.applicationId ?? null, ip, now });
+      return refuseGrant(env, result, { action: "refresh_reuse", fid, userId, ip });
     }
     if (result.kind === "grace") {
       // The same pair again, opened with the presented token: only its holder can read it.

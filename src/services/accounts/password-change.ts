@@ -1,12 +1,11 @@
 import { verifyReenteredPassword } from "./password-reentry";
 import { hashPassword, passwordWeakness } from "../../crypto/password";
-import { recordAudit } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { setPasswordHash } from "../../db/user-accounts";
+import { passwordHashUpdate } from "../../db/user-accounts";
 import type { UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { userChanged } from "../../credentials/user-credentials";
 import { AppError } from "../../domain/errors";
+import { makeChange, userSubject } from "../changes/runner";
 
 export const PASSWORD_CHANGE_FAILURES = ["wrong_password", "mismatch", "weak", "unchanged"] as const;
 export type PasswordChangeFailure = (typeof PASSWORD_CHANGE_FAILURES)[number];
@@ -28,8 +27,17 @@ export async function changePassword(
   const weakness = passwordWeakness(input.password);
   if (weakness) throw passwordChangeError("weak", weakness);
   if (input.password === input.current) throw passwordChangeError("unchanged");
-  const db = getDb(env.DB);
-  await setPasswordHash(db, user.id, await hashPassword(input.password));
-  await recordAudit(db, { action: "password_changed", authorId: user.id, entityType: "user", entityId: user.id, ip });
-  await userChanged(env, user.id);
+  // The new hash, the intent to drop every credential's copy of the user and the audit row in one
+  // D1 batch (DESIGN, "Changes that finish"); a crash after it leaves the rest to the cron sweep.
+  const passwordHash = await hashPassword(input.password);
+  await makeChange(
+    env,
+    {
+      kind: "password_changed",
+      subject: userSubject(user.id),
+      payload: { userId: user.id },
+      audit: { action: "password_changed", actor: { id: user.id, ip }, entityType: "user", entityId: user.id },
+    },
+    passwordHashUpdate(getDb(env.DB), user.id, passwordHash),
+  );
 }

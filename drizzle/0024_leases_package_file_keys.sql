@@ -1,1 +1,0 @@
-CREATE INDEX `package_files_r2_key_idx` ON `package_files` (`r2_key`);
