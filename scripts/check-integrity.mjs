@@ -25,7 +25,7 @@ function fail(message) {
 
 const args = process.argv.slice(2);
 const urlAt = args.indexOf("--url");
-if (args.some((a, i) => a !== "--url" && i !== urlAt + 1)) fail(`unknown option ${args.join(" ")} (the only option is --url <base URL>)`);
+if (args.some((a, i) => a !== "--url" && !(urlAt >= 0 && i === urlAt + 1)) || (urlAt >= 0 && !args[urlAt + 1])) fail(`unknown option ${args.join(" ")} (the only option is --url <base URL>)`);
 const base = (urlAt >= 0 ? args[urlAt + 1] : undefined) ?? process.env.INTEGRITY_URL ?? `http://127.0.0.1:${setting("PORT") ?? 8787}`;
 let url;
 try {
