@@ -43,6 +43,7 @@ export type AuditAction =
   | "dynamic_application_swept"
   /** The cron's integrity check found disagreements, or found none after a run that had (src/setup/integrity.ts). */
   | "integrity_check"
+  | "metadata_document_application_created"
   | "project_created"
   | "project_updated"
   | "project_path_updated"
