@@ -92,6 +92,8 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "MAIL_HTTP_KEY", kind: "text", default: "", secret: true },
   // Per-project container registry quota in bytes; empty: no quota (docs/registries.md, "Accounting and quota").
   { name: "REGISTRY_PROJECT_QUOTA_BYTES", kind: "positive-integer", default: "" },
+  // What a killed request left (docs/operations.md, "Integrity check"): package objects without a row, empty packages, dynamic clients nobody used.
+  { name: "ORPHAN_SWEEP_SECONDS", kind: "positive-integer", default: "3600" },
 ];
 
 export const VARIABLE_NAMES: ReadonlySet<string> = new Set(VARIABLES.map((v) => v.name));

@@ -51,6 +51,12 @@ export interface Config {
   mail: { from: string; httpUrl: string; httpKey: string };
   /** Container registry limits (docs/registries.md, "Limits"). */
   registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number; projectQuotaBytes: number | null };
+  /**
+   * How old what a killed request left must be before the cron sweeps it (docs/operations.md,
+   * "Integrity check"): an object under packages/ without a file row, a package without files, a
+   * dynamically registered client that never received a grant. Younger ones may still be finishing.
+   */
+  orphanSweepSeconds: number;
 }
 
 /** The configuration cannot be used: the service refuses to serve and says why (src/setup/readiness.ts). */
@@ -126,6 +132,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
       uploadTtlSeconds: int("REGISTRY_UPLOAD_TTL_SECONDS"),
       projectQuotaBytes: values.REGISTRY_PROJECT_QUOTA_BYTES ? int("REGISTRY_PROJECT_QUOTA_BYTES") : null,
     },
+    orphanSweepSeconds: int("ORPHAN_SWEEP_SECONDS"),
   };
 }
 

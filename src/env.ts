@@ -49,6 +49,7 @@ export interface Bindings {
   REGISTRY_MAX_BLOB_BYTES?: string;
   REGISTRY_MAX_MANIFEST_BYTES?: string;
   REGISTRY_UPLOAD_TTL_SECONDS?: string;
+  ORPHAN_SWEEP_SECONDS?: string;
   REGISTRY_PROJECT_QUOTA_BYTES?: string;
   /** "true" (npm start) seeds the demo data once. */
   SEED_DEMO_DATA?: string;

@@ -29,6 +29,26 @@ export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$in
 }
 
 /**
+ * The directory row of a family whose issue may be retried (a device code's redeeming poll, retried
+ * after a crash), with its `token_issued` audit row, in one batch: the audit row is written only by
+ * the batch that inserted the family row (SQLite's changes() of the insert before it), so a retry
+ * of the same issue writes neither twice.
+ */
+export async function insertFamilyRowOnce(
+  db: Db,
+  row: typeof oauthTokenFamilies.$inferInsert,
+  audit: { authorId: number; details: Record<string, unknown>; ip: string | null; createdAt: number },
+): Promise<void> {
+  await db.batch([
+    db.insert(oauthTokenFamilies).values(row).onConflictDoNothing(),
+    // Every column of audit_events in its order (drizzle's insert-select).
+    db.insert(auditEvents).select(
+      sql`SELECT NULL, 'token_issued', ${audit.authorId}, NULL, 'oauth_token_family', ${row.id}, ${JSON.stringify(audit.details)}, ${audit.ip}, ${audit.createdAt} WHERE changes() = 1`,
+    ),
+  ]);
+}
+
+/**
  * Directory rows of many families at once (an import, or seeding at scale): statements of at most
  * 12 rows (7 columns each, under D1's 100 bound parameters), all in one D1 batch.
  */

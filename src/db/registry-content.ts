@@ -102,28 +102,49 @@ export async function findUpload(db: Db, id: string, repositoryPath: string): Pr
   return row ?? null;
 }
 
-/** Takes the session for one writing request; null when it is unknown or another request holds it. */
-export async function claimUpload(db: Db, id: string, repositoryPath: string, holdMs: number): Promise<UploadRow | null> {
-  const now = Date.now();
+/**
+ * Takes the session's lease for one writing request (`holder`) until `now + leaseMs`; null when it
+ * is unknown or another request's lease still runs.
+ */
+export async function claimUpload(db: Db, id: string, repositoryPath: string, holder: string, now: number, leaseMs: number): Promise<UploadRow | null> {
   const [row] = await db
     .update(registryUploads)
-    .set({ busyUntil: now + holdMs })
+    .set({ busyUntil: now + leaseMs, leaseHolder: holder })
     .where(and(eq(registryUploads.id, id), eq(registryUploads.repositoryPath, repositoryPath), lt(registryUploads.busyUntil, now)))
     .returning();
   return row ?? null;
 }
 
-export async function releaseUpload(db: Db, id: string, state: { offset: number; chunks: UploadChunk[] }): Promise<void> {
-  await db
+/** Extends the holder's lease; false when the lease was taken over or the session is gone. */
+export async function renewUploadLease(db: Db, id: string, holder: string, until: number): Promise<boolean> {
+  const rows = await db
     .update(registryUploads)
-    .set({ offset: state.offset, chunks: JSON.stringify(state.chunks), busyUntil: 0, updatedAt: Date.now() })
-    .where(eq(registryUploads.id, id));
+    .set({ busyUntil: until })
+    .where(and(eq(registryUploads.id, id), eq(registryUploads.leaseHolder, holder)))
+    .returning({ id: registryUploads.id });
+  return rows.length > 0;
+}
+
+/** Records the holder's progress and ends its lease; false when it no longer held it (nothing written). */
+export async function releaseUpload(db: Db, id: string, holder: string, state: { offset: number; chunks: UploadChunk[] }): Promise<boolean> {
+  const rows = await db
+    .update(registryUploads)
+    .set({ offset: state.offset, chunks: JSON.stringify(state.chunks), busyUntil: 0, leaseHolder: null, updatedAt: Date.now() })
+    .where(and(eq(registryUploads.id, id), eq(registryUploads.leaseHolder, holder)))
+    .returning({ id: registryUploads.id });
+  return rows.length > 0;
 }
 
 export const uploadChunks = (u: UploadRow): UploadChunk[] => JSON.parse(u.chunks) as UploadChunk[];
 
 export async function deleteUpload(db: Db, id: string): Promise<void> {
   await db.delete(registryUploads).where(eq(registryUploads.id, id));
+}
+
+/** Removes a session whatever holds it (a client's cancel); the removed row, null when unknown. */
+export async function takeUpload(db: Db, id: string, repositoryPath: string): Promise<UploadRow | null> {
+  const [row] = await db.delete(registryUploads).where(and(eq(registryUploads.id, id), eq(registryUploads.repositoryPath, repositoryPath))).returning();
+  return row ?? null;
 }
 
 export async function existingUploadIds(db: Db, ids: string[]): Promise<Set<string>> {

@@ -370,6 +370,18 @@ export class TokenFamily extends DurableObject<Bindings> {
     return this.sinceVouched(s);
   }
 
+  /**
+   * Whether the answer that issued this access token may be given again (a device code's retried
+   * poll, src/oauth/grants/device-code.ts): "absent" when the family was never created (the first
+   * poll died before), "unused" while that token is still the family's, unused and not revoked,
+   * else "spent" (used, rotated or revoked: the client did receive it, so no second copy).
+   */
+  issueState(accessHash: string): "absent" | "unused" | "spent" {
+    const s = this.load();
+    if (!s) return "absent";
+    return s.revokedAt === null && s.access?.hash === accessHash && !s.access.used && s.grace === null ? "unused" : "spent";
+  }
+
   /** Whether the family is revoked (null: no such family), for the integrity check's comparison with the D1 directory. */
   isRevoked(): boolean | null {
     const s = this.load();

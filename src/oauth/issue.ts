@@ -8,7 +8,7 @@ import type { Bindings } from "../env";
 import { OAuthError } from "./errors";
 import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub } from "../credentials/oauth-family";
-import { insertFamilyRow } from "../db/oauth-grants";
+import { insertFamilyRow, insertFamilyRowOnce } from "../db/oauth-grants";
 import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
 import { formatScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE } from "../domain/resources";
@@ -117,6 +117,19 @@ export async function issueCode(
   return code;
 }
 
+/** A family's id and tokens, minted before anything is stored. */
+export interface MintedIssue {
+  fid: string;
+  token: string;
+  refresh: string | null;
+  now: number;
+}
+
+export function mintAccessIssue(userId: number, withRefresh: boolean, now = Date.now()): MintedIssue {
+  const fid = newFamilyId();
+  return { fid, token: mintAccessToken(userId, fid), refresh: withRefresh ? mintRefreshToken(userId, fid) : null, now };
+}
+
 /**
  * A family that starts with its access token: the implicit grant and the password grant, without
  * a refresh token (spec: no refresh_token in the password-flow response), and the device grant
@@ -139,13 +152,15 @@ export async function issueAccessOnly(
     resource?: string | null;
     /** RFC 9449: the thumbprint of the token request's DPoP proof key; the tokens are bound to it. */
     dpopJkt?: string | null;
+    /**
+     * Tokens minted beforehand (mintAccessIssue) and recorded before this call (a device code's
+     * redemption): the issue is then idempotent, so a retry after a crash issues the same family once.
+     */
+    minted?: MintedIssue;
   },
 ): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   if (input.user.id !== input.userId || !mayReceiveTokens(input.user)) throw new OAuthError("invalid_grant");
-  const now = Date.now();
-  const fid = newFamilyId();
-  const token = mintAccessToken(input.userId, fid);
-  const refresh = input.withRefresh ? mintRefreshToken(input.userId, fid) : null;
+  const { fid, token, refresh, now } = input.minted ?? mintAccessIssue(input.userId, input.withRefresh ?? false);
   const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
   const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
   const jkt = input.dpopJkt ?? null;
@@ -159,26 +174,18 @@ export async function issueAccessOnly(
   state.user = { row: userSnapshot(input.user), at: now };
   state.resource = input.resource ?? DEFAULT_RESOURCE;
   const db = getDb(env.DB);
-  await Promise.all([
-    familyStub(env, fid).init(state),
-    insertFamilyRow(db, {
-      id: fid,
-      applicationId: input.app?.id ?? null,
-      userId: input.userId,
-      grantType: input.grantType,
-      scopes: formatScopes(input.scopes),
-      status: "active",
-      createdAt: now,
-    }),
-    recordAudit(db, {
-      action: "token_issued",
-      authorId: input.userId,
-      entityType: "oauth_token_family",
-      entityId: fid,
-      details: { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes },
-      ip: input.ip ?? null,
-    }),
-  ]);
+  const row = { id: fid, applicationId: input.app?.id ?? null, userId: input.userId, grantType: input.grantType, scopes: formatScopes(input.scopes), status: "active", createdAt: now };
+  const details = { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes };
+  if (input.minted) {
+    // A retry finds the object made (init answers false) and the rows written: nothing is doubled.
+    await Promise.all([familyStub(env, fid).init(state), insertFamilyRowOnce(db, row, { authorId: input.userId, details, ip: input.ip ?? null, createdAt: now })]);
+  } else {
+    await Promise.all([
+      familyStub(env, fid).init(state),
+      insertFamilyRow(db, row),
+      recordAudit(db, { action: "token_issued", authorId: input.userId, entityType: "oauth_token_family", entityId: fid, details, ip: input.ip ?? null }),
+    ]);
+  }
   return {
     token,
     refresh,

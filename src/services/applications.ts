@@ -8,6 +8,7 @@ import {
 } from "../db/applications";
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
+import { randomToken } from "../crypto/random";
 import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
@@ -88,17 +89,23 @@ export async function createApplication(
 ): Promise<ApplicationResult<{ row: ApplicationRow; secret: string }>> {
   const checked = check(env, input);
   if (!checked.ok) return checked;
-  const { row, secret } = await insertApplication(getDb(env.DB), {
-    ...checked.value,
-    accessTokenTtlSeconds: newApplicationTtl(env, checked.value.accessTokenTtlSeconds),
-    confidential: input.confidential,
-    trusted: input.trusted ?? false,
-    expireAccessTokens: input.expireAccessTokens,
-    dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
-    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
-    ownerId: input.ownerId,
-  });
-  await audit(env, actor, "application_created", row);
+  const uid = randomToken();
+  // The application and its audit row in one batch: a killed request leaves both or neither.
+  const { row, secret } = await insertApplication(
+    getDb(env.DB),
+    {
+      ...checked.value,
+      uid,
+      accessTokenTtlSeconds: newApplicationTtl(env, checked.value.accessTokenTtlSeconds),
+      confidential: input.confidential,
+      trusted: input.trusted ?? false,
+      expireAccessTokens: input.expireAccessTokens,
+      dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
+      requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
+      ownerId: input.ownerId,
+    },
+    { action: "application_created", actor, details: { name: checked.value.name, application_id: uid } },
+  );
   return { ok: true, row, secret };
 }
 

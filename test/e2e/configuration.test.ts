@@ -62,6 +62,7 @@ const VARS = {
   REGISTRY_MAX_BLOB_BYTES: "1000",
   REGISTRY_MAX_MANIFEST_BYTES: "600",
   REGISTRY_UPLOAD_TTL_SECONDS: "2",
+  ORPHAN_SWEEP_SECONDS: "2",
   CLIENT_ADDRESS_HEADER: "X-Forwarded-For",
   REGISTRY_PROJECT_QUOTA_BYTES: "1500",
   // Replaced in beforeAll by a local HTTP mail API that records what it is sent.
@@ -361,6 +362,28 @@ describe("every documented variable takes effect under npm start (README, Config
       }
     }
     expect(await client.sendFile(parts())).toMatchObject({ Code: 0 });
+  });
+
+  it("ORPHAN_SWEEP_SECONDS: a dynamically registered client that never received a grant is swept by the cron once that old", async () => {
+    const reg = await fetch(`${base}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client_name: "never used", redirect_uris: ["http://127.0.0.1:9/cb"] }),
+    });
+    expect(reg.status).toBe(201);
+    const registeredAt = Date.now();
+    const { client_id } = (await reg.json()) as { client_id: string };
+    const listed = async () =>
+      ((await (await fetch(`${base}/api/v4/applications?per_page=100`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { application_id: string }[]).some(
+        (a) => a.application_id === client_id,
+      );
+    expect(await listed()).toBe(true);
+    await until(async () => {
+      expect((await fetch(`${base}/__scheduled?cron=${encodeURIComponent("*/10 * * * *")}`)).status).toBe(200);
+      await sleep(300);
+      return !(await listed());
+    }, 10_000);
+    expect(Date.now() - registeredAt).toBeGreaterThanOrEqual(2000);
   });
 
   describe("the container registry limits", () => {

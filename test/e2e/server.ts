@@ -38,7 +38,7 @@ export interface RunningServer {
   baseURL: string;
   /** Ends npm start and its children (wrangler, the git origin) and waits until they are gone. */
   stop(): Promise<void>;
-  /** A crash: SIGKILL to the whole process group (`kill -9 -- -<pgid>`), nothing shuts down cleanly. */
+  /** A crash: SIGKILL to the whole process group (`kill -9 -- -<pgid>`), nothing gets to clean up. */
   crash(): Promise<void>;
 }
 
@@ -73,12 +73,8 @@ export async function startService(opts: { persistDir: string; rootPassword: str
       await new Promise((r) => setTimeout(r, 500));
     },
     async crash() {
-      const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // already gone
-      }
+      const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+      killGroup(child, "SIGKILL");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       await new Promise((r) => setTimeout(r, 500));
     },
@@ -86,9 +82,9 @@ export async function startService(opts: { persistDir: string; rootPassword: str
 }
 
 /** npm start runs wrangler and the git origin as children: end the whole process group. */
-function killGroup(child: ChildProcess): void {
+function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
   try {
-    process.kill(-child.pid!, "SIGTERM");
+    process.kill(-child.pid!, signal);
   } catch {
     // already gone
   }

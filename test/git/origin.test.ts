@@ -163,7 +163,7 @@ describe("GitLab's readiness probe reports the git origin", () => {
   it("GET /-/readiness is ok with the origin up and names the signature problem when the secrets differ", async () => {
     const ok = await call("/-/readiness");
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ status: "ok", db_check: [{ status: "ok" }], git_origin_check: [{ status: "ok" }] });
+    expect(await ok.json()).toEqual({ status: "ok", db_check: [{ status: "ok" }], git_origin_check: [{ status: "ok" }], integrity_check: [{ status: "ok" }] });
 
     const ctx = createExecutionContext();
     const res = await app.fetch(new Request("http://localhost/-/readiness"), withVars(env, { GIT_ORIGIN_SECRET: "another-secret-of-at-least-32-characters" }), ctx);
