@@ -35,7 +35,7 @@ routes.post("/token", async (c) => {
   requireParams(params, grant.required);
   const creds = clientCredentials(c, params);
   // Every grant gets its client through here: identified or authenticated, then its grant types checked.
-  const client = (mode: ClientMode) => clientForGrant(getDb(c.env.DB), creds, type, mode);
+  const client = (mode: ClientMode) => clientForGrant(c.env, creds, type, mode);
   const issuer = issuerOf(c);
   const resource = requestedResource(params.get("resource"), issuer);
   const body = await countingSecretFailures(c, creds, () => grant.handle({ env: c.env, params, creds, ip: clientAddress(c.req.raw, c.env), issuer, resource, client }));
@@ -84,7 +84,7 @@ routes.get("/token/info", async (c) => {
 routes.post("/revoke", async (c) => {
   const params = await readParams(c);
   const creds = clientCredentials(c, params);
-  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
+  const client = await countingSecretFailures(c, creds, () => authenticateClient(c.env, creds));
   requireParams(params, ["token"]);
   const token = params.get("token")!;
   const fid = familyOfToken(token);

@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import { ALL_SCOPES, OFFLINE_ACCESS } from "../domain/scopes";
+import { CLIENT_SIGNING_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from "../domain/client-key-set";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
@@ -31,9 +32,13 @@ function metadata(c: Context<AppEnv>) {
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
     grant_types_supported: [...Object.keys(GRANTS), ...(implicit ? ["implicit"] : [])],
-    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
-    revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    // One client-authentication mechanism (src/oauth/request.ts) at every endpoint that authenticates clients.
+    token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
+    revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
+    introspection_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS.filter((m) => m !== "none"),
+    introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ["public"],

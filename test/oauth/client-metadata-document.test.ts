@@ -176,7 +176,7 @@ describe("Client ID Metadata Documents: refusals", () => {
     ["a JSON array", (u) => served.set(u, { body: "[]" }), /not a JSON object/],
     ["a client_id other than the URL", (u) => serve(u, { client_id: "https://other.example/client.json" }), /client_id is not the URL/],
     ["a client secret in the document", (u) => serve(u, { client_secret: "s3cret" }), /client secret/],
-    ["a confidential client (token_endpoint_auth_method)", (u) => serve(u, { token_endpoint_auth_method: "client_secret_basic" }), /Only public clients/],
+    ["a client secret method (token_endpoint_auth_method)", (u) => serve(u, { token_endpoint_auth_method: "client_secret_basic" }), /no client secret is issued/],
     ["no redirect_uris", (u) => serve(u, { redirect_uris: [] }), /redirect URI is required/],
     ["a scope the registration rules forbid (sudo)", (u) => serve(u, { scope: "api sudo" }), /sudo/],
   ];

@@ -1,5 +1,5 @@
 import type { ApplicationRow } from "../../db/applications";
-import type { Db } from "../../db/client";
+import type { Bindings } from "../../env";
 import { OAuthError } from "../errors";
 import { authenticateClient, identifyClient, type AuthenticatedClient, type ClientCredentials } from "../request";
 
@@ -31,8 +31,8 @@ export type ClientMode = "authenticate" | "identify";
  * then checked against its grant types. The token endpoint's dispatch hands this to every grant,
  * and the device authorization endpoint (RFC 8628 §3.1) calls it for the device grant.
  */
-export async function clientForGrant(db: Db, creds: ClientCredentials, grantType: string, mode: ClientMode): Promise<AuthenticatedClient> {
-  const client = mode === "authenticate" ? await authenticateClient(db, creds) : await identifyClient(db, creds);
+export async function clientForGrant(env: Bindings, creds: ClientCredentials, grantType: string, mode: ClientMode): Promise<AuthenticatedClient> {
+  const client = mode === "authenticate" ? await authenticateClient(env, creds) : await identifyClient(env, creds);
   requireGrantType(client.app, grantType);
   return client;
 }
