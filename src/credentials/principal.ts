@@ -38,6 +38,24 @@ export interface DeployTokenPrincipal {
 }
 
 /**
+ * An OAuth access token issued to an application for itself (client_credentials, RFC 6749 §4.4):
+ * it acts for no user. Routes that act for a user refuse it (NoUserError, 403 with a message);
+ * a door that serves applications says so (`accepts: ["application"]`).
+ */
+export interface ApplicationPrincipal {
+  kind: "application";
+  applicationId: number;
+  /** The client_id. */
+  applicationUid: string;
+  scopes: string[];
+  /** The OAuth token family id. */
+  tokenId: string;
+  expiresAt: number | null;
+  /** The resource the token is bound to (RFC 8707; a path of src/domain/resources.ts). */
+  resource: string;
+}
+
+/**
  * Who a request acts for, on c.var.caller, as the front door admitted it
  * (src/credentials/front-door.ts). Here, with the principals, so that src/env.ts can name it
  * without importing the door.
@@ -45,7 +63,8 @@ export interface DeployTokenPrincipal {
 export type Caller =
   | { kind: "anonymous" }
   | { kind: "user"; principal: Principal; /** The Basic login sent with the token (git checks it), else null. */ login: string | null }
-  | { kind: "deploy_token"; token: DeployTokenPrincipal };
+  | { kind: "deploy_token"; token: DeployTokenPrincipal }
+  | { kind: "application"; application: ApplicationPrincipal };
 
 /**
  * The actor of an audit row written for a request of this principal: the user it acts for and,

@@ -25,7 +25,7 @@ export interface FamilyState {
   userId: number;
   applicationId: number | null;
   applicationUid: string | null;
-  grantType: "authorization_code" | "implicit" | "password" | "device_code";
+  grantType: GrantType;
   scopes: string[];
   createdAt: number;
   revokedAt: number | null;
@@ -60,6 +60,23 @@ export interface FamilyState {
    */
   resource?: string;
   accessResource?: string;
+  /** RFC 8693: the actor of a delegated token (token exchange with an actor_token); shown by introspection and audited. */
+  act?: ActorClaim | null;
+}
+
+/** The grant that started a family (the D1 directory's grant_type too). */
+export type GrantType = "authorization_code" | "implicit" | "password" | "device_code" | "client_credentials" | "token_exchange" | "jwt_bearer";
+
+/**
+ * RFC 8693 §4.1 `act`: who acts for the token's subject, nested when a delegated token is
+ * delegated again (the innermost is the earliest actor).
+ */
+export interface ActorClaim {
+  /** The actor's subject (a user id, as text, or a client id). */
+  sub: string;
+  /** The client the actor's token was issued to, when it had one. */
+  client_id?: string;
+  act?: ActorClaim;
 }
 
 export interface OidcFacts {
@@ -85,6 +102,7 @@ export type FamilyView = Pick<
   oidc?: OidcFacts | null;
   /** The current access token's resource (its audience), a path of src/domain/resources.ts. */
   resource: string;
+  act?: ActorClaim | null;
 };
 
 export type ExchangeResult =

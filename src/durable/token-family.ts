@@ -75,6 +75,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       accessExpiresAt: s.access?.expiresAt ?? null,
       oidc: s.oidc ?? null,
       resource: s.accessResource ?? s.resource ?? DEFAULT_RESOURCE,
+      act: s.act ?? null,
     };
   }
 

@@ -4,12 +4,13 @@ import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
 import { mayReceiveTokens, userSnapshot, type FamilyState, type FamilyView, type OidcFacts } from "../durable/token-family";
+import type { ActorClaim } from "../durable/token-family-state";
 import type { Bindings } from "../env";
 import { OAuthError } from "./errors";
 import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub } from "../credentials/oauth-family";
 import { insertFamilyRow } from "../db/oauth-grants";
-import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
+import { NO_USER_ID, hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
 import { formatScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE } from "../domain/resources";
 
@@ -113,49 +114,75 @@ export async function issueCode(
   return code;
 }
 
+export interface AccessOnlyInput {
+  app: ApplicationRow | null;
+  userId: number;
+  scopes: string[];
+  grantType: "implicit" | "password" | "device_code" | "token_exchange" | "jwt_bearer";
+  ip?: string | null;
+  /** The user row, just read: its state is checked, and it seeds the family's user snapshot. */
+  user: UserRow;
+  /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
+  withRefresh?: boolean;
+  oidc?: OidcFacts | null;
+  /** RFC 8707: the resource the token is bound to (a path); null or absent: the whole service. */
+  resource?: string | null;
+  /** The latest the access token may expire (ms): a token exchange never outlives its subject token. */
+  notAfter?: number | null;
+  /** RFC 8693 §4.1: the actor of a delegated token. */
+  act?: ActorClaim | null;
+  /** More facts for the token_issued audit row (the subject token's family of an exchange ...). */
+  audit?: Record<string, unknown>;
+}
+
 /**
  * A family that starts with its access token: the implicit grant and the password grant, without
- * a refresh token (spec: no refresh_token in the password-flow response), and the device grant
- * (RFC 8628), with one.
+ * a refresh token (spec: no refresh_token in the password-flow response), the device grant
+ * (RFC 8628), with one, and the delegation grants (token exchange, jwt-bearer), without.
  */
-export async function issueAccessOnly(
-  env: Bindings,
-  input: {
-    app: ApplicationRow | null;
-    userId: number;
-    scopes: string[];
-    grantType: "implicit" | "password" | "device_code";
-    ip?: string | null;
-    /** The user row, just read: its state is checked, and it seeds the family's user snapshot. */
-    user: UserRow;
-    /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
-    withRefresh?: boolean;
-    oidc?: OidcFacts | null;
-    /** RFC 8707: the resource the token is bound to (a path); null or absent: the whole service. */
-    resource?: string | null;
-  },
-): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
+export async function issueAccessOnly(env: Bindings, input: AccessOnlyInput): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   if (input.user.id !== input.userId || !mayReceiveTokens(input.user)) throw new OAuthError("invalid_grant");
+  return startFamily(env, input);
+}
+
+/**
+ * client_credentials (RFC 6749 §4.4): a family of the application alone, no user (NO_USER_ID in
+ * the token, null in the directory), never a refresh token.
+ */
+export function issueApplicationToken(
+  env: Bindings,
+  input: { app: ApplicationRow; scopes: string[]; ip: string | null; resource: string | null },
+): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
+  return startFamily(env, { ...input, userId: NO_USER_ID, user: null, grantType: "client_credentials" });
+}
+
+async function startFamily(
+  env: Bindings,
+  input: Omit<AccessOnlyInput, "user" | "grantType"> & { user: UserRow | null; grantType: AccessOnlyInput["grantType"] | "client_credentials" },
+): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   const now = Date.now();
   const fid = newFamilyId();
   const token = mintAccessToken(input.userId, fid);
   const refresh = input.withRefresh ? mintRefreshToken(input.userId, fid) : null;
   const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
-  const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
+  const lifetimeEnd = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
+  const notAfter = input.notAfter ?? null;
+  const expiresAt = notAfter === null ? lifetimeEnd : Math.min(lifetimeEnd ?? notAfter, notAfter);
   state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false };
   if (refresh) state.refreshHash = await hashToken(refresh);
   state.oidc = input.oidc ?? null;
   // A public device client has neither secret nor PKCE: its refresh token alone must do (RFC 8628 §5.6).
   state.publicRefresh = input.grantType === "device_code" && input.app !== null && !input.app.confidential;
-  state.user = { row: userSnapshot(input.user), at: now };
+  state.user = input.user ? { row: userSnapshot(input.user), at: now } : null;
   state.resource = input.resource ?? DEFAULT_RESOURCE;
+  state.act = input.act ?? null;
   const db = getDb(env.DB);
   await Promise.all([
     familyStub(env, fid).init(state),
     insertFamilyRow(db, {
       id: fid,
       applicationId: input.app?.id ?? null,
-      userId: input.userId,
+      userId: input.user ? input.userId : null,
       grantType: input.grantType,
       scopes: formatScopes(input.scopes),
       status: "active",
@@ -163,10 +190,10 @@ export async function issueAccessOnly(
     }),
     recordAudit(db, {
       action: "token_issued",
-      authorId: input.userId,
+      authorId: input.user ? input.userId : null,
       entityType: "oauth_token_family",
       entityId: fid,
-      details: { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes },
+      details: { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes, ...(state.act ? { act: state.act } : {}), ...input.audit },
       ip: input.ip ?? null,
     }),
   ]);
@@ -185,6 +212,7 @@ export async function issueAccessOnly(
       accessExpiresAt: expiresAt,
       oidc: state.oidc,
       resource: state.resource,
+      act: state.act,
     },
   };
 }

@@ -11,15 +11,30 @@ import { authenticateClient, identifyClient, type AuthenticatedClient, type Clie
  * grant and its refresh tokens.
  */
 export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
-export const APPLICATION_GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token", "password", DEVICE_CODE_GRANT_TYPE, "implicit"];
+/** RFC 8693 §2.1. */
+export const TOKEN_EXCHANGE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:token-exchange";
+/** RFC 7523 §2.1 (an ID-JAG, MCP Enterprise-Managed Authorization). */
+export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+export const APPLICATION_GRANT_TYPES: readonly string[] = [
+  "authorization_code",
+  "refresh_token",
+  "password",
+  DEVICE_CODE_GRANT_TYPE,
+  "implicit",
+  TOKEN_EXCHANGE_GRANT_TYPE,
+  JWT_BEARER_GRANT_TYPE,
+];
+/** client_credentials (RFC 6749 §4.4) is for confidential clients only: a public one cannot prove who asks. */
+export const CONFIDENTIAL_GRANT_TYPES: readonly string[] = [...APPLICATION_GRANT_TYPES, "client_credentials"];
 export const REGISTERED_GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
 
-export function grantTypesOf(app: Pick<ApplicationRow, "dynamic">): readonly string[] {
-  return app.dynamic ? REGISTERED_GRANT_TYPES : APPLICATION_GRANT_TYPES;
+export function grantTypesOf(app: Pick<ApplicationRow, "dynamic" | "confidential">): readonly string[] {
+  if (app.dynamic) return REGISTERED_GRANT_TYPES;
+  return app.confidential ? CONFIDENTIAL_GRANT_TYPES : APPLICATION_GRANT_TYPES;
 }
 
 /** RFC 6749 §5.2: the authenticated client is not authorized to use this grant type. */
-export function requireGrantType(app: Pick<ApplicationRow, "dynamic">, grantType: string): void {
+export function requireGrantType(app: Pick<ApplicationRow, "dynamic" | "confidential">, grantType: string): void {
   if (!grantTypesOf(app).includes(grantType)) throw new OAuthError("unauthorized_client", "The client is not authorized to use this grant type.", 400);
 }
 

@@ -1,4 +1,5 @@
 import { authorizationCodeGrant } from "./authorization-code";
+import { clientCredentialsGrant } from "./client-credentials";
 import { DEVICE_CODE_GRANT_TYPE, deviceCodeGrant } from "./device-code";
 import { passwordGrant } from "./password";
 import { refreshTokenGrant } from "./refresh-token";
@@ -10,6 +11,7 @@ export const GRANTS: Readonly<Record<string, Grant>> = {
   refresh_token: refreshTokenGrant,
   password: passwordGrant,
   [DEVICE_CODE_GRANT_TYPE]: deviceCodeGrant,
+  client_credentials: clientCredentialsGrant,
 };
 
 export function grantFor(type: string): Grant | null {
