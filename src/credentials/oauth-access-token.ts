@@ -83,6 +83,7 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
     applicationId: family.applicationId,
     expiresAt: family.accessExpiresAt,
     resource: family.resource,
+    ...(family.act ? { act: family.act } : {}),
   };
   remember(env, token, principal, askedAt, family.accessExpiresAt);
   return { ...principal };

@@ -1,5 +1,6 @@
 import type { AuditActor } from "../db/audit";
 import type { users } from "../db/schema/accounts";
+import type { ActorClaim } from "../durable/token-family-state";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -21,6 +22,8 @@ export interface Principal {
   resource?: string;
   /** Set when an administrator's token acts as `user` through the Sudo header (src/credentials/sudo.ts). */
   sudoFrom?: UserRow;
+  /** RFC 8693 §4.1: the actor of a delegated OAuth token (token exchange with an actor_token); audited with every action. */
+  act?: ActorClaim | null;
 }
 
 /**
@@ -72,5 +75,10 @@ export type Caller =
  * its identities from here (docs/security.md, "Sudo").
  */
 export function actorOf(principal: Principal, ip: string | null): AuditActor {
-  return { id: principal.user.id, ip, ...(principal.sudoFrom ? { impersonatorId: principal.sudoFrom.id } : {}) };
+  return {
+    id: principal.user.id,
+    ip,
+    ...(principal.sudoFrom ? { impersonatorId: principal.sudoFrom.id } : {}),
+    ...(principal.act ? { act: { ...principal.act } } : {}),
+  };
 }

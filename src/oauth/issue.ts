@@ -32,6 +32,8 @@ export interface TokenResponse {
   created_at?: number;
   /** OpenID Connect Core §3.1.3.3: with scope openid. */
   id_token?: string;
+  /** RFC 8693 §2.2.1: the type of the token a token exchange or jwt-bearer grant issued. */
+  issued_token_type?: string;
 }
 
 /** The spec's token response; expires_in is left out for a token without expiry (Doorkeeper). */

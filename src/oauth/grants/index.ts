@@ -1,5 +1,6 @@
 import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant } from "./client-credentials";
+import { TOKEN_EXCHANGE_GRANT_TYPE, tokenExchangeGrant } from "./token-exchange";
 import { DEVICE_CODE_GRANT_TYPE, deviceCodeGrant } from "./device-code";
 import { passwordGrant } from "./password";
 import { refreshTokenGrant } from "./refresh-token";
@@ -12,6 +13,7 @@ export const GRANTS: Readonly<Record<string, Grant>> = {
   password: passwordGrant,
   [DEVICE_CODE_GRANT_TYPE]: deviceCodeGrant,
   client_credentials: clientCredentialsGrant,
+  [TOKEN_EXCHANGE_GRANT_TYPE]: tokenExchangeGrant,
 };
 
 export function grantFor(type: string): Grant | null {
