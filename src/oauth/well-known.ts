@@ -5,6 +5,8 @@ import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
+import { JWT_BEARER_GRANT_TYPE } from "./grants/client";
+import { getConfig } from "../config";
 import { CLAIMS_SUPPORTED } from "./oidc/claims";
 
 /**
@@ -31,7 +33,11 @@ function metadata(c: Context<AppEnv>) {
     scopes_supported: [...ALL_SCOPES, OFFLINE_ACCESS],
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
-    grant_types_supported: [...Object.keys(GRANTS), ...(implicit ? ["implicit"] : [])],
+    // jwt-bearer only once an administrator trusts an identity provider (TRUSTED_ID_JAG_ISSUERS).
+    grant_types_supported: [
+      ...Object.keys(GRANTS).filter((g) => g !== JWT_BEARER_GRANT_TYPE || getConfig(c.env).trustedIdJagIssuers.length > 0),
+      ...(implicit ? ["implicit"] : []),
+    ],
     // One client-authentication mechanism (src/oauth/request.ts) at every endpoint that authenticates clients.
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
