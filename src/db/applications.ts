@@ -1,9 +1,11 @@
-import { desc, eq, isNotNull, isNull } from "drizzle-orm";
+import { desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { sha256Hex, timingSafeEqual } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { applications } from "./schema/applications";
 import { formatScopes } from "../domain/scopes";
+import { cappedCount } from "./listing";
+import { listPage, type ListPage, type Window } from "./page";
 
 export type ApplicationRow = typeof applications.$inferSelect;
 
@@ -120,6 +122,17 @@ export async function listApplications(db: Db, ownerId?: number | null): Promise
   const q = db.select().from(applications);
   if (ownerId === undefined) return q.orderBy(desc(applications.id));
   return q.where(ownerId === null ? isNull(applications.ownerId) : eq(applications.ownerId, ownerId)).orderBy(desc(applications.id));
+}
+
+/**
+ * One page of the instance-wide applications (owner null), newest first: GET /api/v4/applications
+ * and /admin/applications, with GitLab's offset pagination (src/db/page.ts listPage).
+ */
+export async function listInstanceApplicationsPage(db: Db, window: Window): Promise<ListPage<ApplicationRow>> {
+  const where = isNull(applications.ownerId);
+  const rows = db.select().from(applications).where(where).orderBy(desc(applications.id)).limit(window.limit + 1).offset(window.offset);
+  const count = db.select({ n: cappedCount(sql`${applications}`, where) }).from(sql`(SELECT 1)`);
+  return listPage<ApplicationRow>(db, rows, count, window.limit);
 }
 
 export async function updateApplication(

@@ -39,6 +39,7 @@ export type AuditAction =
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  | "metadata_document_application_created"
   | "project_created"
   | "project_updated"
   | "project_path_updated"

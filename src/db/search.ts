@@ -12,19 +12,29 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
  * (`users_fts`, `projects_fts`, `groups_fts`, kept in step by triggers: the custom migration
  * scale_search_fts), so a search reads the matching rows, never the whole table; exact matches go
  * through the lower(...) indexes of the columns.
+ *
+ * A query holding a control character (C0 or DEL, once whitespace is squished) matches nothing:
+ * no name, path or e-mail address holds one, and FTS5 refuses a NUL inside a phrase with an
+ * error (docs/security.md, "Search").
  */
 export const MIN_SEARCH_CHARS = 3;
+
+/** C0 controls and DEL; tab, line feed and the like are whitespace and were squished first. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export interface SearchTerms {
   /** Words of MIN_SEARCH_CHARS or more, each to be found as a substring. */
   words: string[];
   /** The whole query (trimmed, spaces squished, lower case) when no word is long enough. */
   exact: string | null;
+  /** The query holds a control character: it matches no row. */
+  matchesNothing?: true;
 }
 
 /** GitLab's REGEX_QUOTED_TERM split: "quoted phrases" and space-separated words. */
 export function searchTerms(query: string): SearchTerms {
   const squished = query.trim().replace(/\s+/g, " ");
+  if (CONTROL_CHARACTER.test(squished)) return { words: [], exact: null, matchesNothing: true };
   const words = (squished.match(/"[^"]+"|[^\s]+/g) ?? []).map((w) => w.replace(/^"(.*)"$/, "$1")).filter((w) => [...w].length >= MIN_SEARCH_CHARS);
   if (words.length) return { words, exact: null };
   return { words: [], exact: squished ? squished.toLowerCase() : null };
@@ -57,6 +67,7 @@ export interface Searchable {
  */
 export function searchCondition(t: Searchable, query: string): SQL | null {
   const terms = searchTerms(query);
+  if (terms.matchesNothing) return sql`0`;
   if (terms.words.length) {
     return sql`${t.id} IN (SELECT rowid FROM ${sql.identifier(t.fts)} WHERE ${sql.identifier(t.fts)} MATCH ${ftsQuery(t.ftsColumns, terms.words)})`;
   }

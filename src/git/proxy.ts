@@ -1,3 +1,4 @@
+import type { GitOperation } from "./access";
 import { originFetch, repositoryStoragePath, type OriginSettings } from "./origin-client";
 
 /**
@@ -10,19 +11,26 @@ const FORWARDED_REQUEST_HEADERS = ["content-type", "content-encoding", "content-
 /** Hop-by-hop headers (RFC 9110 §7.6.1) are not copied from the origin's response. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"]);
 
+/** The git service of each operation the gateway authorizes. */
+export const GIT_SERVICES: Record<GitOperation, "git-upload-pack" | "git-receive-pack"> = { fetch: "git-upload-pack", push: "git-receive-pack" };
+
 /**
  * `gitPath` is info/refs, git-upload-pack or git-receive-pack; the repository is the project's by
- * id (./origin-client.ts). `remoteUser` is who pushes (git http-backend enables receive-pack only
- * with REMOTE_USER); the signature covers it.
+ * id (./origin-client.ts). `op` is the operation the gateway authorized: the origin is sent the
+ * service of that operation and never the client's query string, so the origin cannot serve
+ * another service than the one authorized (git http-backend reads the last `service` of a query,
+ * a query parser may read the first). `remoteUser` is who pushes (git http-backend enables
+ * receive-pack only with REMOTE_USER); the signature covers it.
  */
 export async function forwardToOrigin(
   origin: OriginSettings,
   req: Request,
   projectId: number,
-  gitPath: string,
+  gitPath: "info/refs" | "git-upload-pack" | "git-receive-pack",
+  op: GitOperation,
   remoteUser: string | null,
 ): Promise<Response> {
-  const url = new URL(req.url);
+  const query = gitPath === "info/refs" ? `?service=${GIT_SERVICES[op]}` : "";
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = req.headers.get(name);
@@ -30,7 +38,7 @@ export async function forwardToOrigin(
   }
   const upstream = await originFetch(origin, {
     method: req.method,
-    target: `/${await repositoryStoragePath(projectId)}/${gitPath}${url.search}`,
+    target: `/${await repositoryStoragePath(projectId)}/${gitPath}${query}`,
     headers,
     body: req.method === "GET" || req.method === "HEAD" ? null : req.body,
     remoteUser,

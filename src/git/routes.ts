@@ -7,7 +7,7 @@ import { findProject, projectAccessLevel } from "../db/projects";
 import type { Visibility } from "../domain/access";
 import type { AppEnv } from "../env";
 import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GIT_DENIAL_MESSAGES, type GitOperation } from "./access";
-import { forwardToOrigin } from "./proxy";
+import { forwardToOrigin, GIT_SERVICES } from "./proxy";
 import { originSettings } from "./origin-client";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { AppError, ERROR_STATUS } from "../domain/errors";
@@ -55,13 +55,15 @@ const GIT_DOOR = {
 const gitCaller = (c: Context<AppEnv>): Promise<Caller> => admitRequest(c, GIT_DOOR);
 
 /** Deploy tokens act for their project or group, not a user: read_repository fetches, nothing pushes. */
-async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: string, op: GitOperation) {
+type GitPath = Parameters<typeof forwardToOrigin>[3];
+
+async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: GitPath, op: GitOperation) {
   const project = await findProject(getDb(c.env.DB), projectPath);
   decideDeployTokenGitAccess(op, token.scopes, project !== null && (await deployTokenCovers(c.env, token, project)));
-  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, token.username);
+  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, op, token.username);
 }
 
-async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string, op: GitOperation): Promise<Response> {
+async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: GitPath, op: GitOperation): Promise<Response> {
   const caller = await gitCaller(c);
   if (caller.kind === "deploy_token") return serveGitWithDeployToken(c, caller.token, projectPath, gitPath, op);
   const principal = caller.kind === "user" ? caller.principal : null;
@@ -72,13 +74,12 @@ async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: string
   decideGitAccess(op, principal, project ? { visibility: project.visibility as Visibility, accessLevel } : null);
   // The origin knows the repository by project id, so differently-cased URLs and renamed
   // projects reach the same repository.
-  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, principal?.user.username ?? null);
+  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, op, principal?.user.username ?? null);
 }
 
 function serviceOperation(service: string | undefined): GitOperation | null {
-  if (service === "git-upload-pack") return "fetch";
-  if (service === "git-receive-pack") return "push";
-  return null;
+  const found = Object.entries(GIT_SERVICES).find(([, name]) => name === service);
+  return found ? (found[0] as GitOperation) : null;
 }
 
 // Repository paths span segments: the router hands them over as one parameter (src/http/router.ts).
@@ -87,7 +88,11 @@ const isGitPath = (repo: string) => repo.endsWith(".git");
 routes.get(gitRoute("info/refs"), async (c, next) => {
   const repo = c.req.param("repo");
   if (!isGitPath(repo)) return redirectToGitPath(c, repo, next);
-  const op = serviceOperation(c.req.query("service"));
+  // One service, or none: with two, which one a reader takes depends on the reader (the first
+  // here, the last in git http-backend), so a repeated `service` is refused outright.
+  const services = c.req.queries("service") ?? [];
+  if (services.length > 1) return c.text("Give the service parameter once.\n", 400);
+  const op = serviceOperation(services[0]);
   // Only the smart protocol is served (the dumb one would need object paths at the origin).
   if (!op) return c.text("Only the smart HTTP protocol is supported: request info/refs with ?service=git-upload-pack or git-receive-pack.\n", 403);
   return serveGit(c, repo.slice(0, -4), "info/refs", op);

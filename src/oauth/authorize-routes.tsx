@@ -15,7 +15,8 @@ import { subjectClaims } from "./oidc/claims";
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeCheck, type AuthorizeRequest, type Query } from "./authorize-request";
 import { AuthorizeErrorPage, ConsentPage } from "./consent-page";
 import { DESCRIPTIONS, OAuthError } from "./errors";
-import { findAuthorizeClient } from "./client-metadata/resolve";
+import { findAuthorizeClient, storeDocumentClient } from "./client-metadata/resolve";
+import { AppError } from "../domain/errors";
 import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
@@ -43,10 +44,12 @@ async function check(c: Context<AppEnv>, q: Query, repeated: readonly string[]) 
   let app: ApplicationRow | null = null;
   if (clientId && !repeated.includes("client_id")) {
     try {
-      app = await findAuthorizeClient(c.env, clientId);
+      app = await findAuthorizeClient(c.env, clientId, clientAddress(c.req.raw, c.env));
     } catch (e) {
       // A Client ID Metadata Document that was refused: shown, never redirected (its redirect URIs are unknown).
       if (e instanceof OAuthError) return { kind: "show_error", error: "invalid_client", description: e.description } satisfies AuthorizeCheck;
+      // Over the address's throttle of document fetches: the error page, 429 with Retry-After.
+      if (e instanceof AppError && e.code === "rate_limited") c.header("Retry-After", String(e.details.retryAfterSeconds ?? 60));
       throw e;
     }
   }
@@ -73,10 +76,14 @@ async function refuse(c: Context<AppEnv>, result: Exclude<AuthorizeCheck, { kind
   return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), status);
 }
 
-/** Approval: a code (query) or, below 15.0, an access token (fragment). */
-async function approve(c: Context<AppEnv>, r: AuthorizeRequest, user: UserRow, status: 302 | 303): Promise<Response> {
+/**
+ * Approval: a code (query) or, below 15.0, an access token (fragment). A document client's
+ * application is stored now, the first time a person approves it (docs/agents.md).
+ */
+async function approve(c: Context<AppEnv>, request: AuthorizeRequest, user: UserRow, status: 302 | 303): Promise<Response> {
   const iss = issuerOf(c);
   const userId = user.id;
+  const r = { ...request, app: await storeDocumentClient(c.env, request.app, { userId, ip: clientAddress(c.req.raw, c.env) }) };
   if (r.responseType === "code") {
     // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
     const [authTime, claims] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);

@@ -7,11 +7,16 @@ import type { Bindings } from "../env";
  * the count that reaches the limit bans the key for banSeconds.
  *  - device_code_entry: wrong or expired user codes typed on /oauth/device, per person and per
  *    client address (valid codes are not counted);
- *  - dynamic_registration: every registration at POST /oauth/register, per client address.
+ *  - dynamic_registration: every registration at POST /oauth/register, per client address;
+ *  - client_metadata_document: every fetch of a Client ID Metadata Document that has no stored
+ *    application, per client address (src/oauth/client-metadata/resolve.ts). A first authorization
+ *    fetches up to three times (the anonymous request, the one after sign-in, the approval), so
+ *    thirty fetches an hour are what ten registrations an hour cost.
  */
 export const POLICIES = {
   device_code_entry: { limit: 10, windowSeconds: 60, banSeconds: 60 },
   dynamic_registration: { limit: 10, windowSeconds: 3600, banSeconds: 3600 },
+  client_metadata_document: { limit: 30, windowSeconds: 3600, banSeconds: 3600 },
 } satisfies Record<string, ThrottlePolicy>;
 
 export type AttemptBucket = keyof typeof POLICIES;

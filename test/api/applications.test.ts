@@ -89,6 +89,23 @@ describe("GET, DELETE and renew-secret of /api/v4/applications (GitLab's applica
     expect(JSON.stringify(list)).not.toContain("gloas-");
   });
 
+  it("paginates as GitLab does: page and per_page, newest first, X-Page, X-Per-Page, X-Next-Page, X-Total and Link rel=next", async () => {
+    const { token } = await admin();
+    const [, second, third] = [await create(token), await create(token), await create(token)];
+    const first = await call("/api/v4/applications?per_page=2", { token });
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { id: number }[]).map((a) => a.id)).toEqual([third.id, second.id]);
+    expect(first.headers.get("X-Page")).toBe("1");
+    expect(first.headers.get("X-Per-Page")).toBe("2");
+    expect(first.headers.get("X-Next-Page")).toBe("2");
+    expect(Number(first.headers.get("X-Total"))).toBeGreaterThanOrEqual(3);
+    expect(first.headers.get("Link")).toMatch(/<http:\/\/localhost\/api\/v4\/applications\?per_page=2&page=2>; rel="next"/);
+    const next = await call("/api/v4/applications?per_page=1&page=2", { token });
+    expect(((await next.json()) as { id: number }[]).map((a) => a.id)).toEqual([second.id]);
+    expect(next.headers.get("X-Prev-Page")).toBe("1");
+    expect((await call("/api/v4/applications?per_page=abc", { token })).status).toBe(400);
+  });
+
   it("renews the secret: the new one is returned once and the old one stops working", async () => {
     const { token } = await admin();
     const app = await create(token);

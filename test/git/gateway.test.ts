@@ -301,6 +301,17 @@ describe("DESIGN Git over HTTPS: protocol and origin", () => {
     expect(res.status).toBe(502);
   });
 
+  it("a repeated service parameter is refused with 400, so a reader cannot be authorized for fetch and served receive-pack", async () => {
+    const { project } = await makeProject();
+    const { token } = await memberWithToken(project.id, AccessLevel.REPORTER, ["read_repository"]);
+    for (const query of ["service=git-upload-pack&service=git-receive-pack", "service=git-upload-pack&%73ervice=git-receive-pack", "service=git-receive-pack&service=git-upload-pack"]) {
+      const res = await gitRequest(`/${project.pathWithNamespace}.git/info/refs?${query}`, { auth: basic("reader", token) });
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get("content-type"), query).toContain("text/plain");
+      expect(await res.text(), query).toMatch(/service parameter once/);
+    }
+  });
+
   it("pkt-line framing of the advertisement is intact after the proxy", async () => {
     const { project } = await makeProject({ visibility: "public" });
     const res = await gitRequest(refs(project.pathWithNamespace, "git-upload-pack"));

@@ -91,7 +91,7 @@ const PARAM_NAMES = [
 ];
 const HOSTILE_VALUES = [
   "", "%", "%E0%A4%A", "%25", "True", "FALSE", "maybe", "-1", "0", "1e3", "0x10", " 1", "99999999999999999999", "[]", "{", "{}", "null",
-  "a,b,,c", "%00", "x".repeat(5000), "%7B%22a%22%3A", "query%20%7B", "%7B%7B%7B%7B%7B", "javascript:alert(1)", "//evil.example",
+  "a,b,,c", "%00", "%00abc", "abc%00def", "abc%01%1F%7F", "%22%00abc%22", "x".repeat(5000), "%7B%22a%22%3A", "query%20%7B", "%7B%7B%7B%7B%7B", "javascript:alert(1)", "//evil.example",
 ];
 const queryValue = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...HOSTILE_VALUES) }, { weight: 1, arbitrary: encodedBytes });
 

@@ -111,13 +111,17 @@ describe("Client ID Metadata Documents", () => {
     expect(await res.text()).toContain("invalid_redirect_uri");
   });
 
-  it("cached for Cache-Control's max-age: a second request within it fetches nothing; after it the document is fetched again and its changes apply", async () => {
+  it("an approved client is cached for Cache-Control's max-age: requests within it fetch nothing; after it the document is fetched again and its changes apply", async () => {
     const url = documentUrl();
     serve(url, {}, { headers: { "Cache-Control": "public, max-age=600" } });
     const { browser } = await signedInUser();
+    const { challenge } = await pkce();
+    // The consent page and the approval each fetch (nothing is stored before the approval).
+    await getCode(browser, { client_id: url, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" });
+    expect(requests).toHaveLength(2);
     expect((await authorize(browser, url)).status).toBe(200);
     expect((await authorize(browser, url)).status).toBe(200);
-    expect(requests).toHaveLength(1);
+    expect(requests).toHaveLength(2);
     const row = (await findApplicationByUid(getDb(env.DB), url))!;
     expect(row.metadataExpiresAt! - row.createdAt).toBeGreaterThan(590_000);
     expect(row.metadataExpiresAt! - row.createdAt).toBeLessThan(610_000);
@@ -126,7 +130,7 @@ describe("Client ID Metadata Documents", () => {
     serve(url, { client_name: "Renamed Agent", redirect_uris: ["https://agent.example/new-callback"] });
     const old = await authorize(browser, url);
     expect(old.status).toBe(400);
-    expect(requests).toHaveLength(2);
+    expect(requests).toHaveLength(3);
     const renamed = await authorize(browser, url, { redirect_uri: "https://agent.example/new-callback" });
     expect(await renamed.text()).toContain("Renamed Agent");
   });
@@ -152,6 +156,14 @@ describe("Client ID Metadata Documents: refusals", () => {
     ["https://localhost/client.json", /not a public address/],
     ["https://metadata.internal/client.json", /not a public address/],
     ["https://intranet/client.json", /not a public address/],
+    ["https://[::7f00:1]/x", /not a public address/],
+    ["https://[64:ff9b:1::7f00:1]/x", /not a public address/],
+    ["https://[::ffff:0:7f00:1]/x", /not a public address/],
+    ["https://[100::1]/x", /not a public address/],
+    ["https://localhost../x", /not a public address/],
+    ["https://foo.localhost../x", /not a public address/],
+    ["https://foo.local../x", /not a public address/],
+    ["https://localhost.localdomain/x", /not a public address/],
     ["https://agent.example/", /must contain a path/],
     ["https://user:pw@agent.example/client.json", /credentials/],
     ["https://agent.example/a/../client.json", /normal form/],

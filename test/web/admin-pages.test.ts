@@ -98,6 +98,21 @@ describe("/admin/users", () => {
 });
 
 describe("/admin/applications", () => {
+  it("lists 50 applications a page, newest first, with links to the next and previous pages", async () => {
+    const { b } = await adminBrowser();
+    const ids: number[] = [];
+    for (let i = 0; i < 51; i++) ids.push((await createApplication(getDb(env.DB), { name: `Paged ${i}`, redirectUri: "https://paged.example/cb", scopes: ["api"], ownerId: null })).row.id);
+    const listed = (html: string) => [...html.matchAll(/href="\/admin\/applications\/(\d+)"/g)].map((m) => Number(m[1]));
+    const first = await (await b.get("/admin/applications")).text();
+    expect(listed(first)).toHaveLength(50);
+    expect(listed(first)[0]).toBe(ids[50]);
+    expect(listed(first)).not.toContain(ids[0]);
+    expect(first).toContain('href="/admin/applications?page=2"');
+    const second = await (await b.get("/admin/applications?page=2")).text();
+    expect(listed(second)).toContain(ids[0]);
+    expect(second).toContain('href="/admin/applications?page=1"');
+  });
+
   it("creates an instance-wide application (secret shown once, hash stored, audited as the API does), sets trusted, renews and deletes", async () => {
     const { admin, b } = await adminBrowser();
     await b.get("/admin/applications/new");

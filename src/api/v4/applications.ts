@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { listApplications, type ApplicationRow } from "../../db/applications";
+import { listInstanceApplicationsPage, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { createApplication, deleteApplication, findInstanceApplication, renewApplicationSecret } from "../../services/applications";
@@ -9,6 +9,7 @@ import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 import { ApiError, invalidParam, notFound } from "./errors";
 import { boolParam, idParam } from "./params";
 import { validateParams } from "./validate";
+import { parsePage, setPaginationHeaders } from "./pagination";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
 import { authMethodOf } from "../../domain/client-key-set";
 
@@ -73,8 +74,10 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
 });
 
 applications.get("/applications", async (c) => {
-  const rows = await listApplications(getDb(c.env.DB), null);
-  return c.json(rows.map(entity));
+  const req = parsePage(c);
+  const page = await listInstanceApplicationsPage(getDb(c.env.DB), { offset: req.offset, limit: req.perPage });
+  setPaginationHeaders(c, req, page.total, page.hasNext);
+  return c.json(page.rows.map(entity));
 });
 
 async function instanceApplication(c: Context<AppEnv>): Promise<ApplicationRow> {

@@ -93,6 +93,23 @@ async function readBounded(body: ReadableStream<Uint8Array>, limit: number, refu
   return out;
 }
 
+/**
+ * The body within the size bound, under the same time limit as the headers (the fetch's signal
+ * covers the body too): a body that trickles past the limit, or a connection cut before its end,
+ * is a refusal that says so, never an unexpected error.
+ */
+async function readBody(body: ReadableStream<Uint8Array>, maxBytes: number, refuse: (why: string) => Error): Promise<Uint8Array> {
+  try {
+    return await readBounded(body, maxBytes, refuse);
+  } catch (e) {
+    if (e instanceof OAuthError) throw e;
+    if (isTimeout(e)) throw refuse(`the document was not complete within ${FETCH_TIMEOUT_MS / 1000} seconds.`);
+    throw refuse("the connection was cut before the document was complete.");
+  }
+}
+
+const isTimeout = (e: unknown) => e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
+
 /** Fetches and parses the document: an object, or OAuthError invalid_client saying which guard refused it. */
 export function fetchDocument(url: URL): Promise<{ document: Record<string, unknown>; cacheSeconds: number }> {
   return fetchPublicJson(url, { maxBytes: MAX_DOCUMENT_BYTES, refuse });
@@ -114,7 +131,7 @@ export async function fetchPublicJson(
     // redirect "manual": a redirect is refused, never followed (it could lead to a private host).
     res = await fetch(url.href, { redirect: "manual", headers: { Accept: "application/json" }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   } catch (e) {
-    if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) throw refuse(`no answer within ${FETCH_TIMEOUT_MS / 1000} seconds.`);
+    if (isTimeout(e)) throw refuse(`no answer within ${FETCH_TIMEOUT_MS / 1000} seconds.`);
     throw refuse("the document could not be fetched.");
   }
   if (res.status >= 300 && res.status < 400) {
@@ -135,7 +152,7 @@ export async function fetchPublicJson(
     await res.body?.cancel();
     throw refuse(`the document is larger than ${maxBytes} bytes.`);
   }
-  const bytes = res.body ? await readBounded(res.body, maxBytes, refuse) : new Uint8Array();
+  const bytes = res.body ? await readBody(res.body, maxBytes, refuse) : new Uint8Array();
   let document: unknown;
   try {
     document = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

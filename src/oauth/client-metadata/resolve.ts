@@ -1,23 +1,37 @@
-import { getConfig } from "../../config";
+import { getConfig, newApplicationTtl } from "../../config";
+import { recordAudit } from "../../db/audit";
 import { findApplicationByUid, saveMetadataDocumentApplication, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
+import { AppError } from "../../domain/errors";
+import { formatScopes, parseScopes } from "../../domain/scopes";
 import type { Bindings } from "../../env";
 import { OAuthError } from "../errors";
-import { newApplicationTtl } from "../../config";
 import { checkRegistration } from "../registration/metadata";
+import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
 import { documentUrl, fetchDocument, looksLikeDocumentUrl } from "./fetch-document";
 
 /**
  * The client of an authorization request: a registered application, or the application of a
- * Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document), fetched when it is
- * not cached or its cache time is over. A document is validated like a dynamic registration
- * (src/oauth/registration/metadata.ts: a public client, PKCE, the registration's redirect-URI
- * rules) and kept as a dynamic application whose uid is the URL, so the token endpoint, the
- * consent page and the authorized-applications list treat it as any registered client.
+ * Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document). A document is
+ * validated like a dynamic registration (src/oauth/registration/metadata.ts: a public client,
+ * PKCE, the registration's redirect-URI rules).
  *
- * Throws OAuthError invalid_client naming the reason when a document is refused.
+ * A document client costs what a registration costs (docs/agents.md, "Document clients"): a
+ * document with no stored application is fetched only within the client address's throttle
+ * (bucket client_metadata_document, src/oauth/throttle.ts), and its application is not stored
+ * until a signed-in person approves it (storeDocumentClient, audited then). Until then it is an
+ * unstored row (id UNSTORED_APPLICATION_ID) that lives for one request, so anonymous requests,
+ * consent pages and refusals add no row. A stored application is refetched when its cache time is
+ * over (Cache-Control within the bounds of fetch-document.ts) and updated in place.
+ *
+ * Throws OAuthError invalid_client naming the reason when a document is refused, AppError
+ * rate_limited when the address is over its throttle.
  */
-export async function findAuthorizeClient(env: Bindings, clientId: string): Promise<ApplicationRow | null> {
+export const UNSTORED_APPLICATION_ID = 0;
+
+export const isUnstoredDocumentClient = (app: ApplicationRow): boolean => app.id === UNSTORED_APPLICATION_ID;
+
+export async function findAuthorizeClient(env: Bindings, clientId: string, ip: string | null): Promise<ApplicationRow | null> {
   const db = getDb(env.DB);
   const row = await findApplicationByUid(db, clientId);
   if (!looksLikeDocumentUrl(clientId)) return row;
@@ -25,9 +39,11 @@ export async function findAuthorizeClient(env: Bindings, clientId: string): Prom
   if (row && (row.metadataExpiresAt === null || row.metadataExpiresAt > Date.now())) return row;
   const config = getConfig(env);
   const url = documentUrl(clientId, config.allowLoopbackClientMetadata);
+  // Refetching a stored (approved) client is bounded by its cache time; a new one by the throttle.
+  if (!row) await chargeFetch(env, ip);
   const { document, cacheSeconds } = await fetchDocument(url);
   const registration = validateDocument(document, clientId, config.allowInsecureRedirects, config.allowLoopbackClientMetadata);
-  const saved = await saveMetadataDocumentApplication(db, {
+  const fields = {
     uid: clientId,
     name: registration.name,
     redirectUri: registration.redirectUris.join("\n"),
@@ -37,8 +53,86 @@ export async function findAuthorizeClient(env: Bindings, clientId: string): Prom
     jwks: registration.jwks,
     jwksUri: registration.jwksUri,
     tokenEndpointAuthMethod: registration.tokenEndpointAuthMethod,
+  };
+  if (row) return (await saveMetadataDocumentApplication(db, fields)) ?? row;
+  return unstoredRow(fields);
+}
+
+/**
+ * The application of an approved document client: stored (or refreshed, when another approval
+ * stored it meanwhile) and audited with the person and the client address. A stored one is returned as is.
+ */
+export async function storeDocumentClient(env: Bindings, app: ApplicationRow, who: { userId: number; ip: string | null }): Promise<ApplicationRow> {
+  if (!isUnstoredDocumentClient(app)) return app;
+  const db = getDb(env.DB);
+  const saved = await saveMetadataDocumentApplication(db, {
+    uid: app.uid,
+    name: app.name,
+    redirectUri: app.redirectUri,
+    scopes: parseScopes(app.scopes),
+    accessTokenTtlSeconds: app.accessTokenTtlSeconds,
+    expiresAt: app.metadataExpiresAt ?? Date.now(),
+    jwks: app.jwks,
+    jwksUri: app.jwksUri,
+    tokenEndpointAuthMethod: app.tokenEndpointAuthMethod,
   });
-  return saved ?? row;
+  if (!saved) throw new OAuthError("invalid_client", "Client metadata document refused: another application has this client_id.");
+  await recordAudit(db, {
+    action: "metadata_document_application_created",
+    entityType: "oauth_application",
+    entityId: saved.id,
+    details: { name: saved.name, client_id: saved.uid },
+    authorId: who.userId,
+    ip: who.ip,
+  });
+  return saved;
+}
+
+/** Counts one fetch against the address, or refuses when the address is over its limit. */
+async function chargeFetch(env: Bindings, ip: string | null): Promise<void> {
+  const keys = attemptKeys(ip);
+  const refused = await attemptRefused(env, "client_metadata_document", keys);
+  if (refused) {
+    const minutes = Math.max(1, Math.ceil(refused.retryAfterSeconds / 60));
+    throw new AppError("rate_limited", `Too many client metadata documents fetched for your network address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, {
+      retryAfterSeconds: refused.retryAfterSeconds,
+    });
+  }
+  await countAttempt(env, "client_metadata_document", keys);
+}
+
+/** A document client's row before any approval: what the checks and the consent page read. */
+function unstoredRow(f: {
+  uid: string;
+  name: string;
+  redirectUri: string;
+  scopes: string[];
+  accessTokenTtlSeconds: number;
+  expiresAt: number;
+  jwks: string | null;
+  jwksUri: string | null;
+  tokenEndpointAuthMethod: string | null;
+}): ApplicationRow {
+  return {
+    id: UNSTORED_APPLICATION_ID,
+    uid: f.uid,
+    name: f.name,
+    secretHash: "",
+    redirectUri: f.redirectUri,
+    scopes: formatScopes(f.scopes),
+    // A client that proves itself with its key is confidential (src/db/applications.ts does the same when storing).
+    confidential: f.tokenEndpointAuthMethod === "private_key_jwt",
+    expireAccessTokens: true,
+    trusted: false,
+    ownerId: null,
+    accessTokenTtlSeconds: f.accessTokenTtlSeconds,
+    dynamic: true,
+    metadataExpiresAt: f.expiresAt,
+    jwks: f.jwks,
+    jwksUri: f.jwksUri,
+    tokenEndpointAuthMethod: f.tokenEndpointAuthMethod,
+    createdAt: Date.now(),
+  };
 }
 
 /** §4.1: the document names itself and carries no secret; the rest is a registration's metadata. */

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { getConfig } from "../../../config";
-import { listApplications } from "../../../db/applications";
+import { listInstanceApplicationsPage } from "../../../db/applications";
 import { getDb } from "../../../db/client";
 import type { ApplicationErrors } from "../../../domain/application-input";
 import { registeredUris } from "../../../domain/redirect-uri";
@@ -12,17 +12,20 @@ import { csrfToken } from "../../session";
 import { ApplicationForm, ClientKindBadge, EMPTY_FORM, type AppFormValues } from "../application-views";
 import { applicationPage } from "./application";
 import { whenParamIs } from "../../../http/router";
+import { Pager, pageNumber } from "../../namespace-lists";
 
 /**
  * /admin/applications: the instance-wide applications (GitLab's Admin area → Applications), the
  * ones `POST /api/v4/applications` creates and the ones clients registered themselves (marked);
- * creating one shows its secret once.
+ * creating one shows its secret once. PER_PAGE a page, newest first, with page links.
  */
 const adminApplications = new Hono<PageEnv>();
 type Ctx = Context<PageEnv>;
+const PER_PAGE = 50;
 
 adminApplications.get("/admin/applications", async (c) => {
-  const apps = await listApplications(getDb(c.env.DB), null);
+  const page = pageNumber(c.req.query("page"));
+  const { rows: apps, hasNext } = await listInstanceApplicationsPage(getDb(c.env.DB), { offset: (page - 1) * PER_PAGE, limit: PER_PAGE });
   return renderPage(
     c,
     "Applications · Admin area",
@@ -65,6 +68,7 @@ adminApplications.get("/admin/applications", async (c) => {
           </tbody>
         </table>
       )}
+      <Pager path="/admin/applications" page={page} hasNext={hasNext} />
     </>,
   );
 });
