@@ -38,6 +38,9 @@ export const VARIABLES: readonly VariableSpec[] = [
   // (docs/git.md, "Signed requests"). npm start makes a fresh one for the origin it starts.
   { name: "GIT_ORIGIN_SECRET", kind: "text", default: "", secret: true },
   { name: "ISSUER", kind: "http-url", default: "" },
+  // Identity providers whose ID-JAGs the jwt-bearer grant accepts (MCP Enterprise-Managed
+  // Authorization; docs/agents.md): a JSON array of {"issuer", "jwks_uri"}; empty: none.
+  { name: "TRUSTED_ID_JAG_ISSUERS", kind: "text", default: "" },
   { name: "SECRET_KEY_BASE", kind: "text", default: null, localDefault: "local-development-secret-key-base-change-me", secret: true },
   { name: "SECRET_KEY_BASE_PREVIOUS", kind: "text", default: "", secret: true },
   { name: "ACCESS_TOKEN_TTL_SECONDS", kind: "positive-integer", default: "7200" },

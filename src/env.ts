@@ -17,6 +17,8 @@ export interface Bindings {
   GIT_ORIGIN?: string;
   GIT_ORIGIN_SECRET?: string;
   ISSUER?: string;
+  /** Identity providers whose ID-JAGs the jwt-bearer grant accepts (JSON; src/config.ts). */
+  TRUSTED_ID_JAG_ISSUERS?: string;
   ROOT_PASSWORD?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
   REFRESH_GRACE_SECONDS?: string;

@@ -4,6 +4,10 @@ import { sweepPendingChanges } from "./services/changes/runner";
 import { sweepUnusedDynamicClients } from "./services/dynamic-clients";
 import { sweepPackageOrphans } from "./services/packages";
 import { checkIntegrityFromCron } from "./setup/integrity";
+import { deleteExpiredAssertionJtis } from "./db/client-assertion-jtis";
+
+/** Expired client-assertion jtis removed per run (the table holds one row per assertion, each for minutes). */
+const JTI_SWEEP_LIMIT = 5000;
 
 /**
  * The Worker's cron trigger (wrangler.toml `[triggers]`): storage upkeep that must never run
@@ -18,6 +22,7 @@ const TASKS: { name: string; run: (env: Bindings) => Promise<Record<string, numb
   { name: "change sweep", run: sweepPendingChanges },
   { name: "package sweep", run: sweepPackageOrphans },
   { name: "dynamic client sweep", run: sweepUnusedDynamicClients },
+  { name: "assertion jti sweep", run: async (env) => ({ "expired jtis": await deleteExpiredAssertionJtis(env.DB, Date.now(), JTI_SWEEP_LIMIT) }) },
   // Last, after the sweeps: what remains is a finding (audit log, /-/readiness).
   { name: "integrity check", run: checkIntegrityFromCron },
 ];

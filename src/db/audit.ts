@@ -86,6 +86,8 @@ export interface AuditActor {
   ip: string | null;
   /** The administrator whose token acted as `id` through Sudo; absent otherwise. */
   impersonatorId?: number | null;
+  /** RFC 8693 §4.1: who acts for `id` with a delegated token (token exchange); written into the row's details. */
+  act?: Record<string, unknown> | null;
 }
 
 /**
@@ -110,7 +112,7 @@ export function auditStatement(db: Db, event: AuditEvent) {
     impersonatorId: actor?.impersonatorId ?? null,
     entityType: event.entityType,
     entityId: typeof event.entityId === "object" ? event.entityId : String(event.entityId),
-    details: JSON.stringify(event.details ?? {}),
+    details: JSON.stringify(actor?.act ? { ...event.details, act: actor.act } : (event.details ?? {})),
     ipAddress: actor ? actor.ip : (event.ip ?? null),
     createdAt: Date.now(),
   });

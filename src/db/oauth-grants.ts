@@ -37,7 +37,7 @@ export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$in
 export async function insertFamilyRowOnce(
   db: Db,
   row: typeof oauthTokenFamilies.$inferInsert,
-  audit: { authorId: number; details: Record<string, unknown>; ip: string | null; createdAt: number },
+  audit: { authorId: number | null; details: Record<string, unknown>; ip: string | null; createdAt: number },
 ): Promise<void> {
   await db.batch([
     db.insert(oauthTokenFamilies).values(row).onConflictDoNothing(),

@@ -76,6 +76,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       oidc: s.oidc ?? null,
       resource: s.accessResource ?? s.resource ?? DEFAULT_RESOURCE,
       jkt: s.access?.jkt ?? null,
+      act: s.act ?? null,
     };
   }
 

@@ -24,6 +24,7 @@ const ROOT_PASSWORD = "cfg-Root-Password-$HOME-9";
 const VARS = {
   ROOT_PASSWORD,
   ISSUER: "http://issuer.example.test",
+  TRUSTED_ID_JAG_ISSUERS: JSON.stringify([{ issuer: "https://idp.example.test", jwks_uri: "https://idp.example.test/jwks.json" }]),
   ACCESS_TOKEN_TTL_SECONDS: "1234",
   SESSION_TTL_SECONDS: "2",
   SERVICE_VERSION: "15.0",
@@ -184,6 +185,15 @@ describe("every documented variable takes effect under npm start (README, Config
     const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; token_endpoint: string };
     expect(meta.issuer).toBe(VARS.ISSUER);
     expect(meta.token_endpoint).toBe(`${VARS.ISSUER}/oauth/token`);
+  });
+
+  it("TRUSTED_ID_JAG_ISSUERS trusts identity providers for the jwt-bearer grant: discovery advertises it, and an ID-JAG of another issuer is refused", async () => {
+    const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { grant_types_supported: string[] };
+    expect(meta.grant_types_supported).toContain("urn:ietf:params:oauth:grant-type:jwt-bearer");
+    const unsigned = `${btoa(JSON.stringify({ alg: "ES256", typ: "oauth-id-jag+jwt" }))}.${btoa(JSON.stringify({ iss: "https://untrusted.example" }))}.c2ln`.replace(/=/g, "");
+    const res = await fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: unsigned }) });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
   });
 
   it("ACCESS_TOKEN_TTL_SECONDS is a token's expires_in", async () => {

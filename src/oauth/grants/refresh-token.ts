@@ -39,7 +39,7 @@ export const refreshTokenGrant: Grant = {
     if (verifier !== null && !isValidVerifier(verifier)) throw new OAuthError("invalid_grant");
     const db = getDb(env.DB);
     let clientAuthenticated = false;
-    if (creds.clientSecret) {
+    if (creds.clientSecret || creds.assertion) {
       const client = await clientOf("identify");
       clientAuthenticated = client.authenticated;
     }
