@@ -118,6 +118,7 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
 /** The token's key binding and the request's proof agree (deploy tokens are never bound). */
 function bindingHolds(caller: Caller, proof: VerifiedProof | null): void {
   if (caller.kind === "user") requireBinding(caller.principal.dpopJkt, proof);
+  else if (caller.kind === "application") requireBinding(caller.application.dpopJkt, proof);
   else if (proof) requireBinding(null, proof);
 }
 

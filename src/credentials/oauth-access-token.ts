@@ -63,6 +63,7 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
       tokenId: family.id,
       expiresAt: family.accessExpiresAt,
       resource: family.resource,
+      dpopJkt: family.jkt ?? null,
     };
     remember(env, token, application, askedAt, family.accessExpiresAt);
     return { ...application };

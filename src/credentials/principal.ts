@@ -61,6 +61,8 @@ export interface ApplicationPrincipal {
   expiresAt: number | null;
   /** The resource the token is bound to (RFC 8707; a path of src/domain/resources.ts). */
   resource: string;
+  /** RFC 9449: the thumbprint of the key the token is bound to; null for a bearer token. */
+  dpopJkt: string | null;
 }
 
 /**
