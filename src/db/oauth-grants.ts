@@ -103,6 +103,15 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
   return db.select().from(oauthTokenFamilies).where(and(...conds));
 }
 
+/** A page of `liveFamilies`' ids: in id order after `afterId` (""), at most `limit` (a slice of a change's effects, src/services/changes/slices.ts). */
+export async function liveFamilyIdsAfter(db: Db, where: { userId?: number; applicationId?: number }, afterId: string, limit: number): Promise<string[]> {
+  const conds = [ne(oauthTokenFamilies.status, "revoked"), gt(oauthTokenFamilies.id, afterId)];
+  if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
+  if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
+  const rows = await db.select({ id: oauthTokenFamilies.id }).from(oauthTokenFamilies).where(and(...conds)).orderBy(asc(oauthTokenFamilies.id)).limit(limit);
+  return rows.map((r) => r.id);
+}
+
 /** Ids of directory rows marked active, in id order after `afterId`, at most `limit` (a page of the integrity check's walk). */
 export async function activeFamilyIdsAfter(db: Db, afterId: string, limit: number): Promise<string[]> {
   const rows = await db

@@ -5,12 +5,12 @@ import { findProject } from "../../db/projects";
 import { deleteProjectRepository } from "../../git/provisioning";
 import { deleteApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
-import { liveFamilies } from "../../db/oauth-grants";
 import type { Bindings } from "../../env";
-import { revokeFamilies } from "../../credentials/oauth-family";
 import { deleteSessionsOfUser } from "../../credentials/session";
-import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged, userLostAccess } from "../../credentials/user-credentials";
+import { endDeviceApprovalsOfUser } from "../../credentials/user-credentials";
 import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
+import { dropUserSnapshotsSteps, revokeLiveFamiliesStep } from "./credential-steps";
+import { once, type ChangeRun } from "./slices";
 
 /**
  * What each change that fans out does once its intent is recorded (DESIGN, "Changes that finish";
@@ -36,40 +36,48 @@ export interface ChangePayloads {
 
 export type ChangeKind = keyof ChangePayloads;
 
-/** What a run knows of the change's history: how many runs failed before. */
-export interface ChangeRun {
-  attempts: number;
-}
+/** What a run knows (how many runs failed before, its subrequest budget, where the last run stopped): slices.ts. */
+export type { ChangeRun } from "./slices";
 
+/**
+ * An effect answers how many records this run changed. One that fans out (a Durable Object call or
+ * a query per record) takes its steps through `once` and `inSlices` (slices.ts), numbered in order,
+ * so it stays within the run's budget and a later run continues where it stopped.
+ */
 type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K], run: ChangeRun) => Promise<number> };
 
-const familyIds = (rows: { id: string }[]) => rows.map((r) => r.id);
-
 export const EFFECTS: Effects = {
-  user_blocked: async (env, p) => (await revokeAllCredentialsOfUser(env, p.userId, p.actor, "user_blocked")).families,
-
-  user_deactivated: async (env, p) => {
-    const [sessions] = await Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]);
-    await userLostAccess(env, p.userId);
-    return sessions;
-  },
-
-  password_changed: async (env, p) => {
-    await userChanged(env, p.userId);
-    return 0;
-  },
-
-  application_deleted: async (env, p) => {
-    const db = getDb(env.DB);
-    const revoked = await revokeFamilies(env, familyIds(await liveFamilies(db, { applicationId: p.applicationId })), { actor: null, reason: "application_deleted" });
-    await deleteApplication(db, p.applicationId);
-    // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
-    await outlastValidationCacheFromNow(env);
+  user_blocked: async (env, p, run) => {
+    await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
+    const revoked = await revokeLiveFamiliesStep(env, run, 1, { userId: p.userId }, { actor: p.actor, reason: "user_blocked" });
+    // Personal access tokens outlive a block (GitLab) but must be refused while it lasts.
+    await dropUserSnapshotsSteps(env, run, 2, p.userId, { lostAccess: true });
     return revoked;
   },
 
-  authorization_revoked: async (env, p) =>
-    revokeFamilies(env, familyIds(await liveFamilies(getDb(env.DB), p)), { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
+  user_deactivated: async (env, p, run) => {
+    const ended = await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
+    await dropUserSnapshotsSteps(env, run, 1, p.userId, { lostAccess: true });
+    return ended?.[0] ?? 0;
+  },
+
+  password_changed: async (env, p, run) => {
+    await dropUserSnapshotsSteps(env, run, 0, p.userId, { lostAccess: false });
+    return 0;
+  },
+
+  application_deleted: async (env, p, run) => {
+    const revoked = await revokeLiveFamiliesStep(env, run, 0, { applicationId: p.applicationId }, { actor: null, reason: "application_deleted" });
+    await once(run, 1, 1, async () => {
+      await deleteApplication(getDb(env.DB), p.applicationId);
+      // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
+      await outlastValidationCacheFromNow(env);
+    });
+    return revoked;
+  },
+
+  authorization_revoked: async (env, p, run) =>
+    revokeLiveFamiliesStep(env, run, 0, p, { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
 
   project_deleted: async (env, p, run) => {
     const removed = await deleteProjectContents(env, p.projectId);
