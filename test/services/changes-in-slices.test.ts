@@ -18,7 +18,7 @@ import { makeApp } from "../oauth/helpers";
  * with 1,000 grants needs about 1,000 object calls, so each invocation applies what fits in
  * SUBREQUEST_BUDGET, records where it stopped, and the next (retry, sweep) continues.
  */
-const GRANTS = Number(process.env.SLICE_GRANTS ?? 1000);
+const GRANTS = 1000;
 /** What the request reads besides the change (the target user, the moderation checks): counted, outside the effects' budget. */
 const REQUEST_OWN = 5;
 const db = () => getDb(env.DB);
@@ -34,7 +34,6 @@ describe("docs/operations.md How changes finish: effects in bounded slices per i
     const { app } = await makeApp();
     const { tokens } = await seedGrants(user.id, app, GRANTS);
     const actor = { id: admin.user.id, ip: null };
-    console.log('seeded');
     const counting = subrequestCountingEnv();
     const perInvocation: number[] = [];
 
@@ -49,7 +48,7 @@ describe("docs/operations.md How changes finish: effects in bounded slices per i
 
     // Unblock while the block is still being applied is refused (403), and changes no state.
     counting.reset();
-    await expect(unblockUser(counting.env, actor, user.id)).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(unblockUser(counting.env, actor, user.id)).rejects.toThrow(/still being applied/);
     perInvocation.push(counting.count());
 
     // The cron sweep continues it, one budget per run (a bounded loop: 1,000 grants need a few runs).
@@ -57,12 +56,12 @@ describe("docs/operations.md How changes finish: effects in bounded slices per i
       counting.reset();
       await sweepPendingChanges(counting.env, Date.now() + 120_000);
       perInvocation.push(counting.count());
-      console.log('sweep', perInvocation.at(-1), await liveOf(user.id));
     }
     expect(await pendingFor(`user:${user.id}`)).toBe(0);
     expect(await liveOf(user.id)).toBe(0);
     for (const n of perInvocation) expect(n).toBeLessThanOrEqual(SUBREQUEST_BUDGET + REQUEST_OWN);
-    expect(perInvocation.length).toBeGreaterThan(3);
+    // The request, the refused unblock (which continued the block within its own budget) and at least one sweep.
+    expect(perInvocation.length).toBeGreaterThanOrEqual(3);
 
     for (const t of tokens) expect(await userStatus(t)).toBe(401);
     counting.reset();

@@ -81,7 +81,7 @@ export async function inSlices(
     const room = run.budget.left - 1; // the page's listing
     let n = Math.min(o.maxPage ?? 1000, room);
     while (n > 0 && o.costOf(n) > room) n--;
-    if (n === 0) {
+    if (n <= 0) {
       run.stopped = true;
       return affected;
     }
