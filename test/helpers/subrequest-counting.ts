@@ -33,7 +33,7 @@ export function subrequestCountingEnv() {
   }
   const start = { d1: 0, objects: 0 };
   return {
-    env: wrapped as typeof e,
+    env: wrapped as unknown as typeof e,
     /** Subrequests since the last `reset()`. */
     count: () => counts.roundTrips - start.d1 + objectCalls.n - start.objects,
     /** A new invocation starts: counting starts from zero. */
