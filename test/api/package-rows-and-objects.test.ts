@@ -67,9 +67,16 @@ describe("generic packages: rows and objects agree (DESIGN, Changes that finish)
     await sweepPackageOrphans(env, Date.now());
     expect(await objectsOf(project.id)).toContain(orphan);
 
-    const swept = await sweepPackageOrphans(env, Date.now() + 2 * HOUR);
-    expect(swept.objects).toBeGreaterThanOrEqual(1);
-    expect(swept.packages).toBeGreaterThanOrEqual(1);
+    // Each run is bounded (other files' leftovers share this database): run until one finds nothing, at most 50 runs.
+    const total = { objects: 0, packages: 0 };
+    for (let run = 0; run < 50; run++) {
+      const swept = await sweepPackageOrphans(env, Date.now() + 2 * HOUR);
+      total.objects += swept.objects;
+      total.packages += swept.packages;
+      if (swept.objects === 0 && swept.packages === 0) break;
+    }
+    expect(total.objects).toBeGreaterThanOrEqual(1);
+    expect(total.packages).toBeGreaterThanOrEqual(1);
     expect(await objectsOf(project.id)).not.toContain(orphan);
     expect((await objectsOf(project.id)).length).toBe(1);
     expect((await listed(project.id)).map((p) => p.name)).toEqual(["kept"]);
