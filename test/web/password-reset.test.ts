@@ -4,7 +4,7 @@ import app from "../../src/app";
 import { withVars } from "../../src/config";
 import { Browser, textOf } from "../helpers/browser";
 import { TEST_PASSWORD, call, callFrom, makeUser, unique } from "../helpers/fixtures";
-import { latestMailTo, settledMailCountTo } from "../helpers/outbox";
+import { latestMailTo, mailCountTo, settledMailCountTo } from "../helpers/outbox";
 import { pkceTokens, refresh } from "../oauth/helpers";
 
 /**
@@ -91,6 +91,31 @@ describe("Forgot your password? (GitLab's password reset by mail)", () => {
     expect(decodeURIComponent(decodeURIComponent(flashOf(known.res)!.split(";")[0]!.split("=")[1]!))).toBe(SENT);
     expect(known.text).toBe(unknown.text);
     expect(await linkFor(user)).toMatch(/^\/users\/password\/edit\?reset_password_token=/);
+  });
+
+  it("no enumeration by time: the answer comes before the address is looked up; the link is mailed by the work handed to waitUntil, for a known and an unknown address alike", async () => {
+    const user = await makeUser();
+    // The Worker called with an execution context that keeps what it is handed, so the test
+    // sees the state at the moment of the answer and then lets the deferred work finish.
+    const deferred: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void deferred.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+    const browser = new Browser((path, init) => {
+      const headers = new Headers(init.headers);
+      headers.set("CF-Connecting-IP", "198.51.100.20");
+      return app.fetch(new Request(`http://localhost${path}`, { ...init, headers }), env, ctx);
+    });
+    for (const email of [`${unique("nobody")}@example.com`, user.email]) {
+      await browser.get("/users/password/new");
+      deferred.length = 0;
+      const res = await browser.post("/users/password", { email });
+      expect([res.status, res.headers.get("location")]).toEqual([303, "/users/sign_in"]);
+      expect(deferred.length).toBeGreaterThan(0);
+      expect(await mailCountTo(user.email)).toBe(0);
+      expect(await requestsAudited(user.id)).toBe(0);
+      await Promise.all(deferred);
+    }
+    expect(await mailCountTo(user.email)).toBe(1);
+    expect(await requestsAudited(user.id)).toBe(1);
   });
 
   it("only the SHA-256 of the link's token is stored", async () => {
