@@ -99,7 +99,7 @@ describe("Forgot your password? (GitLab's password reset by mail)", () => {
     // sees the state at the moment of the answer and then lets the deferred work finish.
     const deferred: Promise<unknown>[] = [];
     const ctx = { waitUntil: (p: Promise<unknown>) => void deferred.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
-    const browser = new Browser((path, init) => {
+    const browser = new Browser(async (path, init) => {
       const headers = new Headers(init.headers);
       headers.set("CF-Connecting-IP", "198.51.100.20");
       return app.fetch(new Request(`http://localhost${path}`, { ...init, headers }), env, ctx);
