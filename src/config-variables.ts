@@ -38,6 +38,9 @@ export const VARIABLES: readonly VariableSpec[] = [
   // (docs/git.md, "Signed requests"). npm start makes a fresh one for the origin it starts.
   { name: "GIT_ORIGIN_SECRET", kind: "text", default: "", secret: true },
   { name: "ISSUER", kind: "http-url", default: "" },
+  // Identity providers whose ID-JAGs the jwt-bearer grant accepts (MCP Enterprise-Managed
+  // Authorization; docs/agents.md): a JSON array of {"issuer", "jwks_uri"}; empty: none.
+  { name: "TRUSTED_ID_JAG_ISSUERS", kind: "text", default: "" },
   { name: "SECRET_KEY_BASE", kind: "text", default: null, localDefault: "local-development-secret-key-base-change-me", secret: true },
   { name: "SECRET_KEY_BASE_PREVIOUS", kind: "text", default: "", secret: true },
   { name: "ACCESS_TOKEN_TTL_SECONDS", kind: "positive-integer", default: "7200" },
@@ -92,6 +95,8 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "MAIL_HTTP_KEY", kind: "text", default: "", secret: true },
   // Per-project container registry quota in bytes; empty: no quota (docs/registries.md, "Accounting and quota").
   { name: "REGISTRY_PROJECT_QUOTA_BYTES", kind: "positive-integer", default: "" },
+  // What a killed request left (docs/operations.md, "Integrity check"): package objects without a row, empty packages, dynamic clients nobody used.
+  { name: "ORPHAN_SWEEP_SECONDS", kind: "positive-integer", default: "3600" },
 ];
 
 export const VARIABLE_NAMES: ReadonlySet<string> = new Set(VARIABLES.map((v) => v.name));

@@ -26,6 +26,8 @@ export interface Config {
   /** The shared key of the requests to the git origin (src/git/origin-signature.ts). */
   gitOriginSecret: string;
   issuer: string;
+  /** Identity providers whose ID-JAGs the jwt-bearer grant accepts (TRUSTED_ID_JAG_ISSUERS; docs/agents.md). */
+  trustedIdJagIssuers: TrustedIssuer[];
   accessTokenTtlSeconds: number;
   refreshGraceSeconds: number;
   sessionTtlSeconds: number;
@@ -51,6 +53,12 @@ export interface Config {
   mail: { from: string; httpUrl: string; httpKey: string };
   /** Container registry limits (docs/registries.md, "Limits"). */
   registry: { tokenTtlSeconds: number; maxBlobBytes: number; maxManifestBytes: number; uploadTtlSeconds: number; projectQuotaBytes: number | null };
+  /**
+   * How old what a killed request left must be before the cron sweeps it (docs/operations.md,
+   * "Integrity check"): an object under packages/ without a file row, a package without files, a
+   * dynamically registered client that never received a grant. Younger ones may still be finishing.
+   */
+  orphanSweepSeconds: number;
 }
 
 /** The configuration cannot be used: the service refuses to serve and says why (src/setup/readiness.ts). */
@@ -81,7 +89,9 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
   problems.push(...secretKeyBaseProblems(values.SECRET_KEY_BASE, localDev));
   if (localDev) values.SECRET_KEY_BASE ??= PUBLISHED_SECRET_KEY_BASE;
   problems.push(...gitOriginSecretProblems(values.GIT_ORIGIN, values.GIT_ORIGIN_SECRET));
-  if (problems.length) return configRefused(problems);
+  const trusted = parseTrustedIssuers(values.TRUSTED_ID_JAG_ISSUERS ?? "");
+  if (typeof trusted === "string") problems.push(trusted);
+  if (problems.length || typeof trusted === "string") return configRefused(problems);
   const int = (name: string) => Number(values[name]);
   return {
     serviceVersion: values.SERVICE_VERSION,
@@ -91,6 +101,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
     gitOrigin: values.GIT_ORIGIN,
     gitOriginSecret: values.GIT_ORIGIN_SECRET ?? "",
     issuer: values.ISSUER,
+    trustedIdJagIssuers: trusted,
     accessTokenTtlSeconds: int("ACCESS_TOKEN_TTL_SECONDS"),
     refreshGraceSeconds: int("REFRESH_GRACE_SECONDS"),
     sessionTtlSeconds: int("SESSION_TTL_SECONDS"),
@@ -126,10 +137,36 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
       uploadTtlSeconds: int("REGISTRY_UPLOAD_TTL_SECONDS"),
       projectQuotaBytes: values.REGISTRY_PROJECT_QUOTA_BYTES ? int("REGISTRY_PROJECT_QUOTA_BYTES") : null,
     },
+    orphanSweepSeconds: int("ORPHAN_SWEEP_SECONDS"),
   };
 }
 
 /** A git origin serves only signed requests, so it is useless without a key both sides hold. */
+export interface TrustedIssuer {
+  issuer: string;
+  jwksUri: string;
+}
+
+/** TRUSTED_ID_JAG_ISSUERS: `[{"issuer": "https://idp.example", "jwks_uri": "https://idp.example/jwks"}]`, or a problem. */
+function parseTrustedIssuers(text: string): TrustedIssuer[] | string {
+  if (text.trim() === "") return [];
+  const problem = 'TRUSTED_ID_JAG_ISSUERS must be a JSON array of {"issuer": "<https URL>", "jwks_uri": "<https URL>"}';
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return problem;
+  }
+  if (!Array.isArray(list) || list.length > 20) return problem;
+  const out: TrustedIssuer[] = [];
+  for (const entry of list) {
+    const e = entry as { issuer?: unknown; jwks_uri?: unknown };
+    if (!e || typeof e.issuer !== "string" || typeof e.jwks_uri !== "string" || !/^https?:\/\//.test(e.issuer) || !/^https?:\/\//.test(e.jwks_uri)) return problem;
+    out.push({ issuer: e.issuer, jwksUri: e.jwks_uri });
+  }
+  return out;
+}
+
 function gitOriginSecretProblems(origin: string | undefined, secret: string | undefined): string[] {
   if (!origin) return [];
   if (!secret || secret.length < MIN_ORIGIN_SECRET_LENGTH) {

@@ -17,6 +17,8 @@ export interface Bindings {
   GIT_ORIGIN?: string;
   GIT_ORIGIN_SECRET?: string;
   ISSUER?: string;
+  /** Identity providers whose ID-JAGs the jwt-bearer grant accepts (JSON; src/config.ts). */
+  TRUSTED_ID_JAG_ISSUERS?: string;
   ROOT_PASSWORD?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
   REFRESH_GRACE_SECONDS?: string;
@@ -49,6 +51,7 @@ export interface Bindings {
   REGISTRY_MAX_BLOB_BYTES?: string;
   REGISTRY_MAX_MANIFEST_BYTES?: string;
   REGISTRY_UPLOAD_TTL_SECONDS?: string;
+  ORPHAN_SWEEP_SECONDS?: string;
   REGISTRY_PROJECT_QUOTA_BYTES?: string;
   /** "true" (npm start) seeds the demo data once. */
   SEED_DEMO_DATA?: string;

@@ -13,6 +13,17 @@ export class AuthError extends AppError {
   }
 }
 
+/**
+ * A valid token that acts for no user (client_credentials, RFC 6749 §4.4) on a route that acts for
+ * one: 403 with a message saying so, in each family's shape (REST `{"message"}`, GraphQL errors).
+ */
+export class NoUserError extends AppError {
+  constructor() {
+    super("forbidden", "This token was issued to an application by the client_credentials grant and acts for no user; this endpoint needs a user's token");
+    this.name = "NoUserError";
+  }
+}
+
 export class ScopeError extends AppError {
   constructor(readonly accepted: readonly string[]) {
     super("forbidden", "insufficient scope", { scope: accepted.join(" ") });

@@ -10,7 +10,7 @@ import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
 import { checkProof, requireBinding } from "./dpop-binding";
 import { DpopError, type VerifiedProof } from "./dpop-proof";
 import { currentNonce } from "./dpop-nonce";
-import { AuthError } from "./errors";
+import { AuthError, NoUserError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
@@ -26,7 +26,7 @@ import { applySudo, sudoIdentifier } from "./sudo";
  * count a failure, apply Sudo, check scopes. Its cost is the credential's own storage hop and
  * nothing more: failures alone touch the throttle.
  */
-export type AcceptedKind = "personal_access_token" | "oauth" | "deploy_token";
+export type AcceptedKind = "personal_access_token" | "oauth" | "deploy_token" | "application";
 
 /** Who a request acts for, on c.var.caller (defined in ./principal.ts, which src/env.ts names). */
 export type { Caller };
@@ -92,6 +92,13 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
     if (err instanceof AuthError) return refuse(door, a, err);
     throw err;
   }
+  if (caller.kind === "application") {
+    if (!audienceAdmits(caller.application.resource, new URL(a.req.url).pathname)) throw new AuthError("invalid");
+    // A token that acts for no user (client_credentials): only doors that serve applications take it.
+    if (!door.accepts.includes("application")) throw new NoUserError();
+    if (door.scopes) requireScopes(caller.application, door.scopes);
+    return caller;
+  }
   if (caller.kind !== "user") return caller;
   // RFC 8707: a token bound to a narrower resource is refused elsewhere (genuine, so not counted).
   if (!audienceAdmits(caller.principal.resource ?? DEFAULT_RESOURCE, new URL(a.req.url).pathname)) throw new AuthError("invalid");
@@ -111,6 +118,7 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
 /** The token's key binding and the request's proof agree (deploy tokens are never bound). */
 function bindingHolds(caller: Caller, proof: VerifiedProof | null): void {
   if (caller.kind === "user") requireBinding(caller.principal.dpopJkt, proof);
+  else if (caller.kind === "application") requireBinding(caller.application.dpopJkt, proof);
   else if (proof) requireBinding(null, proof);
 }
 
@@ -126,7 +134,9 @@ async function resolveCaller(door: Door, a: Admission, secret: string, login: st
     await kind.resolve(a.env, secret);
     throw door.notAccepted(kind.name);
   }
-  return { kind: "user", principal: await kind.resolve(a.env, secret, a.defer), login };
+  const principal = await kind.resolve(a.env, secret, a.defer);
+  if (principal.kind === "application") return { kind: "application", application: principal };
+  return { kind: "user", principal, login };
 }
 
 /** Counts the failure in the door's bucket; throws ThrottledError once the address is banned, else `err`. */

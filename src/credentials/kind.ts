@@ -1,5 +1,5 @@
 import type { Bindings } from "../env";
-import type { Principal } from "./principal";
+import type { ApplicationPrincipal, Principal } from "./principal";
 
 /** Lets a credential kind record its use after the response (GitLab's last_used_at), off the hot path. */
 export type Defer = (p: Promise<unknown>) => void;
@@ -13,5 +13,6 @@ export interface CredentialKind {
   name: string;
   /** The visible prefix of the token (GitLab's: `glpat-` ...), by which it is routed without a lookup. */
   prefix: string;
-  resolve(env: Bindings, token: string, defer?: Defer): Promise<Principal>;
+  /** A user's principal; OAuth access tokens of client_credentials grants resolve to their application instead. */
+  resolve(env: Bindings, token: string, defer?: Defer): Promise<Principal | ApplicationPrincipal>;
 }

@@ -6,11 +6,11 @@ import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
 import { AuthError } from "./errors";
 import { familyStub } from "./oauth-family";
-import { ACCESS_PREFIX, parseAccessToken, type ParsedToken } from "./oauth-token-format";
+import { ACCESS_PREFIX, NO_USER_ID, parseAccessToken, type ParsedToken } from "./oauth-token-format";
 import { bearerTokenHash } from "./token-hash";
 import { recall, remember } from "./validation-cache";
 import type { CredentialKind } from "./kind";
-import type { Principal } from "./principal";
+import type { ApplicationPrincipal, Principal } from "./principal";
 
 /** From 15.0 every token expires, whatever the application says (spec, Versioning). */
 export function expiryForced(env: Bindings): boolean {
@@ -42,16 +42,32 @@ export const USER_SNAPSHOT_TTL_MS = 10_000;
  * the user": one storage hop. When the snapshot is missing or older than USER_SNAPSHOT_TTL_MS the
  * row is read from D1 (a second hop, at most once per TTL per family) and handed back to the family.
  */
-async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Principal> {
+async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Principal | ApplicationPrincipal> {
   const parsed = parseAccessToken(token);
   if (!parsed) throw new AuthError("invalid");
   // Taken before the object is asked, so a remembered answer ends no later than L after it vouched.
   const askedAt = Date.now();
-  const known = recall<Principal>(env, token, askedAt);
+  const known = recall<Principal | ApplicationPrincipal>(env, token, askedAt);
   if (known) return { ...known };
   const check = await validateAccessToken(env, token, parsed, true);
   if (!check.ok) throw new AuthError(check.reason);
   const family = check.family;
+  if (family.userId === NO_USER_ID) {
+    // client_credentials: the token acts for its application alone (the token names user 0 too).
+    if (parsed.userId !== NO_USER_ID || family.applicationId === null || family.applicationUid === null) throw new AuthError("invalid");
+    const application: ApplicationPrincipal = {
+      kind: "application",
+      applicationId: family.applicationId,
+      applicationUid: family.applicationUid,
+      scopes: family.scopes,
+      tokenId: family.id,
+      expiresAt: family.accessExpiresAt,
+      resource: family.resource,
+      dpopJkt: family.jkt ?? null,
+    };
+    remember(env, token, application, askedAt, family.accessExpiresAt);
+    return { ...application };
+  }
   const now = Date.now();
   let user = family.user && now - family.user.at < USER_SNAPSHOT_TTL_MS ? family.user.row : null;
   if (!user) {
@@ -69,6 +85,7 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
     expiresAt: family.accessExpiresAt,
     resource: family.resource,
     dpopJkt: family.jkt ?? null,
+    ...(family.act ? { act: family.act } : {}),
   };
   remember(env, token, principal, askedAt, family.accessExpiresAt);
   return { ...principal };

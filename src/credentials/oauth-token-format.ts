@@ -23,6 +23,12 @@ const ACCESS_RE = new RegExp(`^${ACCESS_PREFIX}${BODY}`);
 const REFRESH_RE = new RegExp(`^${REFRESH_PREFIX}${BODY}`);
 const CODE_RE = new RegExp(`^${BODY}`);
 
+/**
+ * The user id written in the tokens of a family that acts for no user (client_credentials, RFC
+ * 6749 §4.4): user ids start at 1, so 0 names nobody.
+ */
+export const NO_USER_ID = 0;
+
 export function newFamilyId(): string {
   return toBase64Url(randomBytes(16));
 }

@@ -1,5 +1,6 @@
 import type { AuditActor } from "../db/audit";
 import type { users } from "../db/schema/accounts";
+import type { ActorClaim } from "../durable/token-family-state";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -26,6 +27,8 @@ export interface Principal {
   dpopJkt?: string | null;
   /** Set when an administrator's token acts as `user` through the Sudo header (src/credentials/sudo.ts). */
   sudoFrom?: UserRow;
+  /** RFC 8693 §4.1: the actor of a delegated OAuth token (token exchange with an actor_token); audited with every action. */
+  act?: ActorClaim | null;
 }
 
 /**
@@ -43,6 +46,26 @@ export interface DeployTokenPrincipal {
 }
 
 /**
+ * An OAuth access token issued to an application for itself (client_credentials, RFC 6749 §4.4):
+ * it acts for no user. Routes that act for a user refuse it (NoUserError, 403 with a message);
+ * a door that serves applications says so (`accepts: ["application"]`).
+ */
+export interface ApplicationPrincipal {
+  kind: "application";
+  applicationId: number;
+  /** The client_id. */
+  applicationUid: string;
+  scopes: string[];
+  /** The OAuth token family id. */
+  tokenId: string;
+  expiresAt: number | null;
+  /** The resource the token is bound to (RFC 8707; a path of src/domain/resources.ts). */
+  resource: string;
+  /** RFC 9449: the thumbprint of the key the token is bound to; null for a bearer token. */
+  dpopJkt: string | null;
+}
+
+/**
  * Who a request acts for, on c.var.caller, as the front door admitted it
  * (src/credentials/front-door.ts). Here, with the principals, so that src/env.ts can name it
  * without importing the door.
@@ -50,7 +73,8 @@ export interface DeployTokenPrincipal {
 export type Caller =
   | { kind: "anonymous" }
   | { kind: "user"; principal: Principal; /** The Basic login sent with the token (git checks it), else null. */ login: string | null }
-  | { kind: "deploy_token"; token: DeployTokenPrincipal };
+  | { kind: "deploy_token"; token: DeployTokenPrincipal }
+  | { kind: "application"; application: ApplicationPrincipal };
 
 /**
  * The actor of an audit row written for a request of this principal: the user it acts for and,
@@ -58,5 +82,10 @@ export type Caller =
  * its identities from here (docs/security.md, "Sudo").
  */
 export function actorOf(principal: Principal, ip: string | null): AuditActor {
-  return { id: principal.user.id, ip, ...(principal.sudoFrom ? { impersonatorId: principal.sudoFrom.id } : {}) };
+  return {
+    id: principal.user.id,
+    ip,
+    ...(principal.sudoFrom ? { impersonatorId: principal.sudoFrom.id } : {}),
+    ...(principal.act ? { act: { ...principal.act } } : {}),
+  };
 }

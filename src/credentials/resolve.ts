@@ -1,7 +1,7 @@
 import type { Bindings } from "../env";
 import { hasAnyScope } from "../domain/scopes";
 import { countBearerFailure } from "./bearer-throttle";
-import { AuthError, ScopeError } from "./errors";
+import { AuthError, NoUserError, ScopeError } from "./errors";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
 import type { Principal } from "./principal";
@@ -19,13 +19,16 @@ export async function resolveToken(env: Bindings, token: string | null, defer?: 
   try {
     const kind = kindOf(token);
     if (!kind) throw new AuthError("invalid");
-    return await kind.resolve(env, token, defer);
+    const principal = await kind.resolve(env, token, defer);
+    // Every family that resolves a token here acts for a user.
+    if (principal.kind === "application") throw new NoUserError();
+    return principal;
   } catch (err) {
     if (from && err instanceof AuthError) await countBearerFailure(env, from.ip);
     throw err;
   }
 }
 
-export function requireScopes(principal: Principal, accepted: readonly string[]): void {
+export function requireScopes(principal: Pick<Principal, "scopes">, accepted: readonly string[]): void {
   if (!hasAnyScope(principal.scopes, accepted)) throw new ScopeError(accepted);
 }

@@ -64,7 +64,7 @@ export async function revokeAllCredentialsOfUser(
 ): Promise<{ families: number; sessions: number }> {
   const families = await liveFamilies(getDb(env.DB), { userId });
   const [revoked, sessions] = await Promise.all([
-    revokeFamilies(env, families, actor, reason),
+    revokeFamilies(env, families.map((f) => f.id), { actor, reason }),
     deleteSessionsOfUser(env, userId),
     endDeviceApprovalsOfUser(env, userId),
   ]);

@@ -1,8 +1,12 @@
 import { desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { auditStatement, type AuditEvent } from "./audit";
 import { sha256Hex, timingSafeEqual } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { applications } from "./schema/applications";
+import { auditEvents } from "./schema/accounts";
+import { oauthTokenFamilies } from "./schema/oauth";
+import { oauthDeviceGrants } from "./schema/oidc";
 import { formatScopes } from "../domain/scopes";
 import { cappedCount } from "./listing";
 import { listPage, type ListPage, type Window } from "./page";
@@ -34,13 +38,22 @@ export interface NewApplication {
   tokenEndpointAuthMethod?: string | null;
 }
 
-/** Creates an application; the plaintext secret is returned once and only its hash is kept. */
-export async function createApplication(db: Db, input: NewApplication): Promise<{ row: ApplicationRow; secret: string }> {
+/**
+ * Creates an application; the plaintext secret is returned once and only its hash is kept. With
+ * `audit`, its audit row is written in the same D1 batch (naming the new row by its uid): a client
+ * is never created without its audit row, nor the row without the client.
+ */
+export async function createApplication(
+  db: Db,
+  input: NewApplication,
+  audit: Omit<AuditEvent, "entityType" | "entityId"> | null = null,
+): Promise<{ row: ApplicationRow; secret: string }> {
   const secret = randomToken(SECRET_PREFIX);
-  const [row] = await db
+  const uid = input.uid ?? randomToken();
+  const insert = db
     .insert(applications)
     .values({
-      uid: input.uid ?? randomToken(),
+      uid,
       name: input.name,
       secretHash: await sha256Hex(secret),
       redirectUri: input.redirectUri,
@@ -59,6 +72,12 @@ export async function createApplication(db: Db, input: NewApplication): Promise<
       createdAt: Date.now(),
     })
     .returning();
+  if (!audit) {
+    const [row] = await insert;
+    return { row, secret };
+  }
+  const entityId = sql`(SELECT ${applications.id} FROM ${applications} WHERE ${applications.uid} = ${uid})`;
+  const [[row]] = await db.batch([insert, auditStatement(db, { ...audit, entityType: "oauth_application", entityId } as AuditEvent)]);
   return { row, secret };
 }
 
@@ -171,4 +190,25 @@ export async function renewApplicationSecret(db: Db, id: number): Promise<{ row:
 
 export async function verifyClientSecret(app: ApplicationRow, secret: string): Promise<boolean> {
   return timingSafeEqual(await sha256Hex(secret), app.secretHash);
+}
+
+/**
+ * Dynamically registered clients (POST /oauth/register) created before `before` that never
+ * received a grant (no token family, no device grant, of any status): a registration whose answer
+ * nobody received, or one nobody used. Deleted with one audit row each, in one batch, at most
+ * `limit` a run; the conditions are re-checked by the delete itself, so a grant issued meanwhile keeps its client.
+ */
+export async function sweepUnusedDynamicApplications(db: Db, before: number, limit: number): Promise<number> {
+  const unused = sql`${applications.dynamic} = 1 AND ${applications.metadataExpiresAt} IS NULL AND ${applications.createdAt} < ${before}
+    AND NOT EXISTS (SELECT 1 FROM ${oauthTokenFamilies} WHERE ${oauthTokenFamilies.applicationId} = ${applications.id})
+    AND NOT EXISTS (SELECT 1 FROM ${oauthDeviceGrants} WHERE ${oauthDeviceGrants.applicationId} = ${applications.id})`;
+  const chosen = sql`${applications.id} IN (SELECT ${applications.id} FROM ${applications} WHERE ${unused} ORDER BY ${applications.id} LIMIT ${limit})`;
+  const [, removed] = await db.batch([
+    // Every column of audit_events in its order (drizzle's insert-select): id, action, author, impersonator, entity type and id, details, address, time.
+    db.insert(auditEvents).select(
+      sql`SELECT NULL, 'dynamic_application_swept', NULL, NULL, 'oauth_application', ${applications.id}, json_object('name', ${applications.name}, 'application_id', ${applications.uid}), NULL, ${Date.now()} FROM ${applications} WHERE ${chosen}`,
+    ),
+    db.delete(applications).where(chosen).returning({ id: applications.id }),
+  ]);
+  return removed.length;
 }

@@ -40,6 +40,10 @@ export type AuditAction =
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  /** A dynamically registered client that never received a grant, removed by the cron (src/services/dynamic-clients.ts). */
+  | "dynamic_application_swept"
+  /** The cron's integrity check found disagreements, or found none after a run that had (src/setup/integrity.ts). */
+  | "integrity_check"
   | "metadata_document_application_created"
   | "project_created"
   | "project_updated"
@@ -82,6 +86,8 @@ export interface AuditActor {
   ip: string | null;
   /** The administrator whose token acted as `id` through Sudo; absent otherwise. */
   impersonatorId?: number | null;
+  /** RFC 8693 §4.1: who acts for `id` with a delegated token (token exchange); written into the row's details. */
+  act?: Record<string, unknown> | null;
 }
 
 /**
@@ -89,26 +95,31 @@ export interface AuditActor {
  * An action a signed-in principal takes passes `actor` (author, address and Sudo's administrator
  * come from it); `authorId`/`ip` are for events without one (sign-in attempts, system changes).
  */
-export async function recordAudit(
-  db: Db,
-  event: {
-    action: AuditAction;
-    entityType: string;
-    entityId: string | number;
-    details?: Record<string, unknown>;
-  } & ({ actor: AuditActor | null; authorId?: never; ip?: never } | { actor?: never; authorId?: number | null; ip?: string | null }),
-): Promise<void> {
+export type AuditEvent = {
+  action: AuditAction;
+  entityType: string;
+  /** A value, or a subquery for a row written in the same batch (its id is not known before). */
+  entityId: string | number | SQL;
+  details?: Record<string, unknown>;
+} & ({ actor: AuditActor | null; authorId?: never; ip?: never } | { actor?: never; authorId?: number | null; ip?: string | null });
+
+/** The audit row's insert, not yet run: for a D1 batch that writes it together with the change it records. */
+export function auditStatement(db: Db, event: AuditEvent) {
   const actor = event.actor;
-  await db.insert(auditEvents).values({
+  return db.insert(auditEvents).values({
     action: event.action,
     authorId: actor ? actor.id : (event.authorId ?? null),
     impersonatorId: actor?.impersonatorId ?? null,
     entityType: event.entityType,
-    entityId: String(event.entityId),
-    details: JSON.stringify(event.details ?? {}),
+    entityId: typeof event.entityId === "object" ? event.entityId : String(event.entityId),
+    details: JSON.stringify(actor?.act ? { ...event.details, act: actor.act } : (event.details ?? {})),
     ipAddress: actor ? actor.ip : (event.ip ?? null),
     createdAt: Date.now(),
   });
+}
+
+export async function recordAudit(db: Db, event: AuditEvent): Promise<void> {
+  await auditStatement(db, event);
 }
 
 /**

@@ -16,6 +16,9 @@ export interface DeviceGrantRow {
   interval_seconds: number;
   last_polled_at: number | null;
   expires_at: number;
+  /** The redeeming poll's token response, sealed under a key derived from the device code. */
+  sealed_response: string | null;
+  redeemed_at: number | null;
 }
 
 export async function insertDeviceGrant(
@@ -32,7 +35,7 @@ export async function insertDeviceGrant(
   ]);
 }
 
-const COLUMNS = "id, application_id, scopes, status, user_id, auth_time, interval_seconds, last_polled_at, expires_at";
+const COLUMNS = "id, application_id, scopes, status, user_id, auth_time, interval_seconds, last_polled_at, expires_at, sealed_response, redeemed_at";
 
 export async function findDeviceGrantByUserCode(d1: D1Database, userCode: string): Promise<DeviceGrantRow | null> {
   return d1.prepare(`SELECT ${COLUMNS} FROM oauth_device_grants WHERE user_code_hash = ?`).bind(await sha256Hex(userCode)).first<DeviceGrantRow>();
@@ -65,9 +68,16 @@ export async function admitDevicePoll(d1: D1Database, g: DeviceGrantRow, now: nu
   return false;
 }
 
-/** approved -> redeemed: of concurrent polls exactly one gets true. */
-export async function redeemDeviceGrant(d1: D1Database, id: number): Promise<boolean> {
-  const res = await d1.prepare("UPDATE oauth_device_grants SET status = 'redeemed' WHERE id = ? AND status = 'approved'").bind(id).run();
+/**
+ * approved -> redeemed, keeping the redeeming poll's sealed token response in the same statement:
+ * of concurrent polls exactly one gets true, and the approval is never spent without the answer
+ * that a retried poll can get again.
+ */
+export async function redeemDeviceGrant(d1: D1Database, id: number, sealed: string, now: number): Promise<boolean> {
+  const res = await d1
+    .prepare("UPDATE oauth_device_grants SET status = 'redeemed', sealed_response = ?, redeemed_at = ? WHERE id = ? AND status = 'approved'")
+    .bind(sealed, now, id)
+    .run();
   return res.meta.changes === 1;
 }
 

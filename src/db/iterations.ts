@@ -1,5 +1,6 @@
-import { and, asc, inArray, sql } from "drizzle-orm";
+import { and, asc, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { pageAndCount, type Page } from "./page";
 import { groupAncestry } from "./projects";
 import { groups } from "./schema/projects";
@@ -35,7 +36,7 @@ export interface IterationFilter {
 export async function listIterations(db: Db, groupIds: number[], f: IterationFilter, page: { limit: number; offset: number }): Promise<Page<IterationRow>> {
   const state = sql`CASE WHEN ${f.today} < ${iterations.startDate} THEN 'upcoming' WHEN ${f.today} > ${iterations.dueDate} THEN 'closed' ELSE 'current' END`;
   const cond = and(
-    inArray(iterations.groupId, groupIds.length ? groupIds : [0]),
+    inIdList(iterations.groupId, groupIds),
     sql`${state} IN ${f.states}`,
     f.search ? sql`lower(${iterations.title}) LIKE ${`%${f.search.toLowerCase()}%`}` : undefined,
   );
@@ -49,7 +50,7 @@ export async function listIterations(db: Db, groupIds: number[], f: IterationFil
 /** The full paths of a group and its ancestors (the groups whose iterations a listing shows), by id. */
 export async function ancestorPaths(db: Db, groupId: number): Promise<Map<number, string>> {
   const ids = await groupAncestry(db, groupId);
-  const rows = await db.select({ id: groups.id, fullPath: groups.fullPath }).from(groups).where(inArray(groups.id, ids));
+  const rows = await db.select({ id: groups.id, fullPath: groups.fullPath }).from(groups).where(inIdList(groups.id, ids));
   return new Map(rows.map((r) => [r.id, r.fullPath]));
 }
 

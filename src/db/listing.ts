@@ -69,6 +69,6 @@ export function decodeCursor(cursor: string): Record<string, string> | null {
  * json_each): D1 allows 100 bound parameters per statement, so a list of ids computed in code (a
  * page's rows, the projects a rule let through) is never bound one parameter per id.
  */
-export function inIdList(column: SQLiteColumn | SQL, ids: readonly number[]): SQL {
+export function inIdList(column: SQLiteColumn | SQL, ids: readonly (number | string)[]): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 }

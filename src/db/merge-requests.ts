@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { selectInBatches } from "./batches";
 import type { Db } from "./client";
 import { pageAndCount, type Page } from "./page";
 import { users } from "./schema/accounts";
@@ -85,7 +86,9 @@ export async function mergeMergeRequest(db: Db, id: number, userId: number, merg
 export async function usersById(db: Db, ids: (number | null)[]) {
   const wanted = [...new Set(ids.filter((i): i is number => i !== null))];
   if (!wanted.length) return new Map<number, { id: number; username: string; name: string; state: string }>();
-  const rows = await db.select({ id: users.id, username: users.username, name: users.name, state: users.state }).from(users).where(inArray(users.id, wanted));
+  const rows = await selectInBatches(wanted, (slice) =>
+    db.select({ id: users.id, username: users.username, name: users.name, state: users.state }).from(users).where(inArray(users.id, slice)),
+  );
   return new Map(rows.map((r) => [r.id, r]));
 }
 

@@ -1,5 +1,8 @@
-import { and, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, eq, gt, ne, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { batchesOf } from "./batches";
+import { inIdList } from "./listing";
+import { auditEvents } from "./schema/accounts";
 import { applications } from "./schema/applications";
 import { oauthTokenFamilies } from "./schema/oauth";
 
@@ -25,13 +28,71 @@ export async function insertFamilyRow(db: Db, row: typeof oauthTokenFamilies.$in
   await db.insert(oauthTokenFamilies).values(row);
 }
 
-/** Sets the families' directory status; a revoked row stays revoked. */
-export async function markFamilies(db: Db, ids: string[], status: "active" | "revoked", at: number): Promise<void> {
-  if (ids.length === 0) return;
+/**
+ * The directory row of a family whose issue may be retried (a device code's redeeming poll, retried
+ * after a crash), with its `token_issued` audit row, in one batch: the audit row is written only by
+ * the batch that inserted the family row (SQLite's changes() of the insert before it), so a retry
+ * of the same issue writes neither twice.
+ */
+export async function insertFamilyRowOnce(
+  db: Db,
+  row: typeof oauthTokenFamilies.$inferInsert,
+  audit: { authorId: number | null; details: Record<string, unknown>; ip: string | null; createdAt: number },
+): Promise<void> {
+  await db.batch([
+    db.insert(oauthTokenFamilies).values(row).onConflictDoNothing(),
+    // Every column of audit_events in its order (drizzle's insert-select).
+    db.insert(auditEvents).select(
+      sql`SELECT NULL, 'token_issued', ${audit.authorId}, NULL, 'oauth_token_family', ${row.id}, ${JSON.stringify(audit.details)}, ${audit.ip}, ${audit.createdAt} WHERE changes() = 1`,
+    ),
+  ]);
+}
+
+/**
+ * Directory rows of many families at once (an import, or seeding at scale): statements of at most
+ * 12 rows (7 columns each, under D1's 100 bound parameters), all in one D1 batch.
+ */
+export async function insertFamilyRows(db: Db, rows: (typeof oauthTokenFamilies.$inferInsert)[]): Promise<void> {
+  const statements = [...batchesOf(rows, 12)].map((slice) => db.insert(oauthTokenFamilies).values(slice));
+  if (statements.length) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+}
+
+/** Marks a family exchanged (its code became tokens); a revoked row stays revoked. */
+export async function markFamilyActive(db: Db, id: string): Promise<void> {
   await db
     .update(oauthTokenFamilies)
-    .set(status === "revoked" ? { status, revokedAt: at } : { status })
-    .where(and(inArray(oauthTokenFamilies.id, ids), ne(oauthTokenFamilies.status, "revoked")));
+    .set({ status: "active" })
+    .where(and(eq(oauthTokenFamilies.id, id), ne(oauthTokenFamilies.status, "revoked")));
+}
+
+/** Who and why, as the audit row of each revoked family records it (src/credentials/oauth-family.ts). */
+export interface FamilyRevocationAudit {
+  action: "token_revoked" | "code_reuse" | "refresh_reuse";
+  reason: string;
+  authorId: number | null;
+  impersonatorId: number | null;
+  ip: string | null;
+}
+
+/**
+ * Marks the families revoked in the directory and writes one audit row for each that was not
+ * revoked yet, in one D1 batch: a retry after a crash neither skips nor doubles a row. The ids are
+ * one bound parameter (inIdList), so a slice of any size is one statement each. Answers how many
+ * rows this call revoked.
+ */
+export async function markFamiliesRevoked(db: Db, ids: readonly string[], audit: FamilyRevocationAudit, at: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  const live = and(inIdList(oauthTokenFamilies.id, ids), ne(oauthTokenFamilies.status, "revoked"));
+  const [, revoked] = await db.batch([
+    // Every column of audit_events in the table's order (drizzle lists them all); NULL id: the next rowid.
+    db.insert(auditEvents).select(
+      sql`SELECT NULL, ${audit.action}, ${audit.authorId}, ${audit.impersonatorId}, 'oauth_token_family', ${oauthTokenFamilies.id},
+        json_object('reason', ${audit.reason}, 'application_id', ${oauthTokenFamilies.applicationId}, 'user_id', ${oauthTokenFamilies.userId}),
+        ${audit.ip}, ${at} FROM ${oauthTokenFamilies} WHERE ${live}`,
+    ),
+    db.update(oauthTokenFamilies).set({ status: "revoked", revokedAt: at }).where(live).returning({ id: oauthTokenFamilies.id }),
+  ]);
+  return revoked.length;
 }
 
 /** Families not yet revoked (pending codes included: revoking them kills the code too). */
@@ -40,6 +101,17 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
   if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
   if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
   return db.select().from(oauthTokenFamilies).where(and(...conds));
+}
+
+/** Ids of directory rows marked active, in id order after `afterId`, at most `limit` (a page of the integrity check's walk). */
+export async function activeFamilyIdsAfter(db: Db, afterId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: oauthTokenFamilies.id })
+    .from(oauthTokenFamilies)
+    .where(and(eq(oauthTokenFamilies.status, "active"), gt(oauthTokenFamilies.id, afterId)))
+    .orderBy(asc(oauthTokenFamilies.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /** Removes the row of a family whose code expired unexchanged (its object's alarm). */

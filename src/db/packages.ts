@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { likeContaining } from "./like";
 import { cappedCount, inIdList, totalOrNull } from "./listing";
@@ -32,6 +32,73 @@ export async function addPackageFile(
   const [row] = await db.insert(packageFiles).values({ ...input, createdAt: Date.now() }).returning();
   if (input.pipelineId !== null) await db.insert(packagePipelines).values({ packageId: input.packageId, pipelineId: input.pipelineId }).onConflictDoNothing();
   return row;
+}
+
+export interface NewPackageFile {
+  projectId: number;
+  name: string;
+  version: string;
+  packageType: string;
+  /** The status of a package this upload creates; an existing package keeps its own. */
+  status: string;
+  fileName: string;
+  size: number;
+  fileSha256: string;
+  r2Key: string;
+  pipelineId: number | null;
+}
+
+/**
+ * Rows and objects agree (DESIGN, "Changes that finish"): the package (created when absent), its
+ * file and its pipeline link in one D1 batch, written once the bytes are in R2. Neither is visible
+ * without the other; a request that dies before the batch leaves only an object, which the sweep
+ * removes (sweepPackageOrphans, src/services/packages.ts).
+ */
+export async function commitPackageFile(db: Db, f: NewPackageFile): Promise<{ pkg: PackageRow; file: PackageFileRow }> {
+  const now = Date.now();
+  const key = and(eq(packages.projectId, f.projectId), eq(packages.name, f.name), eq(packages.version, f.version), eq(packages.packageType, f.packageType));
+  const packageId = sql<number>`(SELECT ${packages.id} FROM ${packages} WHERE ${key})`;
+  const createPackage = db
+    .insert(packages)
+    .values({ projectId: f.projectId, name: f.name, version: f.version, packageType: f.packageType, status: f.status, createdAt: now })
+    .onConflictDoNothing();
+  const addFile = db.insert(packageFiles).values({ packageId, fileName: f.fileName, size: f.size, fileSha256: f.fileSha256, r2Key: f.r2Key, pipelineId: f.pipelineId, createdAt: now }).returning();
+  const readPackage = db.select().from(packages).where(key).limit(1);
+  const [, [file], [pkg]] =
+    f.pipelineId === null
+      ? await db.batch([createPackage, addFile, readPackage])
+      : await db.batch([createPackage, addFile, readPackage, db.insert(packagePipelines).values({ packageId, pipelineId: f.pipelineId }).onConflictDoNothing()]);
+  return { pkg, file };
+}
+
+/** Which of these R2 keys a package file row names (one bound parameter whatever their number). */
+export async function packageFileKeys(db: Db, keys: readonly string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await db.select({ key: packageFiles.r2Key }).from(packageFiles).where(sql`${packageFiles.r2Key} IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`);
+  return new Set(rows.map((r) => r.key));
+}
+
+/** Packages created before `before` that hold no file (what an upload killed before its rows left, before rows and bytes were committed together). */
+export async function emptyPackages(db: Db, before: number, limit: number): Promise<PackageRow[]> {
+  return db
+    .select()
+    .from(packages)
+    .where(and(lt(packages.createdAt, before), sql`NOT EXISTS (SELECT 1 FROM ${packageFiles} WHERE ${packageFiles.packageId} = ${packages.id})`))
+    .orderBy(asc(packages.id))
+    .limit(limit);
+}
+
+/** Removes these packages if they still hold no file (an upload may have added one meanwhile); the ids removed. */
+export async function deleteEmptyPackages(db: Db, ids: readonly number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const empty = sql`NOT EXISTS (SELECT 1 FROM ${packageFiles} WHERE ${packageFiles.packageId} = ${packages.id})`;
+  const rows = await db.delete(packages).where(and(inIdList(packages.id, ids), empty)).returning({ id: packages.id });
+  return rows.map((r) => r.id);
+}
+
+/** Package file rows from `afterId` on, by id (the integrity check reads them in pages). */
+export async function packageFilesPage(db: Db, afterId: number, limit: number): Promise<{ id: number; packageId: number; r2Key: string }[]> {
+  return db.select({ id: packageFiles.id, packageId: packageFiles.packageId, r2Key: packageFiles.r2Key }).from(packageFiles).where(gt(packageFiles.id, afterId)).orderBy(asc(packageFiles.id)).limit(limit);
 }
 
 export async function findPackage(db: Db, projectId: number, id: number): Promise<PackageRow | null> {

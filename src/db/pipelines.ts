@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { securityReportFindings } from "./schema/graphql";
 import { ciPipelines } from "./schema/packages";
 import { pageAndCount as pageOf, type Page, type Window } from "./page";
@@ -25,8 +26,8 @@ export function listProjectPipelines(db: Db, projectId: number, w: Window): Prom
 
 export function listFindings(db: Db, pipelineId: number, f: { reportTypes?: string[]; severities?: string[] }, w: Window): Promise<Page<FindingRow>> {
   const conds: SQL[] = [eq(securityReportFindings.pipelineId, pipelineId)];
-  if (f.reportTypes?.length) conds.push(inArray(securityReportFindings.reportType, f.reportTypes.map((t) => t.toLowerCase())));
-  if (f.severities?.length) conds.push(inArray(securityReportFindings.severity, f.severities.map((t) => t.toLowerCase())));
+  if (f.reportTypes?.length) conds.push(inIdList(securityReportFindings.reportType, f.reportTypes.map((t) => t.toLowerCase())));
+  if (f.severities?.length) conds.push(inIdList(securityReportFindings.severity, f.severities.map((t) => t.toLowerCase())));
   const where = and(...conds);
   // Most severe first, as GitLab's pipeline security tab.
   const severityRank = sql`CASE ${securityReportFindings.severity} WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 WHEN 'info' THEN 4 ELSE 5 END`;

@@ -1,4 +1,5 @@
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { selectInBatches } from "./batches";
 import type { Db } from "./client";
 import { pluginCallResults, pluginFiles, plugins } from "./schema/plugins";
 
@@ -10,7 +11,7 @@ export const IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
 
 export async function findPluginsByName(db: Db, names: string[]): Promise<PluginRow[]> {
   if (names.length === 0) return [];
-  return db.select().from(plugins).where(inArray(plugins.name, names));
+  return selectInBatches(names, (slice) => db.select().from(plugins).where(inArray(plugins.name, slice)));
 }
 
 /** One page of plugins (all of them for an administrator, else the owner's) and the total. */

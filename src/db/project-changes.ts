@@ -1,5 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { claimNamespacePath } from "./namespace-paths";
 import { deployTokens } from "./schema/deploy-tokens";
 import { issues, securityReportFindings } from "./schema/graphql";
@@ -48,6 +49,15 @@ export async function updateProject(
   return row;
 }
 
+/** The R2 keys of the project's package files (deleted before their rows, so a crash between leaves rows to find them by). */
+export async function packageFileKeysOfProject(db: Db, projectId: number): Promise<string[]> {
+  const rows = await db
+    .select({ key: packageFiles.r2Key })
+    .from(packageFiles)
+    .where(inArray(packageFiles.packageId, db.select({ id: packages.id }).from(packages).where(eq(packages.projectId, projectId))));
+  return rows.map((r) => r.key);
+}
+
 /**
  * Deletes the project and everything that belongs to it, in one D1 batch: members, deploy tokens,
  * merge requests and status checks, issues and findings, licenses, pipelines, packages, registry
@@ -79,7 +89,7 @@ export async function deleteProjectRows(db: Db, project: ProjectRow): Promise<{ 
     db.delete(runnerProjects).where(eq(runnerProjects.projectId, id)),
     // A project runner enabled on no other project has nothing left to run for (GitLab deletes it).
     db.delete(runners).where(
-      sql`${runners.runnerType} = 'project_type' AND ${runners.id} IN (${sql.join(runnerIds.length ? runnerIds.map((r) => sql`${r}`) : [sql`NULL`], sql`, `)}) AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`,
+      sql`${runners.runnerType} = 'project_type' AND ${inIdList(runners.id, runnerIds)} AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`,
     ),
     db.delete(members).where(sql`${members.sourceType} = 'project' AND ${members.sourceId} = ${id}`),
     db.delete(projects).where(eq(projects.id, id)),

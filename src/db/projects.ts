@@ -1,5 +1,6 @@
 import { and, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { sameWithoutCase } from "./namespace-paths";
 import { groups, members, projects } from "./schema/projects";
 
@@ -39,7 +40,7 @@ export async function projectAccessLevel(db: Db, project: ProjectRow, userId: nu
   const groupIds = project.namespaceKind === "group" ? await groupAncestry(db, project.namespaceId) : [];
   if (project.namespaceKind === "user" && project.namespaceId === userId) return 50;
   const conds = [and(eq(members.sourceType, "project"), eq(members.sourceId, project.id))];
-  if (groupIds.length) conds.push(and(eq(members.sourceType, "group"), inArray(members.sourceId, groupIds)));
+  if (groupIds.length) conds.push(and(eq(members.sourceType, "group"), inIdList(members.sourceId, groupIds)));
   const [row] = await db
     .select({ level: sql<number | null>`max(${members.accessLevel})` })
     .from(members)
@@ -78,7 +79,7 @@ export async function groupAccessLevel(db: Db, groupId: number, userId: number):
   const [row] = await db
     .select({ level: sql<number | null>`max(${members.accessLevel})` })
     .from(members)
-    .where(and(eq(members.userId, userId), eq(members.sourceType, "group"), inArray(members.sourceId, ids)));
+    .where(and(eq(members.userId, userId), eq(members.sourceType, "group"), inIdList(members.sourceId, ids)));
   return row?.level ?? 0;
 }
 

@@ -1,6 +1,8 @@
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { batchesOf, selectInBatches } from "./batches";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { registryBlobLinks, registryBlobs, registryManifestRefs, registryManifests, registryRepositories, registryTags, registryUploads } from "./schema/registry";
 
 /**
@@ -50,11 +52,10 @@ export async function linkBlob(db: Db, repositoryPath: string, digest: string): 
  */
 export async function holdBlobs(db: Db, digests: string[]): Promise<Set<string>> {
   if (!digests.length) return new Set();
-  const rows = await db
-    .update(registryBlobs)
-    .set({ heldUntil: Date.now() + BLOB_HOLD_MS })
-    .where(inArray(registryBlobs.digest, digests))
-    .returning({ d: registryBlobs.digest });
+  const until = Date.now() + BLOB_HOLD_MS;
+  const rows = await selectInBatches(digests, (slice) =>
+    db.update(registryBlobs).set({ heldUntil: until }).where(inArray(registryBlobs.digest, slice)).returning({ d: registryBlobs.digest }),
+  );
   return new Set(rows.map((r) => r.d));
 }
 
@@ -101,33 +102,49 @@ export async function findUpload(db: Db, id: string, repositoryPath: string): Pr
   return row ?? null;
 }
 
-/** D1 binds at most 100 parameters a statement; the upload sweep lists up to 500 keys at once. */
-function* batchesOf<T>(items: T[], size = 90): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
-}
-
-/** Takes the session for one writing request; null when it is unknown or another request holds it. */
-export async function claimUpload(db: Db, id: string, repositoryPath: string, holdMs: number): Promise<UploadRow | null> {
-  const now = Date.now();
+/**
+ * Takes the session's lease for one writing request (`holder`) until `now + leaseMs`; null when it
+ * is unknown or another request's lease still runs.
+ */
+export async function claimUpload(db: Db, id: string, repositoryPath: string, holder: string, now: number, leaseMs: number): Promise<UploadRow | null> {
   const [row] = await db
     .update(registryUploads)
-    .set({ busyUntil: now + holdMs })
+    .set({ busyUntil: now + leaseMs, leaseHolder: holder })
     .where(and(eq(registryUploads.id, id), eq(registryUploads.repositoryPath, repositoryPath), lt(registryUploads.busyUntil, now)))
     .returning();
   return row ?? null;
 }
 
-export async function releaseUpload(db: Db, id: string, state: { offset: number; chunks: UploadChunk[] }): Promise<void> {
-  await db
+/** Extends the holder's lease; false when the lease was taken over or the session is gone. */
+export async function renewUploadLease(db: Db, id: string, holder: string, until: number): Promise<boolean> {
+  const rows = await db
     .update(registryUploads)
-    .set({ offset: state.offset, chunks: JSON.stringify(state.chunks), busyUntil: 0, updatedAt: Date.now() })
-    .where(eq(registryUploads.id, id));
+    .set({ busyUntil: until })
+    .where(and(eq(registryUploads.id, id), eq(registryUploads.leaseHolder, holder)))
+    .returning({ id: registryUploads.id });
+  return rows.length > 0;
+}
+
+/** Records the holder's progress and ends its lease; false when it no longer held it (nothing written). */
+export async function releaseUpload(db: Db, id: string, holder: string, state: { offset: number; chunks: UploadChunk[] }): Promise<boolean> {
+  const rows = await db
+    .update(registryUploads)
+    .set({ offset: state.offset, chunks: JSON.stringify(state.chunks), busyUntil: 0, leaseHolder: null, updatedAt: Date.now() })
+    .where(and(eq(registryUploads.id, id), eq(registryUploads.leaseHolder, holder)))
+    .returning({ id: registryUploads.id });
+  return rows.length > 0;
 }
 
 export const uploadChunks = (u: UploadRow): UploadChunk[] => JSON.parse(u.chunks) as UploadChunk[];
 
 export async function deleteUpload(db: Db, id: string): Promise<void> {
   await db.delete(registryUploads).where(eq(registryUploads.id, id));
+}
+
+/** Removes a session whatever holds it (a client's cancel); the removed row, null when unknown. */
+export async function takeUpload(db: Db, id: string, repositoryPath: string): Promise<UploadRow | null> {
+  const [row] = await db.delete(registryUploads).where(and(eq(registryUploads.id, id), eq(registryUploads.repositoryPath, repositoryPath))).returning();
+  return row ?? null;
 }
 
 export async function existingUploadIds(db: Db, ids: string[]): Promise<Set<string>> {
@@ -186,18 +203,22 @@ export async function findManifestByReference(db: Db, projectId: number, image: 
 /** Which of these child manifests exist in the repository. */
 export async function existingManifests(db: Db, repositoryId: number, digests: string[]): Promise<Map<string, ManifestRow>> {
   if (!digests.length) return new Map();
-  const rows = await db.select().from(registryManifests).where(and(eq(registryManifests.repositoryId, repositoryId), inArray(registryManifests.digest, digests)));
+  const rows = await selectInBatches(digests, (slice) =>
+    db.select().from(registryManifests).where(and(eq(registryManifests.repositoryId, repositoryId), inArray(registryManifests.digest, slice))),
+  );
   return new Map(rows.map((r) => [r.digest, r]));
 }
 
 /** Which of these blobs the repository may reference. */
 export async function linkedBlobDigests(db: Db, repositoryPath: string, digests: string[]): Promise<Set<string>> {
   if (!digests.length) return new Set();
-  const rows = await db
-    .select({ digest: registryBlobLinks.digest })
-    .from(registryBlobLinks)
-    .innerJoin(registryBlobs, eq(registryBlobs.digest, registryBlobLinks.digest))
-    .where(and(eq(registryBlobLinks.repositoryPath, repositoryPath), inArray(registryBlobLinks.digest, digests)));
+  const rows = await selectInBatches(digests, (slice) =>
+    db
+      .select({ digest: registryBlobLinks.digest })
+      .from(registryBlobLinks)
+      .innerJoin(registryBlobs, eq(registryBlobs.digest, registryBlobLinks.digest))
+      .where(and(eq(registryBlobLinks.repositoryPath, repositoryPath), inArray(registryBlobLinks.digest, slice))),
+  );
   return new Set(rows.map((r) => r.digest));
 }
 
@@ -231,7 +252,7 @@ export async function putManifest(
   }
   // Stored: the references keep the blobs from now on, so the push's hold ends with the batch.
   const blobs = refs.filter((r) => r.kind === "blob").map((r) => r.digest);
-  if (blobs.length) statements.push(db.update(registryBlobs).set({ heldUntil: 0 }).where(inArray(registryBlobs.digest, blobs)));
+  for (const slice of batchesOf(blobs)) statements.push(db.update(registryBlobs).set({ heldUntil: 0 }).where(inArray(registryBlobs.digest, slice)));
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
 }
 
@@ -290,10 +311,12 @@ export async function isTagged(db: Db, repositoryId: number, digest: string): Pr
 /** Blob digests a manifest references (candidates for collection once it is gone). */
 export async function blobRefsOf(db: Db, repositoryId: number, digests: string[]): Promise<string[]> {
   if (!digests.length) return [];
-  const rows = await db
-    .select({ d: registryManifestRefs.refDigest })
-    .from(registryManifestRefs)
-    .where(and(eq(registryManifestRefs.repositoryId, repositoryId), inArray(registryManifestRefs.manifestDigest, digests), eq(registryManifestRefs.kind, "blob")));
+  const rows = await selectInBatches(digests, (slice) =>
+    db
+      .select({ d: registryManifestRefs.refDigest })
+      .from(registryManifestRefs)
+      .where(and(eq(registryManifestRefs.repositoryId, repositoryId), inArray(registryManifestRefs.manifestDigest, slice), eq(registryManifestRefs.kind, "blob"))),
+  );
   return [...new Set(rows.map((r) => r.d))];
 }
 
@@ -314,7 +337,8 @@ export async function tagNamesAfter(db: Db, repositoryId: number, last: string |
  * delete. One statement, so a blob referenced or held meanwhile is kept.
  */
 export async function collectUnreferencedBlobs(db: Db, digests: string[] | null, before: number, limit = 500, now = Date.now()): Promise<string[]> {
-  const candidates = digests === null ? sql`1` : digests.length ? inArray(registryBlobs.digest, digests) : sql`0`;
+  // One statement (see above), so the candidates are one bound parameter however many they are.
+  const candidates = digests === null ? sql`1` : digests.length ? inIdList(registryBlobs.digest, digests) : sql`0`;
   const rows = await db
     .delete(registryBlobs)
     .where(
@@ -327,7 +351,7 @@ export async function collectUnreferencedBlobs(db: Db, digests: string[] | null,
       ),
     )
     .returning({ key: registryBlobs.r2Key, digest: registryBlobs.digest });
-  if (rows.length) await db.delete(registryBlobLinks).where(inArray(registryBlobLinks.digest, rows.map((r) => r.digest)));
+  for (const slice of batchesOf(rows.map((r) => r.digest))) await db.delete(registryBlobLinks).where(inArray(registryBlobLinks.digest, slice));
   return rows.map((r) => r.key);
 }
 
@@ -337,7 +361,7 @@ export async function collectUnreferencedBlobs(db: Db, digests: string[] | null,
  * manifests themselves. `extra` adds blobs a push is about to reference.
  */
 export async function projectRegistrySize(db: Db, projectId: number, extra: string[] = []): Promise<number> {
-  const extraList = extra.length ? sql` UNION SELECT b.digest FROM registry_blobs b WHERE b.digest IN (${sql.join(extra.map((d) => sql`${d}`), sql`, `)})` : sql``;
+  const extraList = extra.length ? sql` UNION SELECT b.digest FROM registry_blobs b WHERE ${inIdList(sql`b.digest`, extra)}` : sql``;
   const [row] = await db.all<{ blobs: number | null; manifests: number | null }>(sql`
     SELECT
       (SELECT SUM(b.size) FROM registry_blobs b WHERE b.digest IN (

@@ -2,6 +2,7 @@ import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { AccessLevel } from "../domain/access";
 import { ONLINE_WINDOW_MS, STALE_AFTER_MS, type ContactStatus, type RunnerType } from "../domain/runner-status";
 import type { Db } from "./client";
+import { inIdList } from "./listing";
 import { groupsAndDescendants, groupTreeProjectIds } from "./namespaces";
 import { groupAncestry } from "./projects";
 import { members, projects } from "./schema/projects";
@@ -90,11 +91,11 @@ async function scopeCondition(db: Db, scope: RunnerScope): Promise<SQL | undefin
       return or(
         onProjects(sql`(${scope.projectId})`),
         eq(runners.runnerType, "instance_type"),
-        groupIds.length ? and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, groupIds)) : undefined,
+        groupIds.length ? and(eq(runners.runnerType, "group_type"), inIdList(runners.groupId, groupIds)) : undefined,
       );
     }
     case "groupAndAncestors":
-      return or(eq(runners.runnerType, "instance_type"), and(eq(runners.runnerType, "group_type"), inArray(runners.groupId, await groupAncestry(db, scope.groupId))));
+      return or(eq(runners.runnerType, "instance_type"), and(eq(runners.runnerType, "group_type"), inIdList(runners.groupId, await groupAncestry(db, scope.groupId))));
     case "groupTree":
       if (scope.membership === "DIRECT") return and(eq(runners.runnerType, "group_type"), eq(runners.groupId, scope.groupId));
       return or(

@@ -16,12 +16,17 @@ export type AccountState = "active" | "blocked" | "deactivated";
 
 /** One conditional UPDATE: true when the user was in one of `from` and is now `to`. */
 export async function transitionUserState(db: Db, userId: number, from: AccountState[], to: AccountState): Promise<boolean> {
-  const rows = await db
+  const rows = await userStateTransition(db, userId, from, to);
+  return rows.length > 0;
+}
+
+/** The conditional UPDATE itself, unawaited: the guard of a change recorded with its intent (src/db/pending-changes.ts recordIntent). */
+export function userStateTransition(db: Db, userId: number, from: AccountState[], to: AccountState) {
+  return db
     .update(users)
     .set({ state: to })
     .where(and(eq(users.id, userId), inArray(users.state, from)))
     .returning({ id: users.id });
-  return rows.length > 0;
 }
 
 /** A complete sign-in resets the failure count and records the time; the fresh row, if the user still exists. */
@@ -41,8 +46,12 @@ export async function clearLockoutOfUser(db: Db, userId: number): Promise<boolea
   return rows.length > 0;
 }
 
-export async function setPasswordHash(db: Db, userId: number, passwordHash: string): Promise<void> {
-  await db.update(users).set({ passwordHash }).where(eq(users.id, userId));
+/** The UPDATE itself, unawaited: the guard of a password change recorded with its intent (expiry untouched when not given). */
+export function passwordHashUpdate(db: Db, userId: number, passwordHash: string, expiresAt?: number | null) {
+  return db
+    .update(users)
+    .set(expiresAt === undefined ? { passwordHash } : { passwordHash, passwordExpiresAt: expiresAt })
+    .where(eq(users.id, userId));
 }
 
 /** Has the user completed a sign-in from this address key before? */
@@ -73,7 +82,7 @@ export async function deletePendingTwoFactorSessions(db: Db, userId: number): Pr
 
 /** The password (hashed) and when it expires: now for one an administrator set, null for the user's own. */
 export async function setPasswordHashExpiring(db: Db, userId: number, passwordHash: string, expiresAt: number | null): Promise<void> {
-  await db.update(users).set({ passwordHash, passwordExpiresAt: expiresAt }).where(eq(users.id, userId));
+  await passwordHashUpdate(db, userId, passwordHash, expiresAt);
 }
 
 export interface UserAttributeChanges {

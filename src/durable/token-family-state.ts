@@ -29,7 +29,7 @@ export interface FamilyState {
   userId: number;
   applicationId: number | null;
   applicationUid: string | null;
-  grantType: "authorization_code" | "implicit" | "password" | "device_code";
+  grantType: GrantType;
   scopes: string[];
   createdAt: number;
   revokedAt: number | null;
@@ -69,6 +69,23 @@ export interface FamilyState {
    * key (its thumbprint here) and refreshes only with a proof of that key.
    */
   refreshJkt?: string | null;
+  /** RFC 8693: the actor of a delegated token (token exchange with an actor_token); shown by introspection and audited. */
+  act?: ActorClaim | null;
+}
+
+/** The grant that started a family (the D1 directory's grant_type too). */
+export type GrantType = "authorization_code" | "implicit" | "password" | "device_code" | "client_credentials" | "token_exchange" | "jwt_bearer";
+
+/**
+ * RFC 8693 §4.1 `act`: who acts for the token's subject, nested when a delegated token is
+ * delegated again (the innermost is the earliest actor).
+ */
+export interface ActorClaim {
+  /** The actor's subject (a user id, as text, or a client id). */
+  sub: string;
+  /** The client the actor's token was issued to, when it had one. */
+  client_id?: string;
+  act?: ActorClaim;
 }
 
 export interface OidcFacts {
@@ -96,6 +113,7 @@ export type FamilyView = Pick<
   resource: string;
   /** RFC 9449: the current access token's key thumbprint; null for a bearer token. */
   jkt: string | null;
+  act?: ActorClaim | null;
 };
 
 export type ExchangeResult =

@@ -76,6 +76,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       oidc: s.oidc ?? null,
       resource: s.accessResource ?? s.resource ?? DEFAULT_RESOURCE,
       jkt: s.access?.jkt ?? null,
+      act: s.act ?? null,
     };
   }
 
@@ -368,6 +369,24 @@ export class TokenFamily extends DurableObject<Bindings> {
       this.save(s);
     }
     return this.sinceVouched(s);
+  }
+
+  /**
+   * Whether the answer that issued this access token may be given again (a device code's retried
+   * poll, src/oauth/grants/device-code.ts): "absent" when the family was never created (the first
+   * poll died before), "unused" while that token is still the family's, unused and not revoked,
+   * else "spent" (used, rotated or revoked: the client did receive it, so no second copy).
+   */
+  issueState(accessHash: string): "absent" | "unused" | "spent" {
+    const s = this.load();
+    if (!s) return "absent";
+    return s.revokedAt === null && s.access?.hash === accessHash && !s.access.used && s.grace === null ? "unused" : "spent";
+  }
+
+  /** Whether the family is revoked (null: no such family), for the integrity check's comparison with the D1 directory. */
+  isRevoked(): boolean | null {
+    const s = this.load();
+    return s ? s.revokedAt !== null : null;
   }
 
   /** Introspection and token info for a hash (either token), without side effects. */

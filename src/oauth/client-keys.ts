@@ -59,7 +59,11 @@ function inlineKeys(stored: string): JWTVerifyGetKey {
   return keys;
 }
 
-function remoteKeys(uri: string, allowLoopback: boolean): JWTVerifyGetKey {
+/**
+ * The key set published at `uri`, fetched through the same guard and cache: a client's jwks_uri,
+ * or a trusted identity provider's (the jwt-bearer grant, src/oauth/grants/jwt-bearer.ts).
+ */
+export function remoteKeys(uri: string, allowLoopback: boolean): JWTVerifyGetKey {
   return async (header, token) => {
     const now = Date.now();
     let set = remote.get(uri, now) ?? (await fetchKeySet(uri, allowLoopback, now));

@@ -4,12 +4,13 @@ import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
 import { mayReceiveTokens, userSnapshot, type FamilyState, type FamilyView, type OidcFacts } from "../durable/token-family";
+import type { ActorClaim } from "../durable/token-family-state";
 import type { Bindings } from "../env";
 import { OAuthError } from "./errors";
 import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub } from "../credentials/oauth-family";
-import { insertFamilyRow } from "../db/oauth-grants";
-import { hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
+import { insertFamilyRow, insertFamilyRowOnce } from "../db/oauth-grants";
+import { NO_USER_ID, hashToken, mintAccessToken, mintCode, mintRefreshToken, newFamilyId } from "../credentials/oauth-token-format";
 import { formatScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE } from "../domain/resources";
 
@@ -32,6 +33,8 @@ export interface TokenResponse {
   created_at?: number;
   /** OpenID Connect Core §3.1.3.3: with scope openid. */
   id_token?: string;
+  /** RFC 8693 §2.2.1: the type of the token a token exchange or jwt-bearer grant issued. */
+  issued_token_type?: string;
 }
 
 /** The spec's token response; expires_in is left out for a token without expiry (Doorkeeper). */
@@ -117,37 +120,77 @@ export async function issueCode(
   return code;
 }
 
+/** A family's id and tokens, minted before anything is stored. */
+export interface MintedIssue {
+  fid: string;
+  token: string;
+  refresh: string | null;
+  now: number;
+}
+
+export function mintAccessIssue(userId: number, withRefresh: boolean, now = Date.now()): MintedIssue {
+  const fid = newFamilyId();
+  return { fid, token: mintAccessToken(userId, fid), refresh: withRefresh ? mintRefreshToken(userId, fid) : null, now };
+}
+
+export interface AccessOnlyInput {
+  app: ApplicationRow | null;
+  userId: number;
+  scopes: string[];
+  grantType: "implicit" | "password" | "device_code" | "token_exchange" | "jwt_bearer";
+  ip?: string | null;
+  /** The user row, just read: its state is checked, and it seeds the family's user snapshot. */
+  user: UserRow;
+  /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
+  withRefresh?: boolean;
+  oidc?: OidcFacts | null;
+  /** RFC 8707: the resource the token is bound to (a path); null or absent: the whole service. */
+  resource?: string | null;
+  /** The latest the access token may expire (ms): a token exchange never outlives its subject token. */
+  notAfter?: number | null;
+  /** RFC 8693 §4.1: the actor of a delegated token. */
+  act?: ActorClaim | null;
+  /** More facts for the token_issued audit row (the subject token's family of an exchange ...). */
+  audit?: Record<string, unknown>;
+  /** RFC 9449: the thumbprint of the token request's DPoP proof key; the tokens are bound to it. */
+  dpopJkt?: string | null;
+  /**
+   * Tokens minted beforehand (mintAccessIssue) and recorded before this call (a device code's
+   * redemption): the issue is then idempotent, so a retry after a crash issues the same family once.
+   */
+  minted?: MintedIssue;
+}
+
 /**
  * A family that starts with its access token: the implicit grant and the password grant, without
- * a refresh token (spec: no refresh_token in the password-flow response), and the device grant
- * (RFC 8628), with one.
+ * a refresh token (spec: no refresh_token in the password-flow response), the device grant
+ * (RFC 8628), with one, and the delegation grants (token exchange, jwt-bearer), without.
  */
-export async function issueAccessOnly(
-  env: Bindings,
-  input: {
-    app: ApplicationRow | null;
-    userId: number;
-    scopes: string[];
-    grantType: "implicit" | "password" | "device_code";
-    ip?: string | null;
-    /** The user row, just read: its state is checked, and it seeds the family's user snapshot. */
-    user: UserRow;
-    /** Device grants: a refresh token too, and the OpenID Connect facts for id_tokens. */
-    withRefresh?: boolean;
-    oidc?: OidcFacts | null;
-    /** RFC 8707: the resource the token is bound to (a path); null or absent: the whole service. */
-    resource?: string | null;
-    /** RFC 9449: the thumbprint of the token request's DPoP proof key; the tokens are bound to it. */
-    dpopJkt?: string | null;
-  },
-): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
+export async function issueAccessOnly(env: Bindings, input: AccessOnlyInput): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
   if (input.user.id !== input.userId || !mayReceiveTokens(input.user)) throw new OAuthError("invalid_grant");
-  const now = Date.now();
-  const fid = newFamilyId();
-  const token = mintAccessToken(input.userId, fid);
-  const refresh = input.withRefresh ? mintRefreshToken(input.userId, fid) : null;
+  return startFamily(env, input);
+}
+
+/**
+ * client_credentials (RFC 6749 §4.4): a family of the application alone, no user (NO_USER_ID in
+ * the token, null in the directory), never a refresh token.
+ */
+export function issueApplicationToken(
+  env: Bindings,
+  input: { app: ApplicationRow; scopes: string[]; ip: string | null; resource: string | null; dpopJkt?: string | null },
+): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
+  return startFamily(env, { ...input, userId: NO_USER_ID, user: null, grantType: "client_credentials" });
+}
+
+async function startFamily(
+  env: Bindings,
+  input: Omit<AccessOnlyInput, "user" | "grantType"> & { user: UserRow | null; grantType: AccessOnlyInput["grantType"] | "client_credentials" },
+): Promise<{ token: string; refresh: string | null; family: FamilyView }> {
+  const { fid, token, refresh, now } = input.minted ?? mintAccessIssue(input.userId, input.withRefresh ?? false);
   const state = baseState(env, fid, input.app, input.userId, input.scopes, input.grantType, now);
-  const expiresAt = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
+  const lifetimeEnd = state.expiring || expiryForced(env) ? now + state.ttlSeconds * 1000 : null;
+  const notAfter = input.notAfter ?? null;
+  const expiresAt = notAfter === null ? lifetimeEnd : Math.min(lifetimeEnd ?? notAfter, notAfter);
   const jkt = input.dpopJkt ?? null;
   state.access = { hash: await hashToken(token), createdAt: now, expiresAt, used: false, jkt };
   if (refresh) state.refreshHash = await hashToken(refresh);
@@ -156,29 +199,31 @@ export async function issueAccessOnly(
   state.publicRefresh = input.grantType === "device_code" && input.app !== null && !input.app.confidential;
   // RFC 9449 §5: a public client's refresh token is bound to the key as well.
   if (refresh && jkt && state.publicRefresh) state.refreshJkt = jkt;
-  state.user = { row: userSnapshot(input.user), at: now };
+  state.user = input.user ? { row: userSnapshot(input.user), at: now } : null;
   state.resource = input.resource ?? DEFAULT_RESOURCE;
+  state.act = input.act ?? null;
   const db = getDb(env.DB);
-  await Promise.all([
-    familyStub(env, fid).init(state),
-    insertFamilyRow(db, {
-      id: fid,
-      applicationId: input.app?.id ?? null,
-      userId: input.userId,
-      grantType: input.grantType,
-      scopes: formatScopes(input.scopes),
-      status: "active",
-      createdAt: now,
-    }),
-    recordAudit(db, {
-      action: "token_issued",
-      authorId: input.userId,
-      entityType: "oauth_token_family",
-      entityId: fid,
-      details: { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes },
-      ip: input.ip ?? null,
-    }),
-  ]);
+  const row = {
+    id: fid,
+    applicationId: input.app?.id ?? null,
+    userId: input.user ? input.userId : null,
+    grantType: input.grantType,
+    scopes: formatScopes(input.scopes),
+    status: "active",
+    createdAt: now,
+  };
+  const details = { grant_type: input.grantType, application_id: input.app?.id ?? null, scopes: input.scopes, ...(state.act ? { act: state.act } : {}), ...input.audit };
+  const authorId = input.user ? input.userId : null;
+  if (input.minted) {
+    // A retry finds the object made (init answers false) and the rows written: nothing is doubled.
+    await Promise.all([familyStub(env, fid).init(state), insertFamilyRowOnce(db, row, { authorId, details, ip: input.ip ?? null, createdAt: now })]);
+  } else {
+    await Promise.all([
+      familyStub(env, fid).init(state),
+      insertFamilyRow(db, row),
+      recordAudit(db, { action: "token_issued", authorId, entityType: "oauth_token_family", entityId: fid, details, ip: input.ip ?? null }),
+    ]);
+  }
   return {
     token,
     refresh,
@@ -195,6 +240,7 @@ export async function issueAccessOnly(
       oidc: state.oidc,
       resource: state.resource,
       jkt,
+      act: state.act,
     },
   };
 }

@@ -35,7 +35,7 @@ routes.post("/par", async (c) => {
   const params = await readParams(c);
   const dpopJkt = await tokenRequestProof(c);
   const creds = clientCredentials(c, params);
-  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
+  const client = await countingSecretFailures(c, creds, () => authenticateClient(c.env, creds));
   // §2.1: a pushed request never points at another request.
   if (params.has("request_uri")) throw new OAuthError("invalid_request", "request_uri cannot be pushed.");
   const issuer = issuerOf(c);

@@ -1,6 +1,9 @@
 import type { Context } from "hono";
 import { findApplicationByUid, verifyClientSecret, type ApplicationRow } from "../db/applications";
-import { getDb, type Db } from "../db/client";
+import { getDb } from "../db/client";
+import { authMethodOf } from "../domain/client-key-set";
+import { CLIENT_ASSERTION_TYPE, assertedClientId, verifyClientAssertion } from "./client-assertion";
+import { issuerOf } from "./issuer";
 import { recall, remember } from "../credentials/validation-cache";
 import { sha256HexMemo } from "../crypto/hash-memo";
 import { OAuthError, missingParam } from "./errors";
@@ -41,19 +44,42 @@ export interface ClientCredentials {
   clientId: string | null;
   clientSecret: string | null;
   viaBasic: boolean;
+  /** A private_key_jwt client assertion (RFC 7523 §2.2), or null. */
+  assertion: string | null;
+  /** The `aud` values an assertion may name: the issuer, the token endpoint, the endpoint called. */
+  audiences: readonly string[];
 }
 
-/** RFC 6749 §2.3.1: HTTP Basic with form-encoded id and secret, or client_id/client_secret in the body. */
+/**
+ * How the request's client authenticates, read once for every endpoint that authenticates clients
+ * (token, introspection, revocation, device authorization, PAR): RFC 6749 §2.3.1 HTTP Basic with
+ * form-encoded id and secret, or client_id/client_secret in the body; or RFC 7523 §2.2
+ * client_assertion_type/client_assertion. RFC 6749 §2.3: one method per request.
+ */
 export function clientCredentials(c: Context, params: Params): ClientCredentials {
+  const issuer = issuerOf(c);
+  const audiences = [...new Set([issuer, `${issuer}/oauth/token`, `${issuer}${new URL(c.req.url).pathname}`])];
   const basic = clientBasicCredentials(c.req.raw);
   if (basic === "malformed") throw new OAuthError("invalid_client");
+  const assertionType = params.get("client_assertion_type");
+  const assertion = params.get("client_assertion");
+  if (assertionType !== undefined || assertion !== undefined) {
+    if (assertionType !== CLIENT_ASSERTION_TYPE) throw new OAuthError("invalid_client", `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}.`);
+    if (!assertion) throw new OAuthError("invalid_client", "client_assertion is missing.");
+    if (basic || params.has("client_secret")) throw new OAuthError("invalid_request", "Use one client authentication method per request.");
+    const named = assertedClientId(assertion);
+    if (!named) throw new OAuthError("invalid_client", "Client assertion refused: it is not a JWT with a sub claim.");
+    const bodyId = params.get("client_id");
+    if (bodyId !== undefined && bodyId !== named) throw new OAuthError("invalid_client");
+    return { clientId: named, clientSecret: null, viaBasic: false, assertion, audiences };
+  }
   if (basic) {
     const bodyId = params.get("client_id");
     // Two different client identities in one request: refuse rather than pick one.
     if (bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError("invalid_client");
-    return { ...basic, viaBasic: true };
+    return { ...basic, viaBasic: true, assertion: null, audiences };
   }
-  return { clientId: params.get("client_id") ?? null, clientSecret: params.get("client_secret") ?? null, viaBasic: false };
+  return { clientId: params.get("client_id") ?? null, clientSecret: params.get("client_secret") ?? null, viaBasic: false, assertion: null, audiences };
 }
 
 /**
@@ -66,26 +92,38 @@ export async function countingSecretFailures<T>(c: Context<AppEnv>, creds: Clien
   try {
     return await run();
   } catch (e) {
-    if (e instanceof OAuthError && e.error === "invalid_client" && creds.clientSecret) await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, "client_secret");
+    if (e instanceof OAuthError && e.error === "invalid_client" && (creds.clientSecret || creds.assertion)) {
+      await countAddressFailure(c.env, { ip: clientAddress(c.req.raw, c.env) }, creds.assertion ? "client_assertion" : "client_secret");
+    }
     throw e;
   }
 }
 
 export interface AuthenticatedClient {
   app: ApplicationRow;
-  /** True when a correct client secret was presented; false when the client only named itself. */
+  /** True when a correct client secret or client assertion was presented; false when the client only named itself. */
   authenticated: boolean;
 }
 
 /**
- * Finds the client and checks its secret when one is sent. A client that only names itself is
+ * Finds the client and checks its secret or its assertion when one is sent, by the method it
+ * registered (src/domain/client-key-set.ts `authMethodOf`): a private_key_jwt client proves itself
+ * with its key only, and only it may send an assertion. A client that only names itself is
  * returned unauthenticated: the caller decides whether that suffices (PKCE grants, public clients).
  */
-export async function identifyClient(db: Db, creds: ClientCredentials): Promise<AuthenticatedClient> {
+export async function identifyClient(env: Bindings, creds: ClientCredentials): Promise<AuthenticatedClient> {
   if (!creds.clientId) throw new OAuthError("invalid_client");
-  const app = await findApplicationByUid(db, creds.clientId);
+  const app = await findApplicationByUid(getDb(env.DB), creds.clientId);
   if (!app) throw new OAuthError("invalid_client");
+  const method = authMethodOf(app);
+  if (creds.assertion) {
+    if (method !== "private_key_jwt") throw new OAuthError("invalid_client", "This client does not authenticate with private_key_jwt.");
+    await verifyClientAssertion(env, app, creds.assertion, creds.audiences);
+    return { app, authenticated: true };
+  }
   if (creds.clientSecret !== null && creds.clientSecret !== "") {
+    // A public client may still send the secret it was given (Doorkeeper verifies it); a key client may not.
+    if (method === "private_key_jwt") throw new OAuthError("invalid_client", "This client authenticates with private_key_jwt, not a client secret.");
     if (!(await verifyClientSecret(app, creds.clientSecret))) throw new OAuthError("invalid_client");
     return { app, authenticated: true };
   }
@@ -93,8 +131,8 @@ export async function identifyClient(db: Db, creds: ClientCredentials): Promise<
 }
 
 /** Confidential clients must authenticate; public ones may only name themselves (RFC 6749 §2.1). */
-export async function authenticateClient(db: Db, creds: ClientCredentials): Promise<AuthenticatedClient> {
-  const client = await identifyClient(db, creds);
+export async function authenticateClient(env: Bindings, creds: ClientCredentials): Promise<AuthenticatedClient> {
+  const client = await identifyClient(env, creds);
   if (client.app.confidential && !client.authenticated) throw new OAuthError("invalid_client");
   return client;
 }
@@ -110,12 +148,13 @@ const secretHashes = sha256HexMemo(1024);
  * nowhere. Only a correct secret is remembered; failures go to D1 (and the throttle) every time.
  */
 export async function authenticateClientRemembered(env: Bindings, creds: ClientCredentials): Promise<AuthenticatedClient> {
-  if (!creds.clientId || !creds.clientSecret) return authenticateClient(getDb(env.DB), creds);
+  // An assertion is single-use: there is nothing to remember.
+  if (!creds.clientId || !creds.clientSecret) return authenticateClient(env, creds);
   const key = `oauth-client:${creds.clientId}:${await secretHashes.hash(creds.clientSecret)}`;
   const askedAt = Date.now();
   const known = recall<ApplicationRow>(env, key, askedAt);
   if (known) return { app: known, authenticated: true };
-  const client = await authenticateClient(getDb(env.DB), creds);
+  const client = await authenticateClient(env, creds);
   if (client.authenticated) remember(env, key, client.app, askedAt, null);
   return client;
 }

@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { recordAudit } from "../db/audit";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
@@ -7,15 +6,14 @@ import { gate } from "../http/gate";
 import { countBearerFailure } from "../credentials/bearer-throttle";
 import { extractBearerOrQuery } from "../credentials/extract";
 import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
-import { familyStub } from "../credentials/oauth-family";
-import { markFamilies } from "../db/oauth-grants";
+import { familyStub, revokeFamilies } from "../credentials/oauth-family";
 import { outlastValidationCache, rememberedFor } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
 import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
 import { authenticateClient, authenticateClientRemembered, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
-import { familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
+import { NO_USER_ID, familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
 import { resourcePathOf, resourceUrl } from "../domain/resources";
@@ -42,7 +40,7 @@ routes.post("/token", async (c) => {
   // Every grant gets its client through here: identified or authenticated, then its grant types
   // checked, and a client that requires DPoP refused a bearer token.
   const client = async (mode: ClientMode) => {
-    const found = await clientForGrant(getDb(c.env.DB), creds, type, mode);
+    const found = await clientForGrant(c.env, creds, type, mode);
     requireProofFor(found.app, dpopJkt);
     return found;
   };
@@ -87,7 +85,8 @@ routes.get("/token/info", async (c) => {
   const f = check.family;
   const expiresIn = f.accessExpiresAt === null ? null : Math.max(0, Math.floor((f.accessExpiresAt - Date.now()) / 1000));
   const body: Record<string, unknown> = {
-    resource_owner_id: f.userId,
+    // Doorkeeper's null for a token without resource owner (client_credentials).
+    resource_owner_id: f.userId === NO_USER_ID ? null : f.userId,
     scope: f.scopes,
     expires_in: expiresIn,
     application: { uid: f.applicationUid },
@@ -107,7 +106,7 @@ routes.get("/token/info", async (c) => {
 routes.post("/revoke", async (c) => {
   const params = await readParams(c);
   const creds = clientCredentials(c, params);
-  const client = await countingSecretFailures(c, creds, () => authenticateClient(getDb(c.env.DB), creds));
+  const client = await countingSecretFailures(c, creds, () => authenticateClient(c.env, creds));
   requireParams(params, ["token"]);
   const token = params.get("token")!;
   const fid = familyOfToken(token);
@@ -117,17 +116,7 @@ routes.post("/revoke", async (c) => {
   // DESIGN, Validation cache: the answer waits until no isolate can still remember the token as valid.
   const settled = outlastValidationCache(c.env, [sinceVouched]);
   if (outcome === "foreign") throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token");
-  if (outcome === "revoked") {
-    const db = getDb(c.env.DB);
-    await markFamilies(db, [fid], "revoked", now);
-    await recordAudit(db, {
-      action: "token_revoked",
-      entityType: "oauth_token_family",
-      entityId: fid,
-      details: { reason: "client_revoked", application_id: client.app.id },
-      ip: clientAddress(c.req.raw, c.env),
-    });
-  }
+  if (outcome === "revoked") await revokeFamilies(c.env, [fid], { actor: null, reason: "client_revoked", ip: clientAddress(c.req.raw, c.env) });
   await settled;
   return c.json({}, 200, noStore);
 });
@@ -153,28 +142,32 @@ routes.post("/introspect", async (c) => {
     fillExpiry: expiryForced(c.env),
   });
   if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
+  const base = {
+    active: true,
+    scope: formatScopes(d.scopes),
+    client_id: d.applicationUid,
+    token_type: d.tokenType === "access_token" ? (d.jkt ? "DPoP" : "Bearer") : "refresh_token",
+    iat: Math.floor(d.accessCreatedAt / 1000),
+    iss: issuerOf(c),
+    // RFC 8707 / RFC 7662 §2.2: the resource the access token is bound to.
+    aud: resourceUrl(issuerOf(c), d.resource),
+    ...(d.tokenType === "access_token" && d.accessExpiresAt !== null ? { exp: Math.floor(d.accessExpiresAt / 1000) } : {}),
+    // RFC 8693 §4.1, §2.2.1: who acts for the subject of a delegated token.
+    ...(d.act ? { act: d.act } : {}),
+    // RFC 9449 §6.2: the key a DPoP-bound access token is bound to.
+    ...(d.tokenType === "access_token" && d.jkt ? { cnf: { jkt: d.jkt } } : {}),
+  };
+  // client_credentials: the subject is the client itself (RFC 9068 §2.2), there is no username.
+  if (d.userId === NO_USER_ID) return c.json({ ...base, sub: d.applicationUid }, 200, noStore);
   // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1,
   // remembered under the validation cache's bound: it only names the user (username, sub); whether
   // the token is active is the family's answer above, asked every time.
   const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user.row : null;
   const user = snapshot ?? (await rememberedFor(c.env, `introspected-user:${d.userId}`, null, () => findUserById(getDb(c.env.DB), d.userId)));
   if (!user) return inactive();
-  const body: Record<string, unknown> = {
-    active: true,
-    scope: formatScopes(d.scopes),
-    client_id: d.applicationUid,
-    username: user.username,
-    token_type: d.tokenType === "access_token" ? (d.jkt ? "DPoP" : "Bearer") : "refresh_token",
-    iat: Math.floor(d.accessCreatedAt / 1000),
-    sub: String(d.userId),
-    iss: issuerOf(c),
-    // RFC 8707 / RFC 7662 §2.2: the resource the access token is bound to.
-    aud: resourceUrl(issuerOf(c), d.resource),
-  };
-  if (d.tokenType === "access_token" && d.accessExpiresAt !== null) body.exp = Math.floor(d.accessExpiresAt / 1000);
-  // RFC 9449 §6.2: the key a DPoP-bound access token is bound to.
-  if (d.tokenType === "access_token" && d.jkt) body.cnf = { jkt: d.jkt };
-  return c.json(body, 200, noStore);
+  const { active, scope, client_id, token_type, iat, iss, aud, ...rest } = base;
+  // The members in the order clients have always seen them.
+  return c.json({ active, scope, client_id, username: user.username, token_type, iat, sub: String(d.userId), iss, aud, ...rest }, 200, noStore);
 });
 
 export default routes;

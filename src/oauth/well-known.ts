@@ -1,9 +1,12 @@
 import { Hono, type Context } from "hono";
 import { ALL_SCOPES, OFFLINE_ACCESS } from "../domain/scopes";
+import { CLIENT_SIGNING_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from "../domain/client-key-set";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { issuerOf } from "./issuer";
 import { GRANTS } from "./grants";
+import { JWT_BEARER_GRANT_TYPE } from "./grants/client";
+import { getConfig } from "../config";
 import { CLAIMS_SUPPORTED } from "./oidc/claims";
 import { DPOP_SIGNING_ALGS } from "../credentials/dpop-proof";
 import { REQUEST_OBJECT_SIGNING_ALGS } from "./request-object";
@@ -32,10 +35,18 @@ function metadata(c: Context<AppEnv>) {
     scopes_supported: [...ALL_SCOPES, OFFLINE_ACCESS],
     response_types_supported: implicit ? ["code", "token"] : ["code"],
     response_modes_supported: implicit ? ["query", "fragment"] : ["query"],
-    grant_types_supported: [...Object.keys(GRANTS), ...(implicit ? ["implicit"] : [])],
-    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
-    revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    // jwt-bearer only once an administrator trusts an identity provider (TRUSTED_ID_JAG_ISSUERS).
+    grant_types_supported: [
+      ...Object.keys(GRANTS).filter((g) => g !== JWT_BEARER_GRANT_TYPE || getConfig(c.env).trustedIdJagIssuers.length > 0),
+      ...(implicit ? ["implicit"] : []),
+    ],
+    // One client-authentication mechanism (src/oauth/request.ts) at every endpoint that authenticates clients.
+    token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
+    revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
+    introspection_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS.filter((m) => m !== "none"),
+    introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
     code_challenge_methods_supported: ["S256"],
     // RFC 9449 §5.1: DPoP proofs at the token endpoint and every resource door (docs/oauth.md).
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],

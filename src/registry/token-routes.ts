@@ -34,6 +34,8 @@ const TOKEN_SERVICE_DOOR = {
 async function callerOf(c: Context<AppEnv>): Promise<RegistryCaller> {
   const caller: Caller = await admitRequest(c, TOKEN_SERVICE_DOOR);
   if (caller.kind === "user") return { kind: "user", user: caller.principal.user, scopes: caller.principal.scopes };
+  // The door accepts no OAuth token, so no application caller comes through it.
+  if (caller.kind === "application") throw new Error("unreachable: the token service's door accepts no application");
   return caller;
 }
 

@@ -1,7 +1,6 @@
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import {
-  claimUpload,
   collectUnreferencedBlobs,
   commitBlob,
   committedKeys,
@@ -9,8 +8,8 @@ import {
   createUpload,
   deleteUpload,
   findUpload,
-  releaseUpload,
   staleUploads,
+  takeUpload,
   uploadChunks,
   type UploadChunk,
   type UploadRow,
@@ -20,15 +19,15 @@ import { concatObjects, streamBodyToR2 } from "../storage/r2-stream";
 import { reasonOf } from "../domain/errors";
 import { RegistryError } from "./errors";
 import { DIGEST } from "./manifest";
+import { leaseRefused, UploadLease } from "./upload-lease";
 
 /**
  * Blob uploads (OCI distribution spec, "Pushing blobs"): a session per POST, each PATCH stored as
  * one chunk object in R2, the final PUT assembling the chunks, verifying the digest and only then
  * committing the blob row. Objects live under registry/blobs/; a key without a blob row is garbage.
+ * A writing request holds the session by a lease renewed as its bytes arrive (./upload-lease.ts).
  */
 export const BLOB_PREFIX = "registry/blobs/";
-/** A writing request holds its session this long at most (a crashed one frees it afterwards). */
-const HOLD_MS = 10 * 60 * 1000;
 
 export interface UploadTarget {
   repositoryPath: string;
@@ -48,10 +47,17 @@ function limits(env: Bindings) {
   return { maxBytes: config.registry.maxBlobBytes, streamPutMaxBytes: config.upload.streamPutMaxBytes };
 }
 
-async function writeChunk(env: Bindings, key: string, body: BodyInput, room: number): Promise<UploadChunk> {
+async function writeChunk(env: Bindings, key: string, body: BodyInput, room: number, lease: UploadLease | null): Promise<UploadChunk> {
   const l = limits(env);
   try {
-    const written = await streamBodyToR2(body.stream, { bucket: env.FILES, key, maxBytes: room, declaredSize: body.length, streamPutMaxBytes: l.streamPutMaxBytes });
+    const written = await streamBodyToR2(body.stream, {
+      bucket: env.FILES,
+      key,
+      maxBytes: room,
+      declaredSize: body.length,
+      streamPutMaxBytes: l.streamPutMaxBytes,
+      onProgress: lease?.progress,
+    });
     return { key, size: written.size, sha256: written.sha256 };
   } catch (err) {
     throw registryWriteError(err, l.maxBytes);
@@ -78,21 +84,37 @@ export async function startUpload(env: Bindings, target: UploadTarget): Promise<
 /**
  * The whole blob in one request body whose length and digest are known up front (POST ?digest=,
  * or PUT ?digest= of an empty session): one R2 put that R2 itself verifies against the digest,
- * so the bytes are not read by the Worker at all. A mismatch stores nothing.
+ * so the bytes are not hashed by the Worker. A mismatch stores nothing. Under a session's lease the
+ * bytes pass through a step that renews it (a fixed-length stream keeps the length R2 needs).
  */
-async function putVerified(env: Bindings, body: BodyInput & { length: number }, digest: string): Promise<UploadChunk> {
+async function putVerified(env: Bindings, body: BodyInput & { length: number }, digest: string, lease: UploadLease | null = null): Promise<UploadChunk> {
   const key = `${BLOB_PREFIX}${crypto.randomUUID()}`;
   const hex = digest.slice("sha256:".length);
   if (body.length > limits(env).maxBytes) {
     await body.stream?.cancel().catch(() => {});
     throw sizeError(limits(env).maxBytes);
   }
+  let leaseError: unknown = null;
+  let stream: ReadableStream<Uint8Array> | Uint8Array = body.stream ?? new Uint8Array(0);
+  if (lease && body.stream) {
+    const renewing = new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        await lease.progress().catch((e: unknown) => {
+          leaseError = e;
+          throw e;
+        });
+        controller.enqueue(chunk);
+      },
+    });
+    stream = body.stream.pipeThrough(renewing).pipeThrough(new FixedLengthStream(body.length));
+  }
   try {
-    const object = await env.FILES.put(key, body.stream ?? new Uint8Array(0), { sha256: hex });
+    const object = await env.FILES.put(key, stream, { sha256: hex });
     if (!object || object.size !== body.length) throw new Error("short body");
   } catch {
     // R2 refuses a body whose SHA-256 differs (and stores nothing); a short body is removed.
     await env.FILES.delete(key);
+    if (leaseError) throw leaseError;
     throw new RegistryError("DIGEST_INVALID", "the uploaded content does not match the digest", { detail: { digest } });
   }
   return { key, size: body.length, sha256: hex };
@@ -104,7 +126,7 @@ const directPut = (env: Bindings, body: BodyInput): body is BodyInput & { length
 
 /** A blob pushed in one request (POST ?digest= with the body): verified, then committed. */
 export async function uploadMonolithic(env: Bindings, target: UploadTarget, digest: string, body: BodyInput): Promise<void> {
-  const chunk = directPut(env, body) ? await putVerified(env, body, digest) : await writeChunk(env, `${BLOB_PREFIX}${crypto.randomUUID()}`, body, limits(env).maxBytes);
+  const chunk = directPut(env, body) ? await putVerified(env, body, digest) : await writeChunk(env, `${BLOB_PREFIX}${crypto.randomUUID()}`, body, limits(env).maxBytes, null);
   await commitChunks(env, target, null, [chunk], digest);
 }
 
@@ -114,14 +136,17 @@ export async function uploadStatus(env: Bindings, target: UploadTarget, id: stri
   return row;
 }
 
-/** Claims the session or explains why not: unknown (404), or another request is writing (416). */
-async function claim(env: Bindings, target: UploadTarget, id: string): Promise<UploadRow> {
-  const db = getDb(env.DB);
-  const row = await claimUpload(db, id, target.repositoryPath, HOLD_MS);
-  if (row) return row;
+/** Takes the session's lease or explains why not: unknown (404), or another request's lease still runs (416). */
+async function claim(env: Bindings, target: UploadTarget, id: string): Promise<{ lease: UploadLease; row: UploadRow }> {
+  const taken = await UploadLease.take(getDb(env.DB), id, target.repositoryPath);
+  if (taken) return taken;
   await uploadStatus(env, target, id);
-  throw new RegistryError("RANGE_INVALID", "another request is writing to this upload", { status: 416 });
+  throw leaseRefused();
 }
+
+/** A chunk's object: the session's id first (the sweep keeps a live session's chunks), then the lease holder's (unique per request). */
+const chunkKey = (id: string, index: number, lease: UploadLease) => `${BLOB_PREFIX}${id}-${index}-${lease.holder}`;
+const offsetOf = (chunks: UploadChunk[]) => chunks.reduce((n, c) => n + c.size, 0);
 
 /** `Content-Range: <start>-<end>` must continue exactly where the upload stands (resumable pushes). */
 function checkRange(contentRange: string | null, offset: number, length: number | null): void {
@@ -134,71 +159,93 @@ function checkRange(contentRange: string | null, offset: number, length: number 
   }
 }
 
-/** PATCH: one more chunk, in order. */
+/** PATCH: one more chunk, in order. A chunk written under a lease that was lost meanwhile is removed, not recorded. */
 export async function appendChunk(env: Bindings, target: UploadTarget, id: string, body: BodyInput, contentRange: string | null): Promise<UploadRow> {
-  const row = await claim(env, target, id);
-  const db = getDb(env.DB);
+  const { lease, row } = await claim(env, target, id);
   const chunks = uploadChunks(row);
+  let written: UploadChunk | null = null;
+  let failure: unknown = null;
   try {
     checkRange(contentRange, row.offset, body.length);
     if (body.stream !== null && body.length !== 0) {
-      chunks.push(await writeChunk(env, `${BLOB_PREFIX}${id}-${chunks.length}`, body, limits(env).maxBytes - row.offset));
+      written = await writeChunk(env, chunkKey(id, chunks.length, lease), body, limits(env).maxBytes - row.offset, lease);
+      chunks.push(written);
     }
-  } finally {
-    await releaseUpload(db, id, { offset: chunks.reduce((n, c) => n + c.size, 0), chunks });
+  } catch (err) {
+    failure = err;
   }
-  return { ...row, offset: chunks.reduce((n, c) => n + c.size, 0), chunks: JSON.stringify(chunks) };
+  try {
+    await lease.release({ offset: offsetOf(chunks), chunks });
+  } catch (err) {
+    if (written) await env.FILES.delete(written.key);
+    throw failure ?? err;
+  }
+  if (failure) throw failure;
+  return { ...row, offset: offsetOf(chunks), chunks: JSON.stringify(chunks) };
 }
 
-/** PUT ?digest=: the last chunk (optional), then assembly, verification and commit. */
+/** PUT ?digest=: the last chunk (optional), then assembly, verification and commit, all under the lease. */
 export async function completeUpload(env: Bindings, target: UploadTarget, id: string, digest: string, body: BodyInput, contentRange: string | null): Promise<void> {
-  const row = await claim(env, target, id);
+  const { lease, row } = await claim(env, target, id);
   const chunks = uploadChunks(row);
   try {
     checkRange(contentRange, row.offset, body.length);
     if (body.stream !== null && body.length !== 0) {
       // The usual POST-then-PUT push: the whole blob in the PUT, verified by R2 in one put.
-      if (chunks.length === 0 && directPut(env, body)) chunks.push(await putVerified(env, body, digest));
-      else chunks.push(await writeChunk(env, `${BLOB_PREFIX}${id}-${chunks.length}`, body, limits(env).maxBytes - row.offset));
+      if (chunks.length === 0 && directPut(env, body)) chunks.push(await putVerified(env, body, digest, lease));
+      else chunks.push(await writeChunk(env, chunkKey(id, chunks.length, lease), body, limits(env).maxBytes - row.offset, lease));
     }
   } catch (err) {
     if (err instanceof RegistryError && err.oci === "DIGEST_INVALID") await deleteUpload(getDb(env.DB), id);
-    else await releaseUpload(getDb(env.DB), id, { offset: chunks.reduce((n, c) => n + c.size, 0), chunks });
+    else await lease.release({ offset: offsetOf(chunks), chunks }).catch(() => {});
     throw err;
   }
-  await commitChunks(env, target, id, chunks, digest);
+  await commitChunks(env, target, id, chunks, digest, lease);
 }
 
 /**
  * One chunk is the blob as it is; several are streamed into one object (hashed on the way) and
  * removed. A digest mismatch removes every object and the session: a failed upload leaves nothing.
  */
-async function commitChunks(env: Bindings, target: UploadTarget, uploadId: string | null, chunks: UploadChunk[], digest: string): Promise<void> {
+async function commitChunks(env: Bindings, target: UploadTarget, uploadId: string | null, chunks: UploadChunk[], digest: string, lease: UploadLease | null = null): Promise<void> {
   const db = getDb(env.DB);
   let blob: UploadChunk;
   if (chunks.length === 1) blob = chunks[0];
   else {
     const length = chunks.reduce((n, c) => n + c.size, 0);
-    const key = `${BLOB_PREFIX}${uploadId ?? crypto.randomUUID()}`;
+    const key = uploadId && lease ? `${BLOB_PREFIX}${uploadId}-${lease.holder}` : `${BLOB_PREFIX}${crypto.randomUUID()}`;
     const l = limits(env);
-    const written = await streamBodyToR2(concatObjects(env.FILES, chunks.map((c) => c.key)), { bucket: env.FILES, key, maxBytes: l.maxBytes, declaredSize: length, streamPutMaxBytes: l.streamPutMaxBytes }).catch((err: unknown) => {
+    const written = await streamBodyToR2(concatObjects(env.FILES, chunks.map((c) => c.key)), {
+      bucket: env.FILES,
+      key,
+      maxBytes: l.maxBytes,
+      declaredSize: length,
+      streamPutMaxBytes: l.streamPutMaxBytes,
+      onProgress: lease?.progress,
+    }).catch((err: unknown) => {
       throw registryWriteError(err, l.maxBytes);
     });
     blob = { key, size: written.size, sha256: written.sha256 };
-    if (chunks.length) await env.FILES.delete(chunks.map((c) => c.key));
   }
+  // The chunks go only after the commit: a crash before it leaves the session resumable.
+  const assembled = chunks.length === 1 ? [] : chunks.map((c) => c.key);
   if (`sha256:${blob.sha256}` !== digest) {
-    await env.FILES.delete(blob.key);
+    await env.FILES.delete([blob.key, ...assembled]);
     if (uploadId) await deleteUpload(db, uploadId);
     throw new RegistryError("DIGEST_INVALID", "the uploaded content does not match the digest", { detail: { digest, actual: `sha256:${blob.sha256}` } });
   }
   const { duplicateKey } = await commitBlob(db, { digest, size: blob.size, r2Key: blob.key }, target.repositoryPath, uploadId);
-  if (duplicateKey) await env.FILES.delete(duplicateKey);
+  const garbage = duplicateKey ? [duplicateKey, ...assembled] : assembled;
+  if (garbage.length) await env.FILES.delete(garbage);
 }
 
-/** DELETE of a session: its chunks and row go. */
+/**
+ * DELETE of a session: its row and chunks go, whoever holds its lease (a client can always cancel).
+ * A request still writing to it then finds no session to record its chunk in, and removes it.
+ */
 export async function cancelUpload(env: Bindings, target: UploadTarget, id: string): Promise<void> {
-  const row = await claim(env, target, id);
+  const row = await takeUpload(getDb(env.DB), id, target.repositoryPath);
+  if (!row) throw new RegistryError("BLOB_UPLOAD_UNKNOWN", "blob upload unknown to registry");
   const keys = uploadChunks(row).map((c) => c.key);
   if (keys.length) await env.FILES.delete(keys);
   await deleteUpload(getDb(env.DB), id);

@@ -1,7 +1,6 @@
 import { getConfig } from "../config";
 import {
   createApplication as insertApplication,
-  deleteApplication as removeApplication,
   findApplicationById,
   renewApplicationSecret as storeNewSecret,
   updateApplication as patchApplication,
@@ -9,10 +8,11 @@ import {
 } from "../db/applications";
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
+import { randomToken } from "../crypto/random";
 import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
-import { revokeAllForApplication } from "./authorizations";
+import { applicationSubject, makeChange } from "./changes/runner";
 import { outlastValidationCacheFromNow } from "../credentials/validation-cache";
 import { newApplicationTtl } from "../config";
 
@@ -89,17 +89,23 @@ export async function createApplication(
 ): Promise<ApplicationResult<{ row: ApplicationRow; secret: string }>> {
   const checked = check(env, input);
   if (!checked.ok) return checked;
-  const { row, secret } = await insertApplication(getDb(env.DB), {
-    ...checked.value,
-    accessTokenTtlSeconds: newApplicationTtl(env, checked.value.accessTokenTtlSeconds),
-    confidential: input.confidential,
-    trusted: input.trusted ?? false,
-    expireAccessTokens: input.expireAccessTokens,
-    dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
-    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
-    ownerId: input.ownerId,
-  });
-  await audit(env, actor, "application_created", row);
+  const uid = randomToken();
+  // The application and its audit row in one batch: a killed request leaves both or neither.
+  const { row, secret } = await insertApplication(
+    getDb(env.DB),
+    {
+      ...checked.value,
+      uid,
+      accessTokenTtlSeconds: newApplicationTtl(env, checked.value.accessTokenTtlSeconds),
+      confidential: input.confidential,
+      trusted: input.trusted ?? false,
+      expireAccessTokens: input.expireAccessTokens,
+      dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
+      requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests ?? false,
+      ownerId: input.ownerId,
+    },
+    { action: "application_created", actor, details: { name: checked.value.name, application_id: uid } },
+  );
   return { ok: true, row, secret };
 }
 
@@ -131,13 +137,18 @@ export async function updateApplication(
   return { ok: true, row };
 }
 
-/** Deletes an application; every grant of it dies first, so no token of it outlives it. */
+/**
+ * Deletes an application as a change that finishes (src/services/changes/): the intent and the
+ * `application_deleted` row first, then every grant of it dies, then its row goes, so no token of it
+ * outlives it. A retry while the row is still there finishes the same change (one audit row).
+ */
 export async function deleteApplication(env: Bindings, actor: AuditActor, app: ApplicationRow): Promise<void> {
-  await revokeAllForApplication(env, app.id);
-  await removeApplication(getDb(env.DB), app.id);
-  await audit(env, actor, "application_deleted", app);
-  // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
-  await outlastValidationCacheFromNow(env);
+  await makeChange(env, {
+    kind: "application_deleted",
+    subject: applicationSubject(app.id),
+    payload: { applicationId: app.id },
+    audit: { action: "application_deleted", actor, entityType: "oauth_application", entityId: app.id, details: { name: app.name, application_id: app.uid } },
+  });
 }
 
 /** A new secret replaces the old at once; null when the application is gone. */

@@ -1,7 +1,7 @@
 import { getDb } from "../db/client";
-import { activeGrantsOfUser, liveFamilies } from "../db/oauth-grants";
+import { activeGrantsOfUser } from "../db/oauth-grants";
 import type { Bindings } from "../env";
-import { revokeFamilies } from "../credentials/oauth-family";
+import { authorizationSubject, makeChange } from "./changes/runner";
 import { parseScopes } from "../domain/scopes";
 
 /**
@@ -28,14 +28,17 @@ export async function listAuthorizedApplications(env: Bindings, userId: number):
   return [...byApp.values()].sort((a, b) => a.createdAt - b.createdAt);
 }
 
-/** "Revoke" on the authorized-applications page: every grant of that user for that application. */
+/**
+ * "Revoke" on the authorized-applications page: every grant of that user for that application,
+ * as a change that finishes (src/services/changes/): a retry after a failure finishes what is left.
+ * Each grant's own `token_revoked` row is its audit. Answers how many grants this call revoked.
+ */
 export async function revokeUserAuthorizationsForApplication(env: Bindings, userId: number, applicationId: number): Promise<number> {
-  const families = await liveFamilies(getDb(env.DB), { userId, applicationId });
-  return revokeFamilies(env, families, { id: userId, ip: null }, "user_revoked_application");
-}
-
-/** On application delete (call before deleting the row): every grant of the application dies. */
-export async function revokeAllForApplication(env: Bindings, applicationId: number): Promise<void> {
-  const families = await liveFamilies(getDb(env.DB), { applicationId });
-  await revokeFamilies(env, families, null, "application_deleted");
+  const { affected } = await makeChange(env, {
+    kind: "authorization_revoked",
+    subject: authorizationSubject(userId, applicationId),
+    payload: { userId, applicationId },
+    audit: null,
+  });
+  return affected;
 }

@@ -1,11 +1,13 @@
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { createGroup as insertGroup, createProject as insertProject, type ProjectInsert } from "../db/namespaces";
-import { deleteProjectRows, projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
+import { projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
 import type { GroupRow, ProjectRow } from "../db/projects";
 import { AppError } from "../domain/errors";
 import type { Bindings } from "../env";
-import { createProjectRepository, deleteProjectRepository, readmeCommit } from "../git/provisioning";
+import { createProjectRepository, readmeCommit } from "../git/provisioning";
+import { deleteProjectContents } from "./changes/effects";
+import { finishChangesOf, projectSubject, recordChange } from "./changes/runner";
 
 /**
  * Projects and groups as use cases (DESIGN "Layout", src/services): creating, changing and deleting
@@ -76,33 +78,25 @@ export async function updateProject(env: Bindings, actor: AuditActor, project: P
 }
 
 /**
- * Deletes the project's rows and package files now; the repository at the git origin is removed by
- * `afterwards` (the caller hands it to waitUntil: GitLab answers 202 and removes storage later).
- * A removal that failed after its retries is a second audit row naming the repository.
+ * Deletes a project as a change that finishes (docs/operations.md, "How changes finish"): the
+ * intent and the `project_destroyed` row in one D1 batch, then its package files and rows now, and
+ * its repository at the git origin in `afterwards` (the caller hands it to waitUntil: GitLab answers
+ * 202 and removes storage later). A removal that failed after its retries is a second audit row
+ * naming the repository, and the change stays pending: the cron sweep removes it later, as it
+ * finishes a deletion killed at any point.
  */
 export async function destroyProject(env: Bindings, actor: AuditActor, project: ProjectRow): Promise<{ afterwards: Promise<void> }> {
-  const db = getDb(env.DB);
-  const { r2Keys } = await deleteProjectRows(db, project);
-  await recordAudit(db, {
-    action: "project_destroyed",
-    entityType: "project",
-    entityId: project.id,
-    details: { path_with_namespace: project.pathWithNamespace },
-    actor,
+  await recordChange(env, {
+    kind: "project_deleted",
+    subject: projectSubject(project.id),
+    payload: { projectId: project.id, actor },
+    audit: { action: "project_destroyed", actor, entityType: "project", entityId: project.id, details: { path_with_namespace: project.pathWithNamespace } },
   });
-  const afterwards = (async () => {
-    for (let i = 0; i < r2Keys.length; i += 1000) await env.FILES.delete(r2Keys.slice(i, i + 1000));
-    const failure = await deleteProjectRepository(env, project.id);
-    if (failure) {
-      await recordAudit(db, {
-        action: "project_repository_removal_failed",
-        entityType: "project",
-        entityId: project.id,
-        details: { reason: failure },
-        actor,
-      });
-    }
-  })();
+  await deleteProjectContents(env, project.id);
+  const afterwards = finishChangesOf(env, projectSubject(project.id)).then(
+    () => undefined,
+    (e) => console.error(JSON.stringify({ msg: "project deletion left pending for the sweep", project_id: project.id, reason: e instanceof Error ? e.message : String(e) })),
+  );
   return { afterwards };
 }
 

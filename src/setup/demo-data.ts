@@ -6,7 +6,7 @@ import { createMergeRequest, createStatusCheck, mergeMergeRequest, recordStatusC
 import { createIteration } from "../db/iterations";
 import { createManagedLicense } from "../db/licenses";
 import { addMember, createGroup, createProject } from "../db/namespaces";
-import { addPackageFile, createPipeline, findOrCreatePackage } from "../db/packages";
+import { commitPackageFile, createPipeline } from "../db/packages";
 import { findGroup } from "../db/projects";
 import { createRunner } from "../db/runners";
 import { findUserByLogin } from "../db/users";
@@ -61,12 +61,12 @@ export async function ensureDemoData(env: Bindings): Promise<void> {
   const p1 = await createPipeline(db, { projectId: project.id, sha: (await sha256Hex("demo-1")).slice(0, 40), ref: "main", userId: root.id });
   const p2 = await createPipeline(db, { projectId: project.id, sha: (await sha256Hex("demo-2")).slice(0, 40), ref: "main", userId: root.id });
   for (const [version, pipelines] of [["1.0.0", [p1.id]], ["1.1.0", [p1.id, p2.id]]] as const) {
-    const pkg = await findOrCreatePackage(db, project.id, "demo-tool", version, "generic", "default");
     for (const pipelineId of pipelines) {
       const bytes = new TextEncoder().encode(`demo-tool ${version} built by pipeline ${pipelineId}\n`);
-      const key = `packages/${project.id}/${pkg.id}/demo-${pipelineId}/demo-tool.txt`;
+      const key = `packages/${project.id}/demo-tool-${version}/demo-${pipelineId}/demo-tool.txt`;
       await env.FILES.put(key, bytes);
-      await addPackageFile(db, { packageId: pkg.id, fileName: "demo-tool.txt", size: bytes.byteLength, fileSha256: await sha256Hex(bytes), r2Key: key, pipelineId });
+      const file = { fileName: "demo-tool.txt", size: bytes.byteLength, fileSha256: await sha256Hex(bytes), r2Key: key, pipelineId };
+      await commitPackageFile(db, { projectId: project.id, name: "demo-tool", version, packageType: "generic", status: "default", ...file });
     }
   }
 

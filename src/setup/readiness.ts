@@ -2,6 +2,7 @@ import { getConfig, refusedProblems } from "../config";
 import { databaseAnswers } from "../db/database-state";
 import type { Bindings } from "../env";
 import { gitOriginProblem } from "../git/provisioning";
+import { integrityReadiness } from "./integrity";
 import { schemaBehindResponse, schemaState } from "./schema-check";
 
 /**
@@ -48,7 +49,8 @@ export function refusalResponse(problems: string[]): Response {
  * GitLab's readiness probe (`GET /-/readiness`), once the service serves at all (the refusal
  * above answers first): each dependency's check, 200 when all pass, 503 otherwise. The database
  * is checked with one query; the git origin with its signed health check, so a secret that
- * differs between the Worker and the origin shows here, not first on a user's push.
+ * differs between the Worker and the origin shows here, not first on a user's push. The detail
+ * `integrity_check` carries the cron's last integrity findings (counts by kind).
  */
 export async function readinessReport(env: Bindings): Promise<{ status: 200 | 503; body: Record<string, unknown> }> {
   const check = async (run: () => Promise<string | null>) => {
@@ -62,5 +64,7 @@ export async function readinessReport(env: Bindings): Promise<{ status: 200 | 50
   const db = await check(async () => ((await databaseAnswers(env.DB)) ? null : "no answer"));
   const git = await check(() => gitOriginProblem(env));
   const ok = db.status === "ok" && git.status === "ok";
-  return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "failed", db_check: [db], git_origin_check: [git] } };
+  // The cron's last integrity findings (./integrity.ts): reported, but they do not make the instance unready.
+  const integrity = db.status === "ok" ? await integrityReadiness(env).catch(() => ({ status: "unknown" })) : { status: "unknown" };
+  return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "failed", db_check: [db], git_origin_check: [git], integrity_check: [integrity] } };
 }

@@ -184,7 +184,16 @@ const uploadIncomplete = (received: number, declared: number | null) =>
  */
 export async function streamBodyToR2(
   body: ReadableStream<Uint8Array> | null,
-  opts: { bucket: R2Bucket; key: string; maxBytes: number; declaredSize: number | null; streamPutMaxBytes: number; meta?: R2PutOptions },
+  opts: {
+    bucket: R2Bucket;
+    key: string;
+    maxBytes: number;
+    declaredSize: number | null;
+    streamPutMaxBytes: number;
+    meta?: R2PutOptions;
+    /** Called as bytes arrive (a registry upload renews its lease by it); a rejection aborts the upload. */
+    onProgress?: () => Promise<void>;
+  },
 ): Promise<{ size: number; sha256: string }> {
   if (opts.declaredSize !== null && opts.declaredSize > opts.maxBytes) throw uploadTooLarge(opts.maxBytes);
   const sink = openSink(opts.bucket, opts.key, opts.declaredSize, opts.streamPutMaxBytes, opts.meta ?? {});
@@ -202,6 +211,7 @@ export async function streamBodyToR2(
       if (opts.declaredSize !== null && received > opts.declaredSize) throw uploadIncomplete(received, opts.declaredSize);
       hash.update(value);
       await sink.write(value);
+      if (opts.onProgress) await opts.onProgress();
     }
     if (opts.declaredSize !== null && received !== opts.declaredSize) throw uploadIncomplete(received, opts.declaredSize);
     await sink.finish();

@@ -24,6 +24,7 @@ const ROOT_PASSWORD = "cfg-Root-Password-$HOME-9";
 const VARS = {
   ROOT_PASSWORD,
   ISSUER: "http://issuer.example.test",
+  TRUSTED_ID_JAG_ISSUERS: JSON.stringify([{ issuer: "https://idp.example.test", jwks_uri: "https://idp.example.test/jwks.json" }]),
   ACCESS_TOKEN_TTL_SECONDS: "1234",
   SESSION_TTL_SECONDS: "2",
   SERVICE_VERSION: "15.0",
@@ -62,6 +63,7 @@ const VARS = {
   REGISTRY_MAX_BLOB_BYTES: "1000",
   REGISTRY_MAX_MANIFEST_BYTES: "600",
   REGISTRY_UPLOAD_TTL_SECONDS: "2",
+  ORPHAN_SWEEP_SECONDS: "2",
   CLIENT_ADDRESS_HEADER: "X-Forwarded-For",
   REGISTRY_PROJECT_QUOTA_BYTES: "1500",
   // Replaced in beforeAll by a local HTTP mail API that records what it is sent.
@@ -183,6 +185,15 @@ describe("every documented variable takes effect under npm start (README, Config
     const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; token_endpoint: string };
     expect(meta.issuer).toBe(VARS.ISSUER);
     expect(meta.token_endpoint).toBe(`${VARS.ISSUER}/oauth/token`);
+  });
+
+  it("TRUSTED_ID_JAG_ISSUERS trusts identity providers for the jwt-bearer grant: discovery advertises it, and an ID-JAG of another issuer is refused", async () => {
+    const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { grant_types_supported: string[] };
+    expect(meta.grant_types_supported).toContain("urn:ietf:params:oauth:grant-type:jwt-bearer");
+    const unsigned = `${btoa(JSON.stringify({ alg: "ES256", typ: "oauth-id-jag+jwt" }))}.${btoa(JSON.stringify({ iss: "https://untrusted.example" }))}.c2ln`.replace(/=/g, "");
+    const res = await fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: unsigned }) });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
   });
 
   it("ACCESS_TOKEN_TTL_SECONDS is a token's expires_in", async () => {
@@ -361,6 +372,28 @@ describe("every documented variable takes effect under npm start (README, Config
       }
     }
     expect(await client.sendFile(parts())).toMatchObject({ Code: 0 });
+  });
+
+  it("ORPHAN_SWEEP_SECONDS: a dynamically registered client that never received a grant is swept by the cron once that old", async () => {
+    const reg = await fetch(`${base}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client_name: "never used", redirect_uris: ["http://127.0.0.1:9/cb"] }),
+    });
+    expect(reg.status).toBe(201);
+    const registeredAt = Date.now();
+    const { client_id } = (await reg.json()) as { client_id: string };
+    const listed = async () =>
+      ((await (await fetch(`${base}/api/v4/applications?per_page=100`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { application_id: string }[]).some(
+        (a) => a.application_id === client_id,
+      );
+    expect(await listed()).toBe(true);
+    await until(async () => {
+      expect((await fetch(`${base}/__scheduled?cron=${encodeURIComponent("*/10 * * * *")}`)).status).toBe(200);
+      await sleep(300);
+      return !(await listed());
+    }, 10_000);
+    expect(Date.now() - registeredAt).toBeGreaterThanOrEqual(2000);
   });
 
   describe("the container registry limits", () => {

@@ -38,6 +38,8 @@ export interface RunningServer {
   baseURL: string;
   /** Ends npm start and its children (wrangler, the git origin) and waits until they are gone. */
   stop(): Promise<void>;
+  /** A crash: SIGKILL to the whole process group (`kill -9 -- -<pgid>`), nothing gets to clean up. */
+  crash(): Promise<void>;
 }
 
 export const ROOT_DIR = path.resolve(__dirname, "../..");
@@ -70,13 +72,19 @@ export async function startService(opts: { persistDir: string; rootPassword: str
       // The group's other members (workerd) may outlive npm by a moment.
       await new Promise((r) => setTimeout(r, 500));
     },
+    async crash() {
+      const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+      killGroup(child, "SIGKILL");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      await new Promise((r) => setTimeout(r, 500));
+    },
   };
 }
 
 /** npm start runs wrangler and the git origin as children: end the whole process group. */
-function killGroup(child: ChildProcess): void {
+function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
   try {
-    process.kill(-child.pid!, "SIGTERM");
+    process.kill(-child.pid!, signal);
   } catch {
     // already gone
   }

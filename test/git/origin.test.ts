@@ -7,6 +7,7 @@ import { listAuditEvents } from "../../src/db/audit";
 import { findProject } from "../../src/db/projects";
 import { originFetch, repositoryStoragePath } from "../../src/git/origin-client";
 import { SIGNATURE_HEADERS, signParts } from "../../src/git/origin-signature";
+import { projectSubject, recordChange, sweepPendingChanges } from "../../src/services/changes/runner";
 import { call, json, makeUserWithToken } from "../helpers/fixtures";
 import { basic, gitRequest, makeProject } from "./fixtures";
 
@@ -162,7 +163,7 @@ describe("GitLab's readiness probe reports the git origin", () => {
   it("GET /-/readiness is ok with the origin up and names the signature problem when the secrets differ", async () => {
     const ok = await call("/-/readiness");
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ status: "ok", db_check: [{ status: "ok" }], git_origin_check: [{ status: "ok" }] });
+    expect(await ok.json()).toEqual({ status: "ok", db_check: [{ status: "ok" }], git_origin_check: [{ status: "ok" }], integrity_check: [{ status: "ok" }] });
 
     const ctx = createExecutionContext();
     const res = await app.fetch(new Request("http://localhost/-/readiness"), withVars(env, { GIT_ORIGIN_SECRET: "another-secret-of-at-least-32-characters" }), ctx);
@@ -179,5 +180,42 @@ describe("GitLab's readiness probe reports the git origin", () => {
     await waitOnExecutionContext(ctx);
     expect(res.status).toBe(503);
     expect(await res.text()).toContain("GIT_ORIGIN_SECRET");
+  });
+});
+
+describe("DESIGN Changes that finish: a project deletion killed after its intent is finished by the cron sweep", () => {
+  it("the sweep deletes the rows and removes the repository at the origin; the origin refusing is one removal_failed row and the change stays pending", async () => {
+    const { user, token } = await makeUserWithToken();
+    const created = (await (await call("/api/v4/projects", { method: "POST", token, ...json({ name: "Killed delete", initialize_with_readme: true }) })).json()) as { id: number };
+    const storage = await repositoryStoragePath(created.id);
+    const actor = { id: user.id, ip: null };
+    const change = {
+      kind: "project_deleted" as const,
+      subject: projectSubject(created.id),
+      payload: { projectId: created.id, actor },
+      audit: { action: "project_destroyed" as const, actor, entityType: "project", entityId: created.id },
+    };
+    // What a request killed right after its intent left behind: the intent and the audit row only.
+    expect(await recordChange(env, change)).toBe(true);
+    expect(await findProject(getDb(env.DB), String(created.id))).not.toBeNull();
+    const later = Date.now() + 120_000;
+
+    // The origin is down at the first sweep: the rows go, the repository stays, one audit row says so.
+    const down = withVars(env, { GIT_ORIGIN: "http://127.0.0.1:9" });
+    await sweepPendingChanges(down, later, { limit: 1000 });
+    await sweepPendingChanges(down, later, { limit: 1000 });
+    expect(await findProject(getDb(env.DB), String(created.id))).toBeNull();
+    const events = async () => JSON.stringify(await listAuditEvents(getDb(env.DB), { offset: 0, limit: 20, entityType: "project", entityId: String(created.id) }));
+    expect((await events()).split("project_repository_removal_failed").length - 1).toBe(1);
+    expect((await originFetch(origin, { method: "GET", target: `/${storage}/info/refs?service=git-upload-pack` })).ok).toBe(true);
+    expect(await (await originFetch(origin, { method: "GET", target: `/${storage}/info/refs?service=git-upload-pack` })).text()).toContain("refs/heads/");
+
+    // The origin is back: the next sweep removes the repository and finishes the change.
+    await sweepPendingChanges(env, later, { limit: 1000 });
+    const after = await originFetch(origin, { method: "GET", target: `/${storage}/info/refs?service=git-upload-pack` });
+    expect(await after.text()).not.toContain("refs/heads/");
+    expect((await events()).split("project_destroyed").length - 1).toBe(1);
+    expect(await recordChange(env, change)).toBe(true); // nothing pending any more: a new intent could be recorded
+    await sweepPendingChanges(env, later, { limit: 1000 });
   });
 });

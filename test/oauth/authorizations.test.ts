@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { listAuthorizedApplications, revokeAllForApplication, revokeUserAuthorizationsForApplication } from "../../src/services/authorizations";
+import { deleteApplication } from "../../src/services/applications";
+import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../src/services/authorizations";
 import { signedInUser } from "../helpers/browser";
 import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
@@ -39,13 +40,13 @@ describe("Authorized applications (exports for the account pages and the admin A
     expect(await listAuthorizedApplications(env, user.id)).toEqual([]);
   });
 
-  it("revokeAllForApplication revokes every grant of the application (application deleted)", async () => {
+  it("deleteApplication revokes every grant of the application (application deleted)", async () => {
     const { app } = await makeApp({ confidential: false });
     const one = await signedInUser();
     const two = await signedInUser();
     const a = await grantFor(app, one.browser);
     const b = await grantFor(app, two.browser);
-    await revokeAllForApplication(env, app.id);
+    await deleteApplication(env, { id: one.user.id, ip: null }, app);
     for (const t of [a, b]) expect((await call("/oauth/token/info", { token: t.access_token })).status).toBe(401);
   });
 });

@@ -48,6 +48,29 @@ describe("/profile/applications: register, edit and delete applications", () => 
     expect(row).toEqual({ confidential: 0, expire_access_tokens: 0 });
   });
 
+  it("RFC 7591 §2 on the page: public keys and private_key_jwt are registered; a private key is refused with a clear error", async () => {
+    const { browser: b } = await signedInUser();
+    const jwk = { kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0", kid: "k1" };
+    const res = await register(b, {
+      name: unique("machine"),
+      redirect_uri: "https://machine.example/cb",
+      scopes: "api",
+      confidential: "1",
+      token_endpoint_auth_method: "private_key_jwt",
+      jwks: JSON.stringify({ keys: [jwk] }),
+    });
+    expect(res.status).toBe(201);
+    const uid = /<code id="application_id">([^<]+)<\/code>/.exec(await res.text())![1];
+    const row = await env.DB.prepare("SELECT id, jwks, token_endpoint_auth_method FROM oauth_applications WHERE uid = ?").bind(uid).first<{ id: number; jwks: string; token_endpoint_auth_method: string }>();
+    expect(row!.token_endpoint_auth_method).toBe("private_key_jwt");
+    expect(JSON.parse(row!.jwks)).toEqual({ keys: [jwk] });
+    const edit = await (await b.get(`/profile/applications/${row!.id}/edit`)).text();
+    expect(edit).toContain('<option value="private_key_jwt" selected="">');
+    const bad = await register(b, { name: "keys", redirect_uri: "https://machine.example/cb", scopes: "api", confidential: "1", jwks: JSON.stringify({ keys: [{ ...jwk, d: "secret" }] }) });
+    expect(bad.status).toBe(422);
+    expect(textOf(await bad.text())).toContain("Public keys must hold public keys only");
+  });
+
   it("shows clear errors for bad input and keeps what was typed", async () => {
     const { browser: b } = await signedInUser();
     const res = await register(b, { name: "kept name", redirect_uri: "http://insecure.example/cb", scopes: [] });

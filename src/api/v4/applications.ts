@@ -34,10 +34,11 @@ function entity(app: ApplicationRow) {
     require_pushed_authorization_requests: app.requirePushedAuthorizationRequests,
     // Not in GitLab's entity: the application's access-token lifetime (docs/rest-api.md).
     access_token_expires_in: app.accessTokenTtlSeconds,
-    // Not in GitLab's entity: key-based client authentication (RFC 7591 §2 names; docs/oauth.md).
-    token_endpoint_auth_method: authMethodOf(app),
-    jwks: app.jwks ? JSON.parse(app.jwks) : null,
-    jwks_uri: app.jwksUri,
+    // Not in GitLab's entity, so only for an application that set them: key-based client
+    // authentication (RFC 7591 §2 names; docs/oauth.md).
+    ...(app.tokenEndpointAuthMethod || app.jwks || app.jwksUri
+      ? { token_endpoint_auth_method: authMethodOf(app), jwks: app.jwks ? JSON.parse(app.jwks) : null, jwks_uri: app.jwksUri }
+      : {}),
   };
 }
 

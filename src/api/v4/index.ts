@@ -27,6 +27,7 @@ import auditEvents from "./audit-events";
 import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
 import oidcSigningKeys from "./oidc-signing-keys";
+import integrity from "./integrity";
 
 /** /api/v4: one file per resource, joined here. */
 const api = new Hono<AppEnv>();
@@ -57,6 +58,7 @@ api.route("/", ciLint);
 api.route("/", plugins);
 api.route("/", metadata);
 api.route("/", oidcSigningKeys);
+api.route("/", integrity);
 // Last: answers what no route above took (GitLab's JSON 404 and 405).
 answerUnmatched(api);
 

@@ -3,9 +3,7 @@ import { z } from "zod";
 import { getConfig } from "../../config";
 import { getDb } from "../../db/client";
 import {
-  addPackageFile,
   deletePackage,
-  findOrCreatePackage,
   findPackage,
   findPackageFile,
   findPipeline,
@@ -30,7 +28,7 @@ import { parsePage, setKeysetLink, setPaginationHeaders } from "./pagination";
 import { idParam, intParam } from "./params";
 import { whenParamIs } from "../../http/router";
 import { pathTail } from "../../http/path-decoding";
-import { streamBodyToR2 } from "../../storage/r2-stream";
+import { storeGenericPackageFile } from "../../services/packages";
 
 /** Package registry API (GitLab): generic packages, the package list and its pipelines (spec part b). */
 const packagesApp = new Hono<AppEnv>();
@@ -113,19 +111,8 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requirePa
     body = part.stream();
     size = part.size;
   }
-  // The bytes go first, the rows after: a failed or aborted upload leaves no object and no package.
-  const key = `packages/${project.id}/${crypto.randomUUID()}/${file}`;
   // Too large: 413; ended early: 400 (renderApiError, from the error family's codes).
-  const stored = await streamBodyToR2(body, { bucket: c.env.FILES, key, maxBytes: limits.maxFileBytes, declaredSize: size, streamPutMaxBytes: limits.streamPutMaxBytes });
-  let pkg: PackageRow;
-  let pf: Awaited<ReturnType<typeof addPackageFile>>;
-  try {
-    pkg = await findOrCreatePackage(db, project.id, name, version, "generic", q.status);
-    pf = await addPackageFile(db, { packageId: pkg.id, fileName: file, size: stored.size, fileSha256: stored.sha256, r2Key: key, pipelineId });
-  } catch (e) {
-    await c.env.FILES.delete(key);
-    throw e;
-  }
+  const { pkg, file: pf } = await storeGenericPackageFile(c.env, { projectId: project.id, name, version, fileName: file, status: q.status, pipelineId, body, size });
   if (q.select === "package_file") {
     return c.json({ id: pf.id, package_id: pkg.id, file_name: pf.fileName, size: pf.size, file_sha256: pf.fileSha256, created_at: iso(pf.createdAt) }, 201);
   }

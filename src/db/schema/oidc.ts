@@ -60,6 +60,12 @@ export const oauthDeviceGrants = sqliteTable(
     /** Seconds a client must wait between polls; grows by 5 on slow_down (RFC 8628 §3.5). */
     intervalSeconds: integer("interval_seconds").notNull(),
     lastPolledAt: integer("last_polled_at"),
+    /**
+     * The token response of the poll that redeemed the grant, sealed under a key derived from the
+     * device code (as a refresh token's grace record): a retried poll after a crash gets it again.
+     */
+    sealedResponse: text("sealed_response"),
+    redeemedAt: integer("redeemed_at"),
     expiresAt: integer("expires_at").notNull(),
     createdAt: integer("created_at").notNull(),
   },

@@ -49,7 +49,8 @@ export const packageFiles = sqliteTable(
     pipelineId: integer("pipeline_id"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("package_files_package_idx").on(t.packageId, t.fileName)],
+  // By key: the sweep and the integrity check ask which objects under packages/ have a row.
+  (t) => [index("package_files_package_idx").on(t.packageId, t.fileName), index("package_files_r2_key_idx").on(t.r2Key)],
 );
 
 /** Pipelines that built a package (GitLab's build infos). */

@@ -119,8 +119,14 @@ export const registryUploads = sqliteTable(
     offset: integer("offset").notNull().default(0),
     /** JSON array of { key, size, sha256 } chunk objects in R2, in order. */
     chunks: text("chunks").notNull().default("[]"),
-    /** Set while a request writes to the session, so concurrent chunks are refused, not interleaved. */
+    /**
+     * The lease of the request writing to the session (src/registry/upload-lease.ts): until when it
+     * holds it, renewed while bytes arrive, so concurrent chunks are refused, not interleaved, and a
+     * holder that died frees the session within seconds.
+     */
     busyUntil: integer("busy_until").notNull().default(0),
+    /** Which request holds the lease: only it may renew it or record its chunk. */
+    leaseHolder: text("lease_holder"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

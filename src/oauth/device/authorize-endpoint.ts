@@ -20,7 +20,7 @@ routes.post("/authorize_device", async (c) => {
   const creds = clientCredentials(c, params);
   // The client is named by client_id or by HTTP Basic alone, as at the token endpoint (RFC 6749 §2.3.1).
   if (!creds.clientId) throw missingParam("client_id");
-  const client = await countingSecretFailures(c, creds, () => clientForGrant(getDb(c.env.DB), creds, DEVICE_CODE_GRANT_TYPE, "authenticate"));
+  const client = await countingSecretFailures(c, creds, () => clientForGrant(c.env, creds, DEVICE_CODE_GRANT_TYPE, "authenticate"));
   const registered = parseScopes(client.app.scopes);
   const requested = parseRequestedScopes(params.get("scope"));
   const scopes = requested.length > 0 ? requested : registered;

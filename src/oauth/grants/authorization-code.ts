@@ -5,7 +5,7 @@ import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
 import { expiryForced } from "../../credentials/oauth-access-token";
 import { familyStub } from "../../credentials/oauth-family";
-import { markFamilies } from "../../db/oauth-grants";
+import { markFamilyActive } from "../../db/oauth-grants";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
 import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../../credentials/oauth-token-format";
@@ -57,11 +57,11 @@ export const authorizationCodeGrant: Grant = {
       resource,
       dpopJkt,
     });
-    if (!result.ok) return refuseGrant(env, db, result, { action: "code_reuse", fid, userId, applicationId: client.app.id, ip, now });
+    if (!result.ok) return refuseGrant(env, result, { action: "code_reuse", fid, userId, ip });
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.
     const [idToken] = await Promise.all([
       idTokenFor(env, issuer, result.family, { withNonce: true, recorded: true }),
-      markFamilies(db, [fid], "active", now),
+      markFamilyActive(db, fid),
       recordAudit(db, {
         action: "token_issued",
         authorId: userId,

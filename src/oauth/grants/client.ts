@@ -1,5 +1,5 @@
 import type { ApplicationRow } from "../../db/applications";
-import type { Db } from "../../db/client";
+import type { Bindings } from "../../env";
 import { OAuthError } from "../errors";
 import { authenticateClient, identifyClient, type AuthenticatedClient, type ClientCredentials } from "../request";
 
@@ -11,15 +11,30 @@ import { authenticateClient, identifyClient, type AuthenticatedClient, type Clie
  * grant and its refresh tokens.
  */
 export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
-export const APPLICATION_GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token", "password", DEVICE_CODE_GRANT_TYPE, "implicit"];
+/** RFC 8693 §2.1. */
+export const TOKEN_EXCHANGE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:token-exchange";
+/** RFC 7523 §2.1 (an ID-JAG, MCP Enterprise-Managed Authorization). */
+export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+export const APPLICATION_GRANT_TYPES: readonly string[] = [
+  "authorization_code",
+  "refresh_token",
+  "password",
+  DEVICE_CODE_GRANT_TYPE,
+  "implicit",
+  TOKEN_EXCHANGE_GRANT_TYPE,
+  JWT_BEARER_GRANT_TYPE,
+];
+/** client_credentials (RFC 6749 §4.4) is for confidential clients only: a public one cannot prove who asks. */
+export const CONFIDENTIAL_GRANT_TYPES: readonly string[] = [...APPLICATION_GRANT_TYPES, "client_credentials"];
 export const REGISTERED_GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
 
-export function grantTypesOf(app: Pick<ApplicationRow, "dynamic">): readonly string[] {
-  return app.dynamic ? REGISTERED_GRANT_TYPES : APPLICATION_GRANT_TYPES;
+export function grantTypesOf(app: Pick<ApplicationRow, "dynamic" | "confidential">): readonly string[] {
+  if (app.dynamic) return REGISTERED_GRANT_TYPES;
+  return app.confidential ? CONFIDENTIAL_GRANT_TYPES : APPLICATION_GRANT_TYPES;
 }
 
 /** RFC 6749 §5.2: the authenticated client is not authorized to use this grant type. */
-export function requireGrantType(app: Pick<ApplicationRow, "dynamic">, grantType: string): void {
+export function requireGrantType(app: Pick<ApplicationRow, "dynamic" | "confidential">, grantType: string): void {
   if (!grantTypesOf(app).includes(grantType)) throw new OAuthError("unauthorized_client", "The client is not authorized to use this grant type.", 400);
 }
 
@@ -31,8 +46,8 @@ export type ClientMode = "authenticate" | "identify";
  * then checked against its grant types. The token endpoint's dispatch hands this to every grant,
  * and the device authorization endpoint (RFC 8628 §3.1) calls it for the device grant.
  */
-export async function clientForGrant(db: Db, creds: ClientCredentials, grantType: string, mode: ClientMode): Promise<AuthenticatedClient> {
-  const client = mode === "authenticate" ? await authenticateClient(db, creds) : await identifyClient(db, creds);
+export async function clientForGrant(env: Bindings, creds: ClientCredentials, grantType: string, mode: ClientMode): Promise<AuthenticatedClient> {
+  const client = mode === "authenticate" ? await authenticateClient(env, creds) : await identifyClient(env, creds);
   requireGrantType(client.app, grantType);
   return client;
 }

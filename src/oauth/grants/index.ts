@@ -1,4 +1,7 @@
 import { authorizationCodeGrant } from "./authorization-code";
+import { clientCredentialsGrant } from "./client-credentials";
+import { TOKEN_EXCHANGE_GRANT_TYPE, tokenExchangeGrant } from "./token-exchange";
+import { JWT_BEARER_GRANT_TYPE, jwtBearerGrant } from "./jwt-bearer";
 import { DEVICE_CODE_GRANT_TYPE, deviceCodeGrant } from "./device-code";
 import { passwordGrant } from "./password";
 import { refreshTokenGrant } from "./refresh-token";
@@ -10,6 +13,9 @@ export const GRANTS: Readonly<Record<string, Grant>> = {
   refresh_token: refreshTokenGrant,
   password: passwordGrant,
   [DEVICE_CODE_GRANT_TYPE]: deviceCodeGrant,
+  client_credentials: clientCredentialsGrant,
+  [TOKEN_EXCHANGE_GRANT_TYPE]: tokenExchangeGrant,
+  [JWT_BEARER_GRANT_TYPE]: jwtBearerGrant,
 };
 
 export function grantFor(type: string): Grant | null {

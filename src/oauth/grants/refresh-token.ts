@@ -39,7 +39,7 @@ export const refreshTokenGrant: Grant = {
     if (verifier !== null && !isValidVerifier(verifier)) throw new OAuthError("invalid_grant");
     const db = getDb(env.DB);
     let clientAuthenticated = false;
-    if (creds.clientSecret) {
+    if (creds.clientSecret || creds.assertion) {
       const client = await clientOf("identify");
       clientAuthenticated = client.authenticated;
     }
@@ -80,7 +80,7 @@ export const refreshTokenGrant: Grant = {
     }
     if (!result.ok) {
       if (result.error === "user_needed") throw new OAuthError("invalid_grant");
-      return refuseGrant(env, db, result, { action: "refresh_reuse", fid, userId, applicationId: result.family?.applicationId ?? null, ip, now });
+      return refuseGrant(env, result, { action: "refresh_reuse", fid, userId, ip });
     }
     if (result.kind === "grace") {
       // The same pair again, opened with the presented token: only its holder can read it.

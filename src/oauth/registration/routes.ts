@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { newApplicationTtl } from "../../config";
 import { getConfig } from "../../config";
-import { recordAudit } from "../../db/audit";
 import { createApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { formatScopes } from "../../domain/scopes";
@@ -39,23 +38,28 @@ routes.post("/register", async (c) => {
   // A client with a key proves itself with it (private_key_jwt): confidential, yet no secret is issued.
   const keyed = reg.tokenEndpointAuthMethod === "private_key_jwt";
   const db = getDb(c.env.DB);
-  const { row } = await createApplication(db, {
-    name: reg.name,
-    redirectUri: reg.redirectUris.join("\n"),
-    scopes: reg.scopes,
-    confidential: keyed,
-    trusted: false,
-    ownerId: null,
-    dynamic: true,
-    dpopBoundAccessTokens: reg.dpopBoundAccessTokens,
-    requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests,
-    jwks: reg.jwks,
-    jwksUri: reg.jwksUri,
-    tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod,
-    accessTokenTtlSeconds: newApplicationTtl(c.env),
-  });
+  // The client and its audit row in one batch. A client whose answer never reached anyone (the
+  // request killed after the batch) receives no grant and is swept (src/services/dynamic-clients.ts).
+  const { row } = await createApplication(
+    db,
+    {
+      name: reg.name,
+      redirectUri: reg.redirectUris.join("\n"),
+      scopes: reg.scopes,
+      confidential: keyed,
+      trusted: false,
+      ownerId: null,
+      dynamic: true,
+      dpopBoundAccessTokens: reg.dpopBoundAccessTokens,
+      requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests,
+      jwks: reg.jwks,
+      jwksUri: reg.jwksUri,
+      tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod,
+      accessTokenTtlSeconds: newApplicationTtl(c.env),
+    },
+    { action: "dynamic_application_registered", details: { name: reg.name }, ip },
+  );
   await countAttempt(c.env, "dynamic_registration", keys);
-  await recordAudit(db, { action: "dynamic_application_registered", entityType: "oauth_application", entityId: row.id, details: { name: row.name }, ip });
   return c.json(
     {
       client_id: row.uid,

@@ -1,12 +1,13 @@
 import { verifyReenteredPassword } from "./password-reentry";
 import { hashPassword, passwordWeakness } from "../../crypto/password";
-import { recordAudit, type AuditActor } from "../../db/audit";
+import type { AuditActor } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { setPasswordHashExpiring } from "../../db/user-accounts";
+import { passwordHashUpdate } from "../../db/user-accounts";
 import type { UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { revokeAllCredentialsOfUser, userChanged } from "../../credentials/user-credentials";
+import { revokeAllCredentialsOfUser } from "../../credentials/user-credentials";
 import { AppError } from "../../domain/errors";
+import { makeChange, userSubject } from "../changes/runner";
 
 export const PASSWORD_CHANGE_FAILURES = ["wrong_password", "mismatch", "weak", "unchanged"] as const;
 export type PasswordChangeFailure = (typeof PASSWORD_CHANGE_FAILURES)[number];
@@ -34,10 +35,25 @@ export async function changePassword(
   if (input.password !== input.confirmation) throw passwordChangeError("mismatch");
   assertStrongPassword(input.password);
   if (input.password === input.current) throw passwordChangeError("unchanged");
-  const db = getDb(env.DB);
-  await setPasswordHashExpiring(db, user.id, await hashPassword(input.password), null);
-  await recordAudit(db, { action: "password_changed", authorId: user.id, entityType: "user", entityId: user.id, ip, details: user.passwordExpiresAt !== null ? { expired: true } : {} });
-  await userChanged(env, user.id);
+  // The new hash, the intent to drop every credential's copy of the user and the audit row in one
+  // D1 batch (DESIGN, "Changes that finish"); a crash after it leaves the rest to the cron sweep.
+  const passwordHash = await hashPassword(input.password);
+  await makeChange(
+    env,
+    {
+      kind: "password_changed",
+      subject: userSubject(user.id),
+      payload: { userId: user.id },
+      audit: {
+        action: "password_changed",
+        actor: { id: user.id, ip },
+        entityType: "user",
+        entityId: user.id,
+        details: user.passwordExpiresAt !== null ? { expired: true } : {},
+      },
+    },
+    passwordHashUpdate(getDb(env.DB), user.id, passwordHash, null),
+  );
 }
 
 /**

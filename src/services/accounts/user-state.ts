@@ -1,11 +1,11 @@
 import { recordAudit, type AuditActor } from "../../db/audit";
 import { getDb } from "../../db/client";
-import { transitionUserState, type AccountState } from "../../db/user-accounts";
+import { transitionUserState, userStateTransition, type AccountState } from "../../db/user-accounts";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { deleteSessionsOfUser } from "../../credentials/session";
-import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged, userLostAccess } from "../../credentials/user-credentials";
+import { userChanged } from "../../credentials/user-credentials";
 import { AppError } from "../../domain/errors";
+import { finishChangesOf, recordChange, userSubject } from "../changes/runner";
 
 /**
  * Account controls, as GitLab's admin API (docs/operations.md, "Account controls"):
@@ -44,20 +44,40 @@ async function transition(env: Bindings, userId: number, from: UserState[], to: 
   return transitionUserState(getDb(env.DB), userId, from, to);
 }
 
+/**
+ * Records a block (DESIGN, "Changes that finish"): the state, the intent to revoke everything the
+ * user holds and the `user_blocked` audit row in one D1 batch. False when the user was not active
+ * or deactivated (already blocked, or another request blocked them first).
+ */
+export async function recordBlock(env: Bindings, actor: Actor, userId: number): Promise<boolean> {
+  return recordChange(
+    env,
+    { kind: "user_blocked", subject: userSubject(userId), payload: { userId, actor }, audit: { action: "user_blocked", actor, entityType: "user", entityId: userId } },
+    userStateTransition(getDb(env.DB), userId, ["active", "deactivated"], "blocked"),
+  );
+}
+
+/**
+ * A change already recorded whose effects are pending (a crash, a failed revocation) is finished by
+ * the retried request, which then answers as the first would have: `true`. Nothing of that kind
+ * pending: `null` (other pending changes of the user are finished too, but do not count).
+ */
+async function finishOrNothing(env: Bindings, userId: number, kind: "user_blocked" | "user_deactivated"): Promise<StateChange> {
+  return (await finishChangesOf(env, userSubject(userId))).kinds.includes(kind) ? true : null;
+}
+
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.state === "blocked") return null;
-  if (!(await transition(env, userId, ["active", "deactivated"], "blocked"))) return null;
-  const db = getDb(env.DB);
-  await revokeAllCredentialsOfUser(env, userId, actor, "user_blocked");
-  await recordAudit(db, { action: "user_blocked", actor, entityType: "user", entityId: userId });
-  return true;
+  if (user.state !== "blocked") await recordBlock(env, actor, userId);
+  return finishOrNothing(env, userId, "user_blocked");
 }
 
 export async function unblockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
   if (user.state === "deactivated") throw accountStateError("forbidden", "Deactivated users cannot be unblocked by the API");
   if (user.state !== "blocked") return false;
+  // A block whose revocations did not all happen is finished first: an unblock revives nothing.
+  await finishChangesOf(env, userSubject(userId));
   if (!(await transition(env, userId, ["blocked"], "active"))) return false;
   await userChanged(env, userId);
   await recordAudit(getDb(env.DB), { action: "user_unblocked", actor, entityType: "user", entityId: userId });
@@ -71,7 +91,7 @@ export function recentlyActive(user: Pick<UserRow, "lastSignInAt">, now: number)
 
 export async function deactivateUser(env: Bindings, actor: Actor, userId: number, now = Date.now()): Promise<StateChange> {
   const user = await target(env, userId);
-  if (user.state === "deactivated") return null;
+  if (user.state === "deactivated") return finishOrNothing(env, userId, "user_deactivated");
   if (user.state === "blocked") throw accountStateError("forbidden", "A blocked user cannot be deactivated by the API");
   if (recentlyActive(user, now)) {
     throw accountStateError(
@@ -79,21 +99,24 @@ export async function deactivateUser(env: Bindings, actor: Actor, userId: number
       `The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`,
     );
   }
-  if (!(await transition(env, userId, ["active"], "deactivated"))) return null;
-  const db = getDb(env.DB);
   // Unlike block, OAuth grants are kept: they are refused while deactivated (every issuance checks
   // the user's state) and work again after activation, as GitLab's tokens do. Device codes approved
-  // but not yet redeemed end: the device never held a token, and activation must not hand it one.
-  await Promise.all([deleteSessionsOfUser(env, userId), endDeviceApprovalsOfUser(env, userId)]);
-  await userLostAccess(env, userId);
-  await recordAudit(db, { action: "user_deactivated", actor, entityType: "user", entityId: userId });
-  return true;
+  // but not yet redeemed end: the device never held a token, and activation must not hand it one
+  // (src/services/changes/effects.ts, user_deactivated).
+  await recordChange(
+    env,
+    { kind: "user_deactivated", subject: userSubject(userId), payload: { userId }, audit: { action: "user_deactivated", actor, entityType: "user", entityId: userId } },
+    userStateTransition(getDb(env.DB), userId, ["active"], "deactivated"),
+  );
+  return finishOrNothing(env, userId, "user_deactivated");
 }
 
 export async function activateUser(env: Bindings, actor: Actor | null, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
   if (user.state === "blocked") throw accountStateError("forbidden", "A blocked user must be unblocked to be activated");
   if (user.state === "active") return true;
+  // A deactivation whose effects are pending is finished first: activation hands nothing back.
+  await finishChangesOf(env, userSubject(userId));
   if (!(await transition(env, userId, ["deactivated"], "active"))) return true;
   await userChanged(env, userId);
   // Without an actor the user reactivated themselves by signing in (GitLab).

@@ -1,0 +1,106 @@
+import { recordAudit, type AuditActor } from "../../db/audit";
+import { batchesOf } from "../../db/batches";
+import { deleteProjectRows, packageFileKeysOfProject } from "../../db/project-changes";
+import { findProject } from "../../db/projects";
+import { deleteProjectRepository } from "../../git/provisioning";
+import { deleteApplication } from "../../db/applications";
+import { getDb } from "../../db/client";
+import { liveFamilies } from "../../db/oauth-grants";
+import type { Bindings } from "../../env";
+import { revokeFamilies } from "../../credentials/oauth-family";
+import { deleteSessionsOfUser } from "../../credentials/session";
+import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged, userLostAccess } from "../../credentials/user-credentials";
+import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
+
+/**
+ * What each change that fans out does once its intent is recorded (DESIGN, "Changes that finish";
+ * docs/operations.md, "How changes finish"). Every effect is idempotent: it reads what is left to
+ * do (the live grants, the sessions, the rows) when it runs, so a second run after a crash, a
+ * retried request and the cron sweep each finish whatever the first left, and never undo anything.
+ * Each answers how many records it changed (a grant revocation's count is the API's answer).
+ */
+export interface ChangePayloads {
+  /** Block: every grant revoked, sessions and approved device codes ended, snapshots dropped (PATs refused while blocked). */
+  user_blocked: { userId: number; actor: AuditActor | null };
+  /** Deactivation: sessions and approved device codes end; grants stay, refused while deactivated (GitLab). */
+  user_deactivated: { userId: number };
+  /** A new password: every credential's copy of the user is dropped (the web ends the other sessions itself). */
+  password_changed: { userId: number };
+  /** An application's deletion: its grants revoked, then its row (and with it the directory rows) deleted. */
+  application_deleted: { applicationId: number };
+  /** A user revokes an authorized application: their grants of it. */
+  authorization_revoked: { userId: number; applicationId: number };
+  /** A project's deletion: its package files in R2, its rows, then its repository at the git origin (src/services/namespaces.ts). */
+  project_deleted: { projectId: number; actor: AuditActor | null };
+}
+
+export type ChangeKind = keyof ChangePayloads;
+
+/** What a run knows of the change's history: how many runs failed before. */
+export interface ChangeRun {
+  attempts: number;
+}
+
+type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K], run: ChangeRun) => Promise<number> };
+
+const familyIds = (rows: { id: string }[]) => rows.map((r) => r.id);
+
+export const EFFECTS: Effects = {
+  user_blocked: async (env, p) => (await revokeAllCredentialsOfUser(env, p.userId, p.actor, "user_blocked")).families,
+
+  user_deactivated: async (env, p) => {
+    const [sessions] = await Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]);
+    await userLostAccess(env, p.userId);
+    return sessions;
+  },
+
+  password_changed: async (env, p) => {
+    await userChanged(env, p.userId);
+    return 0;
+  },
+
+  application_deleted: async (env, p) => {
+    const db = getDb(env.DB);
+    const revoked = await revokeFamilies(env, familyIds(await liveFamilies(db, { applicationId: p.applicationId })), { actor: null, reason: "application_deleted" });
+    await deleteApplication(db, p.applicationId);
+    // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
+    await outlastValidationCacheFromNow(env);
+    return revoked;
+  },
+
+  authorization_revoked: async (env, p) =>
+    revokeFamilies(env, familyIds(await liveFamilies(getDb(env.DB), p)), { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
+
+  project_deleted: async (env, p, run) => {
+    const removed = await deleteProjectContents(env, p.projectId);
+    const failure = await deleteProjectRepository(env, p.projectId);
+    if (failure) {
+      // docs/git.md: the origin's refusal is an audit row naming the repository (once); the change
+      // stays pending, so the cron sweep tries the removal again.
+      if (run.attempts === 0) {
+        await recordAudit(getDb(env.DB), { action: "project_repository_removal_failed", entityType: "project", entityId: p.projectId, details: { reason: failure }, actor: p.actor });
+      }
+      throw new Error(failure);
+    }
+    return removed;
+  },
+};
+
+/**
+ * A deleted project's package files in R2, then its rows (src/db/project-changes.ts): the objects go
+ * first, so a crash between leaves rows that still name them; the keys the row deletion returns are
+ * deleted again (files added meanwhile). Nothing to do once the row is gone. Answers the objects deleted.
+ */
+export async function deleteProjectContents(env: Bindings, projectId: number): Promise<number> {
+  const db = getDb(env.DB);
+  const project = await findProject(db, String(projectId));
+  if (!project) return 0;
+  const deleteObjects = async (keys: string[]) => {
+    for (const slice of batchesOf(keys, 1000)) await env.FILES.delete(slice);
+  };
+  const keys = await packageFileKeysOfProject(db, projectId);
+  await deleteObjects(keys);
+  const { r2Keys } = await deleteProjectRows(db, project);
+  await deleteObjects(r2Keys.filter((k) => !keys.includes(k)));
+  return r2Keys.length;
+}
