@@ -53,11 +53,14 @@ async function form(c: Ctx, user: UserRow, values: Values, errors?: Errors) {
             <FieldError label={label} messages={errors?.[field]} />
           </>
         ))}
-        <div>
-          <input type="checkbox" id="user_skip_reconfirmation" name="skip_reconfirmation" value="1" checked={values.skipReconfirmation} />
-          <label for="user_skip_reconfirmation">Skip reconfirmation: a new email takes effect at once, without a confirmation mail</label>
+        <div class="checkbox">
+          <input type="checkbox" id="user_skip_reconfirmation" name="skip_reconfirmation" value="1" checked={values.skipReconfirmation} aria-describedby="user_skip_reconfirmation_hint" />
+          <label for="user_skip_reconfirmation">Skip reconfirmation</label>
+          <p id="user_skip_reconfirmation_hint" class="hint">
+            A new email takes effect at once. Otherwise it waits until the user opens the confirmation link mailed to it.
+          </p>
         </div>
-        <div>
+        <div class="checkbox">
           <input type="checkbox" id="user_admin" name="admin" value="1" checked={values.admin} />
           <label for="user_admin">Administrator</label>
         </div>
