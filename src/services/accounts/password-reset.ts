@@ -14,7 +14,8 @@ import { newMailedToken, RESET_PASSWORD_WITHIN_MS, stillValid, tokenHash } from 
  * A forgotten password, reset by a mailed link (GitLab's "Forgot your password?", Devise's
  * Recoverable): /users/password/new asks for the address, the link opens /users/password/edit.
  *
- * - The answer is the same whether or not the address belongs to anyone (no enumeration).
+ * - The answer is the same whether or not the address belongs to anyone (no enumeration), and
+ *   takes the same time: the work that depends on the address runs after the answer.
  * - Requests are throttled per client address (every request counts) and per account (every
  *   mail sent counts); a refused request answers the same, and sends nothing.
  * - The link holds a random token of which only the SHA-256 is stored; it works for two hours and
@@ -34,12 +35,24 @@ const BUCKET = "password_reset";
 export const RESET_FAILURES = ["invalid_token", "mismatch", "weak"] as const;
 const resetError = (reason: "invalid_token" | "mismatch") => new AppError("invalid", `password reset ${reason}`, { reason });
 
-/** Always resolves the same way; whether a mail went out is only in the audit log. */
-export async function requestPasswordReset(env: Bindings, origin: string, email: string, ip: string | null): Promise<void> {
+/**
+ * The request for a link, in two parts so that its answer cannot tell whether the address exists
+ * (by content or by time): the per-address throttle is checked and counted before the answer,
+ * and everything that depends on the address (the lookup, the account's throttle, the token, the
+ * mail and the audit row) is `afterwards`, which the caller hands to waitUntil whatever the
+ * address. `afterwards` may reject; the caller logs it (the answer has gone by then).
+ * Whether a mail went out is only in the audit log.
+ */
+export async function requestPasswordReset(env: Bindings, origin: string, email: string, ip: string | null): Promise<{ afterwards: Promise<void> }> {
   const addressKey = `ip:${throttleKey(ip)}`;
   const address = await checkAllowed(env, BUCKET, addressKey, { policy: RESET_THROTTLE.address });
-  if (!address.allowed) return;
+  if (!address.allowed) return { afterwards: Promise.resolve() };
   await hitFailure(env, BUCKET, addressKey, { policy: RESET_THROTTLE.address });
+  return { afterwards: mailResetLink(env, origin, email, ip) };
+}
+
+/** The per-account part of a request: a link to an active account's address, within its throttle. */
+async function mailResetLink(env: Bindings, origin: string, email: string, ip: string | null): Promise<void> {
   const db = getDb(env.DB);
   const user = email.includes("@") ? await findUserByEmail(db, email.trim()) : null;
   // Blocked and deactivated accounts get no link: they could not sign in with the new password.

@@ -100,6 +100,7 @@ adminUser.get("/admin/users/:username", async (c) => {
           </button>
         </form>
         <a href={`${base}/lockout`}>Sign-in lockout</a>
+        <a href={`${base}/edit`}>Edit</a>
       </div>
       <p>
         <a href="/admin/users">Back to users</a>
