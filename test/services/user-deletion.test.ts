@@ -99,6 +99,19 @@ describe("GitLab DELETE /users/:id?hard_delete=true: contributions are deleted",
     expect(await contributionsOf(c.shared.id)).toEqual({ mergeRequests: [], issues: [], pipelines: [] });
   });
 
+  it("a DELETE with Content-Type application/json and no body (python-gitlab's request) is 204; hard_delete in a JSON body is read; a malformed body is GitLab's 400", async () => {
+    const c = await contributor();
+    const bad = await call(`/api/v4/users/${c.user.id}`, { method: "DELETE", token: c.admin.token, headers: { "Content-Type": "application/json" }, body: '{"hard_delete": ' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ message: "400 Bad request - malformed JSON" });
+    const empty = await call(`/api/v4/users/${c.user.id}`, { method: "DELETE", token: c.admin.token, headers: { "Content-Type": "application/json" } });
+    expect(empty.status).toBe(204);
+    await expectGone(c);
+    const d = await contributor();
+    expect((await call(`/api/v4/users/${d.user.id}`, { token: d.admin.token, ...json({ hard_delete: true }), method: "DELETE" })).status).toBe(204);
+    expect(await contributionsOf(d.shared.id)).toEqual({ mergeRequests: [], issues: [], pipelines: [] });
+  });
+
   it("hard_delete that is not a boolean is a 400 and deletes nothing", async () => {
     const c = await contributor();
     expect((await deleteCall(c.user.id, c.admin.token, "?hard_delete=maybe")).status).toBe(400);
