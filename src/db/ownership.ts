@@ -2,8 +2,9 @@
  * What a project, a user and an OAuth application own (DESIGN, "Changes that finish"; issue:
  * "ownership declared once"): each table with the parent's id column, and how a deletion of the
  * parent takes it away. test/db/ownership.test.ts reads the schema and fails when a table with a
- * `project_id`, `user_id` or `application_id` column is not declared here, and checks after a
- * project's deletion that every table declared `deleted` or `cascade` holds nothing of it.
+ * `project_id`, `user_id` or `application_id` column is not declared here, and checks after the
+ * deletion of a project, a user and an application that no table declared for it (other than
+ * `kept`) holds anything of it.
  *
  * - `deleted`: the parent's deletion deletes the rows (src/db/project-changes.ts deleteProjectRows
  *   for a project; the change's effects, src/services/changes/effects.ts).

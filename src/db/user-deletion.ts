@@ -29,12 +29,17 @@ export async function findGhostUser(db: Db): Promise<UserRow | null> {
 export async function ghostUser(db: Db): Promise<UserRow> {
   const found = await findGhostUser(db);
   if (found) return found;
-  try {
-    await createUser(db, { username: GHOST_USERNAME, name: "Ghost User", email: GHOST_EMAIL, password: randomToken("ghost-") });
-  } catch (e) {
-    if (!(await findGhostUser(db))) throw e;
+  // A person may hold `ghost` already: GitLab then takes ghost1, ghost2, … (bounded here).
+  let failure: unknown = null;
+  for (let n = 0; n < 10 && !(await findGhostUser(db)); n++) {
+    try {
+      await createUser(db, { username: n ? `${GHOST_USERNAME}${n}` : GHOST_USERNAME, name: "Ghost User", email: GHOST_EMAIL, password: randomToken("ghost-") });
+    } catch (e) {
+      failure = e;
+    }
   }
-  const ghost = (await findGhostUser(db))!;
+  const ghost = await findGhostUser(db);
+  if (!ghost) throw failure;
   await db.update(users).set({ state: "blocked" }).where(eq(users.id, ghost.id));
   return { ...ghost, state: "blocked" };
 }
