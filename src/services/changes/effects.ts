@@ -11,6 +11,8 @@ import { revokeFamilies } from "../../credentials/oauth-family";
 import { deleteSessionsOfUser } from "../../credentials/session";
 import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged, userLostAccess } from "../../credentials/user-credentials";
 import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
+import { recordIntent } from "../../db/pending-changes";
+import { deleteUserEffects, type UserDeletion } from "./user-deletion";
 
 /**
  * What each change that fans out does once its intent is recorded (DESIGN, "Changes that finish";
@@ -32,6 +34,8 @@ export interface ChangePayloads {
   authorization_revoked: { userId: number; applicationId: number };
   /** A project's deletion: its package files in R2, its rows, then its repository at the git origin (src/services/namespaces.ts). */
   project_deleted: { projectId: number; actor: AuditActor | null };
+  /** A user's deletion (GitLab's semantics, src/services/changes/user-deletion.ts): revoke, personal projects, contributions, the row. */
+  user_deleted: UserDeletion;
 }
 
 export type ChangeKind = keyof ChangePayloads;
@@ -84,6 +88,20 @@ export const EFFECTS: Effects = {
     }
     return removed;
   },
+
+  user_deleted: (env, p) =>
+    deleteUserEffects(env, p, async (project) => {
+      // Each personal project is deleted by the project deletion change (its intent and
+      // `project_destroyed` row, subject as runner.ts projectSubject); its rows and objects go now,
+      // its repository at the git origin when that change is finished (the cron sweep).
+      await recordIntent(getDb(env.DB), {
+        kind: "project_deleted",
+        subject: `project:${project.id}`,
+        payload: { projectId: project.id, actor: p.actor },
+        audit: { action: "project_destroyed", actor: p.actor, entityType: "project", entityId: project.id, details: { path_with_namespace: project.pathWithNamespace, reason: "user_deleted" } },
+      }, null);
+      await deleteProjectContents(env, project.id);
+    }),
 };
 
 /**

@@ -25,7 +25,7 @@ admin.get("/admin", (c) =>
       <h1>Admin area</h1>
       <ul class="links">
         <li>
-          <a href="/admin/users">Users</a>: search, create and edit accounts; block, unblock, deactivate, activate, unlock.
+          <a href="/admin/users">Users</a>: search, create and edit accounts; block, unblock, deactivate, activate, unlock, delete.
         </li>
         <li>
           <a href="/admin/applications">Applications</a>: instance-wide OAuth applications, including the ones clients registered themselves.
