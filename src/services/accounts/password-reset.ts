@@ -7,7 +7,7 @@ import type { Bindings } from "../../env";
 import { sendMail } from "../../mail/mail";
 import { checkAllowed, hitFailure, throttleKey, type ThrottlePolicy } from "../../throttle";
 import { AppError } from "../../domain/errors";
-import { assertStrongPassword, endAccessAfterPasswordReplaced } from "./password-change";
+import { assertStrongPassword, replacePassword } from "./password-change";
 import { newMailedToken, RESET_PASSWORD_WITHIN_MS, stillValid, tokenHash } from "./mailed-tokens";
 
 /**
@@ -21,7 +21,7 @@ import { newMailedToken, RESET_PASSWORD_WITHIN_MS, stillValid, tokenHash } from 
  * - The link holds a random token of which only the SHA-256 is stored; it works for two hours and
  *   once, and a newer request replaces it.
  * - Setting the new password ends every session, OAuth grant and approved device code of the user
- *   (endAccessAfterPasswordReplaced, the password-change mechanism).
+ *   (replacePassword: a change that finishes, src/services/accounts/password-change.ts).
  */
 export const RESET_THROTTLE = {
   /** Requests per client address. */
@@ -97,8 +97,15 @@ export async function resetPassword(env: Bindings, input: { token: unknown; pass
   assertStrongPassword(input.password);
   const db = getDb(env.DB);
   const hash = (await tokenHash(input.token))!;
-  if (!(await spendResetPasswordToken(db, user.id, hash, await hashPassword(input.password)))) throw resetError("invalid_token");
-  await recordAudit(db, { action: "password_reset", authorId: user.id, entityType: "user", entityId: user.id, ip });
-  await endAccessAfterPasswordReplaced(env, user.id, { id: user.id, ip }, "password_reset");
+  // The link spent with the new hash (the guard: once), the intent to end every credential and the
+  // audit row in one batch (DESIGN, "Changes that finish").
+  const spent = await replacePassword(env, {
+    userId: user.id,
+    actor: { id: user.id, ip },
+    reason: "password_reset",
+    guard: spendResetPasswordToken(db, user.id, hash, await hashPassword(input.password)),
+    audit: { action: "password_reset", actor: { id: user.id, ip }, entityType: "user", entityId: user.id },
+  });
+  if (!spent) throw resetError("invalid_token");
   return user;
 }

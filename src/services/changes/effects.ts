@@ -28,6 +28,8 @@ export interface ChangePayloads {
   user_deactivated: { userId: number };
   /** A new password: every credential's copy of the user is dropped (the web ends the other sessions itself). */
   password_changed: { userId: number };
+  /** A password someone else set (an administrator, a mailed reset link): every grant, session and device approval ends, as for a block. */
+  password_replaced: { userId: number; actor: AuditActor | null; reason: "password_set_by_admin" | "password_reset" };
   /** An application's deletion: its grants revoked, then its row (and with it the directory rows) deleted. */
   application_deleted: { applicationId: number };
   /** A user revokes an authorized application: their grants of it. */
@@ -51,6 +53,8 @@ const familyIds = (rows: { id: string }[]) => rows.map((r) => r.id);
 
 export const EFFECTS: Effects = {
   user_blocked: async (env, p) => (await revokeAllCredentialsOfUser(env, p.userId, p.actor, "user_blocked")).families,
+
+  password_replaced: async (env, p) => (await revokeAllCredentialsOfUser(env, p.userId, p.actor, p.reason)).families,
 
   user_deactivated: async (env, p) => {
     const [sessions] = await Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]);
