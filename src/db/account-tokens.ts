@@ -30,13 +30,11 @@ export async function findUserByResetPasswordToken(db: Db, tokenHash: string): P
  * Spends a reset token and sets the new password in one conditional UPDATE: of two requests with
  * the same link, exactly one finds the hash still there. False when it was already spent.
  */
-export async function spendResetPasswordToken(db: Db, userId: number, tokenHash: string, passwordHash: string): Promise<boolean> {
-  const rows = await db
+export function spendResetPasswordToken(db: Db, userId: number, tokenHash: string, passwordHash: string) {
+  return db
     .update(users)
     .set({ passwordHash, passwordExpiresAt: null, resetPasswordTokenHash: null, resetPasswordSentAt: null })
-    .where(and(eq(users.id, userId), eq(users.resetPasswordTokenHash, tokenHash)))
-    .returning({ id: users.id });
-  return rows.length > 0;
+    .where(and(eq(users.id, userId), eq(users.resetPasswordTokenHash, tokenHash)));
 }
 
 /** A new address waits in unconfirmed_email with its confirmation token until it is confirmed. */

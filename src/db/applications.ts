@@ -81,26 +81,26 @@ export async function createApplication(
   return { row, secret };
 }
 
+/** What a Client ID Metadata Document says of its client, as stored (or, before approval, not stored). */
+export interface MetadataDocumentClient {
+  uid: string;
+  name: string;
+  redirectUri: string;
+  scopes: string[];
+  accessTokenTtlSeconds: number;
+  expiresAt: number;
+  /** The document's keys and method (a private_key_jwt client is confidential: it proves itself by its key). */
+  jwks?: string | null;
+  jwksUri?: string | null;
+  tokenEndpointAuthMethod?: string | null;
+}
+
 /**
  * The application of a Client ID Metadata Document (src/oauth/client-metadata/): created on the
  * first fetch, refreshed from each later one. A public, dynamic client whose uid is the document's
  * URL; an existing application of another kind with that uid is never touched (null then).
  */
-export async function saveMetadataDocumentApplication(
-  db: Db,
-  input: {
-    uid: string;
-    name: string;
-    redirectUri: string;
-    scopes: string[];
-    accessTokenTtlSeconds: number;
-    expiresAt: number;
-    /** The document's keys and method (a private_key_jwt client is confidential: it proves itself by its key). */
-    jwks?: string | null;
-    jwksUri?: string | null;
-    tokenEndpointAuthMethod?: string | null;
-  },
-): Promise<ApplicationRow | null> {
+export async function saveMetadataDocumentApplication(db: Db, input: MetadataDocumentClient): Promise<ApplicationRow | null> {
   const confidential = input.tokenEndpointAuthMethod === "private_key_jwt";
   const fields = {
     name: input.name,

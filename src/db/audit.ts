@@ -33,6 +33,8 @@ export type AuditAction =
   | "user_unblocked"
   | "user_deactivated"
   | "user_activated"
+  /** A user's deletion recorded (src/services/accounts/user-delete.ts); details say hard_delete. */
+  | "user_destroyed"
   | "sudo"
   | "account_guarded"
   | "oidc_signing_key_rotated"

@@ -104,10 +104,17 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
 }
 
 /** A page of `liveFamilies`' ids: in id order after `afterId` (""), at most `limit` (a slice of a change's effects, src/services/changes/slices.ts). */
-export async function liveFamilyIdsAfter(db: Db, where: { userId?: number; applicationId?: number }, afterId: string, limit: number): Promise<string[]> {
+export async function liveFamilyIdsAfter(
+  db: Db,
+  where: { userId?: number; applicationId?: number; ownerId?: number },
+  afterId: string,
+  limit: number,
+): Promise<string[]> {
   const conds = [ne(oauthTokenFamilies.status, "revoked"), gt(oauthTokenFamilies.id, afterId)];
   if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
   if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
+  // Grants of the applications a user owns (their deletion, src/services/changes/user-deletion.ts).
+  if (where.ownerId !== undefined) conds.push(sql`EXISTS (SELECT 1 FROM ${applications} WHERE ${applications.id} = ${oauthTokenFamilies.applicationId} AND ${applications.ownerId} = ${where.ownerId})`);
   const rows = await db.select({ id: oauthTokenFamilies.id }).from(oauthTokenFamilies).where(and(...conds)).orderBy(asc(oauthTokenFamilies.id)).limit(limit);
   return rows.map((r) => r.id);
 }

@@ -80,11 +80,6 @@ export async function deletePendingTwoFactorSessions(db: Db, userId: number): Pr
   return ended.length;
 }
 
-/** The password (hashed) and when it expires: now for one an administrator set, null for the user's own. */
-export async function setPasswordHashExpiring(db: Db, userId: number, passwordHash: string, expiresAt: number | null): Promise<void> {
-  await passwordHashUpdate(db, userId, passwordHash, expiresAt);
-}
-
 export interface UserAttributeChanges {
   name?: string;
   username?: string;

@@ -23,7 +23,7 @@ describe("POST /api/v4/applications: GitLab's applications API", () => {
     const res = await call("/api/v4/applications", { ...json(input), token });
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(["access_token_expires_in", "application_id", "application_name", "callback_url", "confidential", "dpop_bound_access_tokens", "id", "jwks", "jwks_uri", "require_pushed_authorization_requests", "secret", "token_endpoint_auth_method"]);
+    expect(Object.keys(body).sort()).toEqual(["access_token_expires_in", "application_id", "application_name", "callback_url", "confidential", "dpop_bound_access_tokens", "id", "require_pushed_authorization_requests", "secret"]);
     expect(body).toMatchObject({ application_name: input.name, callback_url: input.redirect_uri, confidential: true });
     expect(body.secret).toMatch(/^gloas-[0-9a-f]{64}$/);
   });
@@ -85,7 +85,7 @@ describe("GET, DELETE and renew-secret of /api/v4/applications (GitLab's applica
     expect(res.status).toBe(200);
     const list = (await res.json()) as Record<string, unknown>[];
     const mine = list.find((a) => a.id === app.id)!;
-    expect(mine).toEqual({ id: app.id, application_id: app.application_id, application_name: app.application_name, callback_url: app.callback_url, confidential: true, dpop_bound_access_tokens: false, require_pushed_authorization_requests: false, access_token_expires_in: 7200, token_endpoint_auth_method: "client_secret_basic", jwks: null, jwks_uri: null });
+    expect(mine).toEqual({ id: app.id, application_id: app.application_id, application_name: app.application_name, callback_url: app.callback_url, confidential: true, dpop_bound_access_tokens: false, require_pushed_authorization_requests: false, access_token_expires_in: 7200 });
     expect(JSON.stringify(list)).not.toContain("gloas-");
   });
 

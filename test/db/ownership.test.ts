@@ -4,7 +4,9 @@ import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import app from "../../src/app";
 import { OWNERSHIP } from "../../src/db/ownership";
-import { call, json, makeUserWithToken } from "../helpers/fixtures";
+import { call, json, makePat, makeUser, makeUserWithToken } from "../helpers/fixtures";
+import { seedGrants } from "../helpers/grants";
+import { makeApp } from "../oauth/helpers";
 
 /**
  * DESIGN, "Changes that finish" (ownership declared once): every table with a parent's id column
@@ -64,5 +66,58 @@ describe("DESIGN Changes that finish: ownership declared once (src/db/ownership.
       expect(await rowsOf(owned.table, owned.column), owned.table).toBe(0);
     }
     expect(await env.DB.prepare("SELECT count(*) AS n FROM pending_changes WHERE subject = ?").bind(`project:${created.id}`).first<{ n: number }>()).toEqual({ n: 0 });
+  });
+
+  it("after DELETE /users/:id no table declared deleted, cascade, contribution or reassigned names the user, and no credential of theirs works", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    const pat = await makePat(user.id);
+    const { app } = await makeApp({ ownerId: user.id });
+    const { tokens } = await seedGrants(user.id, app, 5, 5);
+    const owner = await makeUserWithToken();
+    const shared = (await (await call("/api/v4/projects", { method: "POST", token: owner.token, ...json({ name: "Shared" }) })).json()) as { id: number };
+    const personal = await call("/api/v4/projects", { method: "POST", token: pat, ...json({ name: "Personal" }) });
+    expect(personal.status).toBe(201);
+    const now = Date.now();
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").bind(`owned-${user.id}`, user.id, now, now + 3_600_000),
+      env.DB.prepare("INSERT INTO sign_in_addresses (user_id, address, last_sign_in_at) VALUES (?, '192.0.2.1', ?)").bind(user.id, now),
+      env.DB.prepare("INSERT INTO user_otp_state (user_id, last_used_step) VALUES (?, 1)").bind(user.id),
+      env.DB.prepare("INSERT INTO members (source_type, source_id, user_id, access_level, created_at) VALUES ('project', ?, ?, 30, ?)").bind(shared.id, user.id, now),
+      env.DB.prepare("INSERT INTO merge_requests (iid, project_id, title, source_branch, target_branch, author_id, merge_user_id, sha, created_at, updated_at) VALUES (1, ?, 'MR', 'f', 'main', ?, ?, 'abc', ?, ?)").bind(shared.id, user.id, user.id, now, now),
+      env.DB.prepare("INSERT INTO issues (project_id, iid, title, author_id, created_at, updated_at) VALUES (?, 1, 'Issue', ?, ?, ?)").bind(shared.id, user.id, now, now),
+      env.DB.prepare("INSERT INTO ci_pipelines (iid, project_id, sha, ref, user_id, created_at, updated_at) VALUES (1, ?, 'abc', 'main', ?, ?, ?)").bind(shared.id, user.id, now, now),
+    ]);
+    const rowsOf = async (table: string, column: string) =>
+      (await env.DB.prepare(`SELECT count(*) AS n FROM "${table}" WHERE "${column}" = ?`).bind(user.id).first<{ n: number }>())!.n;
+    const removed = OWNERSHIP.user.tables.filter((o) => o.removal.how !== "kept");
+    const seeded = [];
+    for (const owned of removed) if ((await rowsOf(owned.table, owned.column)) > 0) seeded.push(`${owned.table}.${owned.column}`);
+    // Every removed table but those only other features fill (plugins, runners) holds a row of the user before.
+    expect(seeded.length).toBeGreaterThanOrEqual(removed.length - 3);
+
+    expect((await call(`/api/v4/users/${user.id}`, { method: "DELETE", token: admin.token })).status).toBe(204);
+    for (const owned of removed) expect(await rowsOf(owned.table, owned.column), `${owned.table}.${owned.column}`).toBe(0);
+    expect(await rowsOf("users", "id")).toBe(0);
+    expect((await call("/api/v4/user", { token: pat })).status).toBe(401);
+    for (const t of tokens) expect((await call("/api/v4/user", { token: t })).status).toBe(401);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM projects WHERE namespace_kind = 'user' AND namespace_id = ?").bind(user.id).first<{ n: number }>()).toEqual({ n: 0 });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM pending_changes WHERE subject = ?").bind(`user:${user.id}`).first<{ n: number }>()).toEqual({ n: 0 });
+  });
+
+  it("after DELETE /applications/:id no table declared deleted or cascade holds a row of the application, and its grants are refused", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    const { app } = await makeApp();
+    const { tokens } = await seedGrants(user.id, app, 5, 5);
+    const rowsOf = async (table: string, column: string) =>
+      (await env.DB.prepare(`SELECT count(*) AS n FROM "${table}" WHERE "${column}" = ?`).bind(app.id).first<{ n: number }>())!.n;
+    expect(await rowsOf("oauth_token_families", "application_id")).toBe(5);
+    expect((await call(`/api/v4/applications/${app.id}`, { method: "DELETE", token: admin.token })).status).toBe(204);
+    for (const owned of OWNERSHIP.application.tables) {
+      if (owned.removal.how === "kept") continue;
+      expect(await rowsOf(owned.table, owned.column), owned.table).toBe(0);
+    }
+    for (const t of tokens) expect((await call("/api/v4/user", { token: t })).status).toBe(401);
   });
 });

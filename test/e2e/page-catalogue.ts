@@ -78,6 +78,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: "admin-user-new", who: "admin", path: () => "/admin/users/new" },
   { name: "admin-user", who: "admin", path: (f) => `/admin/users/${f.other.username}` },
   { name: "admin-user-lockout", who: "admin", path: (f) => `/admin/users/${f.other.username}/lockout` },
+  { name: "admin-user-edit", who: "admin", path: (f) => `/admin/users/${f.other.username}/edit` },
   { name: "admin-applications", who: "admin", path: () => "/admin/applications" },
   { name: "admin-application", who: "admin", path: (f) => `/admin/applications/${f.adminAppId}` },
   { name: "admin-application-new", who: "admin", path: () => "/admin/applications/new" },

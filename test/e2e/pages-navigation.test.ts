@@ -69,7 +69,8 @@ describe("/admin/users in Chromium", () => {
     await page.goto(`${base}/admin/users`);
     await page.getByLabel("Search by username, name or email").fill(user.username);
     await page.getByRole("button", { name: "Search" }).click();
-    await page.getByRole("link", { name: new RegExp(`@${user.username}`) }).click();
+    // The user's own link, not its row's "Edit @username" action.
+    await page.getByRole("link", { name: new RegExp(`@${user.username}`) }).and(page.locator(`a[href="/admin/users/${user.username}"]`)).click();
     await page.waitForURL(`${base}/admin/users/${user.username}`);
     // Dismissing the confirmation keeps the account as it was.
     page.once("dialog", (d) => d.dismiss());

@@ -21,11 +21,25 @@ async function fits(page: Page): Promise<void> {
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
+/**
+ * Opens the outbox once it lists `count` mails to the address: the link is mailed after the
+ * answer (waitUntil), so the page is reloaded until it arrives, for at most 10 s.
+ */
+async function openOutboxWith(page: Page, email: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    await page.goto(`${base}/-/mail`);
+    if ((await page.locator("tr", { hasText: email }).count()) >= count) return;
+    if (Date.now() > deadline) throw new Error(`fewer than ${count} mails to ${email} at /-/mail after 10 s`);
+    await page.waitForTimeout(100);
+  }
+}
+
 describe("password reset by mail in Chromium, through the local outbox", () => {
   it("Forgot your password? → mail at /-/mail → its link → a new password → sign-in with it; each page fits 390 and 1280 px", async () => {
     const user = await pages.createUser("reset");
     const email = `${user.username}@example.com`;
-    for (const size of WIDTHS) {
+    for (const [i, size] of WIDTHS.entries()) {
       const ctx = await pages.newContext();
       const page = await ctx.newPage();
       await page.setViewportSize({ width: size.width, height: size.height });
@@ -40,8 +54,8 @@ describe("password reset by mail in Chromium, through the local outbox", () => {
       await page.waitForLoadState("load");
       expect(await page.textContent("main")).toContain("If your email address exists in our database, you will receive a password recovery link");
 
-      // The developer's outbox: the newest mail to this address, and its link.
-      await page.goto(`${base}/-/mail`);
+      // The developer's outbox: the newest mail to this address (one per width so far), and its link.
+      await openOutboxWith(page, email, i + 1);
       await fits(page);
       await shot(page, `mail-outbox-${size.name}`);
       await page.locator("tr", { hasText: email }).first().getByRole("link", { name: "Reset password instructions" }).click();
@@ -75,7 +89,7 @@ describe("password reset by mail in Chromium, through the local outbox", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Reset password" }).click();
     await page.waitForLoadState("load");
-    await page.goto(`${base}/-/mail`);
+    await openOutboxWith(page, email, 1);
     await page.locator("tr", { hasText: email }).first().getByRole("link").click();
     await page.waitForLoadState("load");
     const link = (await page.locator("a", { hasText: "/users/password/edit?reset_password_token=" }).getAttribute("href"))!;

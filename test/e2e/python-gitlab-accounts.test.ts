@@ -18,13 +18,21 @@ beforeAll(async () => {
   pat = await rootPat(baseURL, inject("rootPassword"), "python-gitlab accounts e2e");
 });
 
-describe("python-gitlab sets a user's password (PUT /api/v4/users/:id)", () => {
-  it("user.save() renames and sets the password; disable_two_factor on a user without it is GitLab's 400; the next sign-in leads to /profile/password/new", async () => {
+describe("python-gitlab sets a user's password (PUT /api/v4/users/:id) and deletes users (DELETE /api/v4/users/:id)", () => {
+  it("user.save() renames and sets the password; disable_two_factor on a user without it is GitLab's 400; gl.users.delete(id) with and without hard_delete leaves a 404; the next sign-in leads to /profile/password/new", async () => {
     const { stdout } = await run("/usr/bin/python3", ["test/e2e/python_gitlab_accounts.py", baseURL], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GITLAB_PAT: pat, NEW_PASSWORD },
       timeout: 120_000,
     });
-    const o = JSON.parse(stdout.trim().split("\n").pop()!) as { username: string; name: string; disable_two_factor: { status: number; message: string } };
+    const o = JSON.parse(stdout.trim().split("\n").pop()!) as {
+      username: string;
+      name: string;
+      disable_two_factor: { status: number; message: string };
+      deleted: number | string;
+      hard_deleted: number | string;
+    };
+    expect(o.deleted).toBe(404);
+    expect(o.hard_deleted).toBe(404);
     expect(o.name).toBe("After Rename");
     expect(o.disable_two_factor).toEqual({ status: 400, message: "400 Bad request - Two-factor authentication is not enabled for this user" });
 

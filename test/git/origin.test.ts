@@ -163,7 +163,11 @@ describe("GitLab's readiness probe reports the git origin", () => {
   it("GET /-/readiness is ok with the origin up and names the signature problem when the secrets differ", async () => {
     const ok = await call("/-/readiness");
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ status: "ok", db_check: [{ status: "ok" }], git_origin_check: [{ status: "ok" }], integrity_check: [{ status: "ok" }] });
+    // integrity_check reports the last cron run over the whole database, which other test files share: its shape only here (test/setup-tests/integrity.test.ts checks its findings).
+    const ready = (await ok.json()) as { integrity_check: { status: string }[] };
+    expect(ready).toMatchObject({ status: "ok", db_check: [{ status: "ok" }], git_origin_check: [{ status: "ok" }] });
+    expect(ready.integrity_check).toHaveLength(1);
+    expect(["ok", "findings"]).toContain(ready.integrity_check[0].status);
 
     const ctx = createExecutionContext();
     const res = await app.fetch(new Request("http://localhost/-/readiness"), withVars(env, { GIT_ORIGIN_SECRET: "another-secret-of-at-least-32-characters" }), ctx);

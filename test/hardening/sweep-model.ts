@@ -180,7 +180,8 @@ export async function shapeDefect(family: Family, method: string, path: string, 
       return "message" in body || "error" in body ? null : `REST ${res.status} without message/error: ${text.slice(0, 80)}`;
     }
     case "oauth": {
-      if (/^\/oauth\/authorize([/?]|$)/.test(path)) return type.startsWith("text/html") ? null : `authorize ${res.status} not HTML`;
+      // The path as the server receives it: `/oauth/authorize/../x` is `/oauth/x`, a token-family path.
+      if (/^\/oauth\/authorize(\/|$)/.test(new URL(`http://localhost${path}`).pathname)) return type.startsWith("text/html") ? null : `authorize ${res.status} not HTML`;
       const body = json();
       return body && typeof body.error === "string" ? null : `OAuth ${res.status} without error: ${text.slice(0, 80)}`;
     }

@@ -91,6 +91,32 @@ describe("/admin/users", () => {
     expect(own).not.toContain(`/admin/users/${admin.username}/block`);
   });
 
+  it("Delete user (GitLab's admin page): confirmed, CSRF-checked, the API's deletion and audit row; Delete user and contributions sends hard_delete; none on one's own page", async () => {
+    const { admin, b } = await adminBrowser();
+    const user = await makeUser();
+    const page = await (await b.get(`/admin/users/${user.username}`)).text();
+    expect(page).toContain(`data-confirm="Delete @${user.username}?`);
+    expect(page).toContain('name="hard_delete" value="true"');
+    expect((await b.post(`/admin/users/${user.username}/delete`, {}, { csrf: false })).status).toBe(403);
+    expect((await call(`/api/v4/users/${user.id}`, { token: (await makeUserWithToken({ isAdmin: true })).token })).status).toBe(200);
+    await b.get(`/admin/users/${user.username}`);
+    const res = await b.post(`/admin/users/${user.username}/delete`, {});
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/admin/users");
+    expect(textOf(await (await b.get("/admin/users")).text())).toContain(`@${user.username} was deleted; their contributions now belong to the Ghost User.`);
+    // The same row as DELETE /api/v4/users/:id writes (src/services/accounts/user-delete.ts).
+    expect(await auditRows("user_destroyed", user.id)).toMatchObject([{ action: "user_destroyed", author: admin.id, type: "user" }]);
+    expect((await b.get(`/admin/users/${user.username}`)).status).toBe(404);
+    expect((await new Browser().signIn(user.username, TEST_PASSWORD)).status).not.toBe(303);
+
+    const hard = await makeUser();
+    await b.get(`/admin/users/${hard.username}`);
+    expect((await b.post(`/admin/users/${hard.username}/delete`, { hard_delete: "true" })).status).toBe(303);
+    const [row] = (await env.DB.prepare("SELECT details FROM audit_events WHERE action = 'user_destroyed' AND entity_id = ?").bind(String(hard.id)).all<{ details: string }>()).results;
+    expect(JSON.parse(row.details)).toMatchObject({ hard_delete: true });
+    expect(await (await b.get(`/admin/users/${admin.username}`)).text()).not.toContain(`/admin/users/${admin.username}/delete`);
+  });
+
   it("an unknown user is a 404 page", async () => {
     const { b } = await adminBrowser();
     expect((await b.get("/admin/users/no-such-user-zz")).status).toBe(404);

@@ -61,8 +61,16 @@ export async function readParams(c: Context): Promise<Record<string, unknown>> {
   if (declared > MAX_PARAMS_BODY_BYTES) throw new ApiError(413, { message: "413 Request Entity Too Large" });
   let body: Record<string, unknown> = {};
   if (/^application\/([\w.-]+\+)?json$/.test(type)) {
-    const parsed = await c.req.json().catch(() => undefined);
-    if (parsed === undefined) throw badRequest("400 Bad request - malformed JSON");
+    // An empty body is no parameters (Grape's reading; python-gitlab sends DELETE with a JSON type and no body).
+    const text = await c.req.text();
+    let parsed: unknown = {};
+    if (text.trim() !== "") {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw badRequest("400 Bad request - malformed JSON");
+      }
+    }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("400 Bad request - body must be a JSON object");
     body = parsed as Record<string, unknown>;
   } else if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") {

@@ -1,6 +1,6 @@
 import { getConfig, newApplicationTtl } from "../../config";
 import { recordAudit } from "../../db/audit";
-import { findApplicationByUid, saveMetadataDocumentApplication, type ApplicationRow } from "../../db/applications";
+import { findApplicationByUid, saveMetadataDocumentApplication, type ApplicationRow, type MetadataDocumentClient } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { AppError } from "../../domain/errors";
 import { formatScopes, parseScopes } from "../../domain/scopes";
@@ -102,17 +102,7 @@ async function chargeFetch(env: Bindings, ip: string | null): Promise<void> {
 }
 
 /** A document client's row before any approval: what the checks and the consent page read. */
-function unstoredRow(f: {
-  uid: string;
-  name: string;
-  redirectUri: string;
-  scopes: string[];
-  accessTokenTtlSeconds: number;
-  expiresAt: number;
-  jwks: string | null;
-  jwksUri: string | null;
-  tokenEndpointAuthMethod: string | null;
-}): ApplicationRow {
+function unstoredRow(f: MetadataDocumentClient): ApplicationRow {
   return {
     id: UNSTORED_APPLICATION_ID,
     uid: f.uid,
@@ -128,9 +118,9 @@ function unstoredRow(f: {
     accessTokenTtlSeconds: f.accessTokenTtlSeconds,
     dynamic: true,
     metadataExpiresAt: f.expiresAt,
-    jwks: f.jwks,
-    jwksUri: f.jwksUri,
-    tokenEndpointAuthMethod: f.tokenEndpointAuthMethod,
+    jwks: f.jwks ?? null,
+    jwksUri: f.jwksUri ?? null,
+    tokenEndpointAuthMethod: f.tokenEndpointAuthMethod ?? null,
     createdAt: Date.now(),
     dpopBoundAccessTokens: false,
     requirePushedAuthorizationRequests: false,

@@ -1,13 +1,13 @@
 import { verifyReenteredPassword } from "./password-reentry";
 import { hashPassword, passwordWeakness } from "../../crypto/password";
 import type { AuditActor } from "../../db/audit";
+import type { ChangeGuard, ChangeIntent } from "../../db/pending-changes";
 import { getDb } from "../../db/client";
 import { passwordHashUpdate } from "../../db/user-accounts";
 import type { UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { revokeAllCredentialsOfUser } from "../../credentials/user-credentials";
 import { AppError } from "../../domain/errors";
-import { makeChange, userSubject } from "../changes/runner";
+import { finishChangesOf, makeChange, userSubject } from "../changes/runner";
 
 export const PASSWORD_CHANGE_FAILURES = ["wrong_password", "mismatch", "weak", "unchanged"] as const;
 export type PasswordChangeFailure = (typeof PASSWORD_CHANGE_FAILURES)[number];
@@ -59,9 +59,24 @@ export async function changePassword(
 /**
  * A password set for the user by someone else (an administrator) or through a mailed reset link:
  * whoever knew the old one loses access at once. Every session ends, every OAuth grant is revoked
- * and every approved device code ended (revokeAllCredentialsOfUser), as for a block; personal
- * access tokens stay (GitLab keeps them across a password change).
+ * and every approved device code ended, as for a block; personal access tokens stay (GitLab keeps
+ * them across a password change). A change that finishes (DESIGN, "Changes that finish"): `guard`
+ * (the statement that writes the new hash), the intent and the audit row in one D1 batch, then
+ * the effects (effects.ts `password_replaced`), finished by the cron sweep if this request dies.
+ * Answers whether the guard wrote the password (false: a reset link spent meanwhile).
  */
-export async function endAccessAfterPasswordReplaced(env: Bindings, userId: number, actor: AuditActor | null, reason: "password_set_by_admin" | "password_reset") {
-  return revokeAllCredentialsOfUser(env, userId, actor, reason);
+export async function replacePassword(
+  env: Bindings,
+  input: { userId: number; actor: AuditActor | null; reason: "password_set_by_admin" | "password_reset"; guard: ChangeGuard; audit: ChangeIntent["audit"] },
+): Promise<boolean> {
+  const subject = userSubject(input.userId);
+  // An earlier replacement still pending would keep this intent from being written, and then
+  // `recorded` could not tell whether the guard wrote: finish it first.
+  await finishChangesOf(env, subject);
+  const { recorded } = await makeChange(
+    env,
+    { kind: "password_replaced", subject, payload: { userId: input.userId, actor: input.actor, reason: input.reason }, audit: input.audit },
+    input.guard,
+  );
+  return recorded;
 }

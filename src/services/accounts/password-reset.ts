@@ -7,20 +7,21 @@ import type { Bindings } from "../../env";
 import { sendMail } from "../../mail/mail";
 import { checkAllowed, hitFailure, throttleKey, type ThrottlePolicy } from "../../throttle";
 import { AppError } from "../../domain/errors";
-import { assertStrongPassword, endAccessAfterPasswordReplaced } from "./password-change";
+import { assertStrongPassword, replacePassword } from "./password-change";
 import { newMailedToken, RESET_PASSWORD_WITHIN_MS, stillValid, tokenHash } from "./mailed-tokens";
 
 /**
  * A forgotten password, reset by a mailed link (GitLab's "Forgot your password?", Devise's
  * Recoverable): /users/password/new asks for the address, the link opens /users/password/edit.
  *
- * - The answer is the same whether or not the address belongs to anyone (no enumeration).
+ * - The answer is the same whether or not the address belongs to anyone (no enumeration), and
+ *   takes the same time: the work that depends on the address runs after the answer.
  * - Requests are throttled per client address (every request counts) and per account (every
  *   mail sent counts); a refused request answers the same, and sends nothing.
  * - The link holds a random token of which only the SHA-256 is stored; it works for two hours and
  *   once, and a newer request replaces it.
  * - Setting the new password ends every session, OAuth grant and approved device code of the user
- *   (endAccessAfterPasswordReplaced, the password-change mechanism).
+ *   (replacePassword: a change that finishes, src/services/accounts/password-change.ts).
  */
 export const RESET_THROTTLE = {
   /** Requests per client address. */
@@ -34,12 +35,24 @@ const BUCKET = "password_reset";
 export const RESET_FAILURES = ["invalid_token", "mismatch", "weak"] as const;
 const resetError = (reason: "invalid_token" | "mismatch") => new AppError("invalid", `password reset ${reason}`, { reason });
 
-/** Always resolves the same way; whether a mail went out is only in the audit log. */
-export async function requestPasswordReset(env: Bindings, origin: string, email: string, ip: string | null): Promise<void> {
+/**
+ * The request for a link, in two parts so that its answer cannot tell whether the address exists
+ * (by content or by time): the per-address throttle is checked and counted before the answer,
+ * and everything that depends on the address (the lookup, the account's throttle, the token, the
+ * mail and the audit row) is `afterwards`, which the caller hands to waitUntil whatever the
+ * address. `afterwards` may reject; the caller logs it (the answer has gone by then).
+ * Whether a mail went out is only in the audit log.
+ */
+export async function requestPasswordReset(env: Bindings, origin: string, email: string, ip: string | null): Promise<{ afterwards: Promise<void> }> {
   const addressKey = `ip:${throttleKey(ip)}`;
   const address = await checkAllowed(env, BUCKET, addressKey, { policy: RESET_THROTTLE.address });
-  if (!address.allowed) return;
+  if (!address.allowed) return { afterwards: Promise.resolve() };
   await hitFailure(env, BUCKET, addressKey, { policy: RESET_THROTTLE.address });
+  return { afterwards: mailResetLink(env, origin, email, ip) };
+}
+
+/** The per-account part of a request: a link to an active account's address, within its throttle. */
+async function mailResetLink(env: Bindings, origin: string, email: string, ip: string | null): Promise<void> {
   const db = getDb(env.DB);
   const user = email.includes("@") ? await findUserByEmail(db, email.trim()) : null;
   // Blocked and deactivated accounts get no link: they could not sign in with the new password.
@@ -84,8 +97,15 @@ export async function resetPassword(env: Bindings, input: { token: unknown; pass
   assertStrongPassword(input.password);
   const db = getDb(env.DB);
   const hash = (await tokenHash(input.token))!;
-  if (!(await spendResetPasswordToken(db, user.id, hash, await hashPassword(input.password)))) throw resetError("invalid_token");
-  await recordAudit(db, { action: "password_reset", authorId: user.id, entityType: "user", entityId: user.id, ip });
-  await endAccessAfterPasswordReplaced(env, user.id, { id: user.id, ip }, "password_reset");
+  // The link spent with the new hash (the guard: once), the intent to end every credential and the
+  // audit row in one batch (DESIGN, "Changes that finish").
+  const spent = await replacePassword(env, {
+    userId: user.id,
+    actor: { id: user.id, ip },
+    reason: "password_reset",
+    guard: spendResetPasswordToken(db, user.id, hash, await hashPassword(input.password)),
+    audit: { action: "password_reset", actor: { id: user.id, ip }, entityType: "user", entityId: user.id },
+  });
+  if (!spent) throw resetError("invalid_token");
   return user;
 }

@@ -2,14 +2,14 @@ import { hashPassword } from "../../crypto/password";
 import { recordAudit, type AuditActor } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { claimNamespacePath } from "../../db/namespace-paths";
-import { personalProjectsHaveRegistryRepositories, setPasswordHashExpiring, updateUserAttributes, type UserAttributeChanges } from "../../db/user-accounts";
+import { passwordHashUpdate, personalProjectsHaveRegistryRepositories, updateUserAttributes, type UserAttributeChanges } from "../../db/user-accounts";
 import { findUserById, takenFields, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
 import { userChanged } from "../../credentials/user-credentials";
 import { AppError } from "../../domain/errors";
 import { namespacePathError } from "../../domain/namespace-paths";
 import { requestEmailChange } from "./email-confirmation";
-import { assertStrongPassword, endAccessAfterPasswordReplaced } from "./password-change";
+import { assertStrongPassword, replacePassword } from "./password-change";
 
 /** What an administrator may change (GitLab's PUT /users/:id, the attributes kept here). */
 export interface UserEdit {
@@ -57,17 +57,17 @@ export async function updateUser(env: Bindings, origin: string, actor: AuditActo
     );
   }
   const fields: string[] = Object.keys(changes).map((k) => (k === "isAdmin" ? "admin" : k));
+  if (edit.password !== undefined) fields.push("password");
+  const audit = { action: "user_updated" as const, actor, entityType: "user", entityId: user.id, details: { fields, ...(changes.username ? { from: user.username, to: changes.username } : {}) } };
   if (edit.password !== undefined) {
     // Administrators changing their own password choose it: it does not expire (GitLab).
     const expiresAt = actor.id === user.id ? null : Date.now();
-    await setPasswordHashExpiring(db, user.id, await hashPassword(edit.password), expiresAt);
-    fields.push("password");
-  }
-  if (fields.length) {
-    await recordAudit(db, { action: "user_updated", actor, entityType: "user", entityId: user.id, details: { fields, ...(changes.username ? { from: user.username, to: changes.username } : {}) } });
+    // The new hash, the intent to end the user's credentials and the audit row in one batch.
+    await replacePassword(env, { userId: user.id, actor, reason: "password_set_by_admin", guard: passwordHashUpdate(db, user.id, await hashPassword(edit.password), expiresAt), audit });
+  } else if (fields.length) {
+    await recordAudit(db, audit);
   }
   if (newEmail && !edit.skipReconfirmation) await requestEmailChange(env, origin, actor, updated, newEmail);
-  if (edit.password !== undefined) await endAccessAfterPasswordReplaced(env, user.id, actor, "password_set_by_admin");
-  else if (fields.length) await userChanged(env, user.id);
+  if (edit.password === undefined && fields.length) await userChanged(env, user.id);
   return (await findUserById(db, user.id))!;
 }

@@ -6,7 +6,9 @@ import type { Bindings } from "../../env";
 import { familyStub, revokeFamilies } from "../../credentials/oauth-family";
 import { dropUserFromPersonalAccessTokenHashes } from "../../credentials/personal-access-token";
 import { outlastValidationCache, type SinceVouched } from "../../credentials/validation-cache";
-import { inSlices, revocationCost, type ChangeRun } from "./slices";
+import { deleteSessionsOfUser } from "../../credentials/session";
+import { endDeviceApprovalsOfUser } from "../../credentials/user-credentials";
+import { inSlices, once, revocationCost, type ChangeRun } from "./slices";
 
 /**
  * The sliced steps the changes of a user or an application take over credentials (effects.ts):
@@ -19,7 +21,7 @@ export function revokeLiveFamiliesStep(
   env: Bindings,
   run: ChangeRun,
   step: number,
-  of: { userId?: number; applicationId?: number },
+  of: { userId?: number; applicationId?: number; ownerId?: number },
   by: { actor: AuditActor | null; reason: string },
 ): Promise<number> {
   return inSlices(run, step, {
@@ -54,4 +56,17 @@ export async function dropUserSnapshotsSteps(env: Bindings, run: ChangeRun, step
     },
     costOf: (n) => n,
   });
+}
+
+/**
+ * Everything a user holds ends (a block, a password someone else set, a deletion), from step
+ * `first`: sessions and approved device codes (one step of two statements), every grant revoked,
+ * then every snapshot dropped (personal access tokens outlive a block, GitLab, but must be refused
+ * while it lasts). Takes steps `first` to `first + 3`. Answers the grants this run revoked.
+ */
+export async function revokeEverythingOfUser(env: Bindings, userId: number, run: ChangeRun, by: { actor: AuditActor | null; reason: string }, first = 0): Promise<number> {
+  await once(run, first, 2, () => Promise.all([deleteSessionsOfUser(env, userId), endDeviceApprovalsOfUser(env, userId)]));
+  const revoked = await revokeLiveFamiliesStep(env, run, first + 1, { userId }, by);
+  await dropUserSnapshotsSteps(env, run, first + 2, userId, { lostAccess: true });
+  return revoked;
 }

@@ -9,8 +9,10 @@ import type { Bindings } from "../../env";
 import { deleteSessionsOfUser } from "../../credentials/session";
 import { endDeviceApprovalsOfUser } from "../../credentials/user-credentials";
 import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
-import { dropUserSnapshotsSteps, revokeLiveFamiliesStep } from "./credential-steps";
-import { once, type ChangeRun } from "./slices";
+import { recordIntent } from "../../db/pending-changes";
+import { dropUserSnapshotsSteps, revokeEverythingOfUser, revokeLiveFamiliesStep } from "./credential-steps";
+import { once, PROJECT_CONTENTS_COST, type ChangeRun } from "./slices";
+import { deleteUserEffects, type UserDeletion } from "./user-deletion";
 
 /**
  * What each change that fans out does once its intent is recorded (DESIGN, "Changes that finish";
@@ -26,12 +28,16 @@ export interface ChangePayloads {
   user_deactivated: { userId: number };
   /** A new password: every credential's copy of the user is dropped (the web ends the other sessions itself). */
   password_changed: { userId: number };
+  /** A password someone else set (an administrator, a mailed reset link): every grant, session and device approval ends, as for a block. */
+  password_replaced: { userId: number; actor: AuditActor | null; reason: "password_set_by_admin" | "password_reset" };
   /** An application's deletion: its grants revoked, then its row (and with it the directory rows) deleted. */
   application_deleted: { applicationId: number };
   /** A user revokes an authorized application: their grants of it. */
   authorization_revoked: { userId: number; applicationId: number };
   /** A project's deletion: its package files in R2, its rows, then its repository at the git origin (src/services/namespaces.ts). */
   project_deleted: { projectId: number; actor: AuditActor | null };
+  /** A user's deletion (GitLab's semantics, src/services/changes/user-deletion.ts): revoke, personal projects, contributions, the row. */
+  user_deleted: UserDeletion;
 }
 
 export type ChangeKind = keyof ChangePayloads;
@@ -47,13 +53,9 @@ export type { ChangeRun } from "./slices";
 type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K], run: ChangeRun) => Promise<number> };
 
 export const EFFECTS: Effects = {
-  user_blocked: async (env, p, run) => {
-    await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
-    const revoked = await revokeLiveFamiliesStep(env, run, 1, { userId: p.userId }, { actor: p.actor, reason: "user_blocked" });
-    // Personal access tokens outlive a block (GitLab) but must be refused while it lasts.
-    await dropUserSnapshotsSteps(env, run, 2, p.userId, { lostAccess: true });
-    return revoked;
-  },
+  user_blocked: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: "user_blocked" }),
+
+  password_replaced: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: p.reason }),
 
   user_deactivated: async (env, p, run) => {
     const ended = await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
@@ -79,19 +81,39 @@ export const EFFECTS: Effects = {
   authorization_revoked: async (env, p, run) =>
     revokeLiveFamiliesStep(env, run, 0, p, { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
 
+  // Bounded by construction: one step of PROJECT_CONTENTS_COST subrequests (slices.ts says for
+  // which projects that is exact), then the origin's removal (one call, one audit row on refusal).
   project_deleted: async (env, p, run) => {
-    const removed = await deleteProjectContents(env, p.projectId);
-    const failure = await deleteProjectRepository(env, p.projectId);
-    if (failure) {
+    const removed = await once(run, 0, PROJECT_CONTENTS_COST, () => deleteProjectContents(env, p.projectId));
+    await once(run, 1, 2, async () => {
+      const failure = await deleteProjectRepository(env, p.projectId);
+      if (!failure) return;
       // docs/git.md: the origin's refusal is an audit row naming the repository (once); the change
       // stays pending, so the cron sweep tries the removal again.
       if (run.attempts === 0) {
         await recordAudit(getDb(env.DB), { action: "project_repository_removal_failed", entityType: "project", entityId: p.projectId, details: { reason: failure }, actor: p.actor });
       }
       throw new Error(failure);
-    }
-    return removed;
+    });
+    return removed ?? 0;
   },
+
+  user_deleted: (env, p, run) =>
+    deleteUserEffects(env, p, run, async (projectId) => {
+      const db = getDb(env.DB);
+      const project = await findProject(db, String(projectId));
+      if (!project) return;
+      // Each personal project is deleted by the project deletion change (its intent and
+      // `project_destroyed` row, subject as runner.ts projectSubject); its rows and objects go now,
+      // its repository at the git origin when that change is finished (the cron sweep).
+      await recordIntent(db, {
+        kind: "project_deleted",
+        subject: `project:${project.id}`,
+        payload: { projectId: project.id, actor: p.actor },
+        audit: { action: "project_destroyed", actor: p.actor, entityType: "project", entityId: project.id, details: { path_with_namespace: project.pathWithNamespace, reason: "user_deleted" } },
+      }, null);
+      await deleteProjectContents(env, project.id);
+    }),
 };
 
 /**

@@ -45,6 +45,11 @@ export interface ChangeRun {
   stopped: boolean;
 }
 
+/** A run from the start of a change's effects (tests, and a change run outside the runner). */
+export function freshRun(budget = new SubrequestBudget()): ChangeRun {
+  return { attempts: 0, budget, progress: { step: 0, after: "" }, stopped: false };
+}
+
 /** Kept back from every run for the row write that records its end (progress or deletion). */
 export const FINISH_COST = 1;
 
@@ -101,3 +106,11 @@ export async function inSlices(
 
 /** The cost of revoking `n` families (src/credentials/oauth-family.ts revokeFamilies): one object call each, one D1 batch per slice of 90. */
 export const revocationCost = (n: number) => n + Math.ceil(n / 90);
+
+/**
+ * What deleting one project's package objects and rows costs (effects.ts `deleteProjectContents`):
+ * the project read, its package keys, the rows' two reads and one batch, and the R2 deletes (1,000
+ * keys a call, twice at most). Exact for projects with up to 1,000 package files; a larger project
+ * spends two more per further 1,000 files in the run that meets it (docs/scaling.md).
+ */
+export const PROJECT_CONTENTS_COST = 7;

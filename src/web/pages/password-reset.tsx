@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { reasonOf } from "../../domain/errors";
 import { clientAddress } from "../../http/client-address";
+import { logUnexpectedError } from "../../observability/error-log";
 import { issuerOf } from "../../oauth/issuer";
 import { RESET_FAILURES, requestPasswordReset, resetPassword, userOfResetToken } from "../../services/accounts/password-reset";
 import { confirmEmail } from "../../services/accounts/email-confirmation";
@@ -87,7 +88,10 @@ passwordReset.post("/users/password", async (c) => {
   const token = field("reset_password_token");
   if (!token) {
     // Links in mail name the address people use (ISSUER), else this request's origin.
-    await requestPasswordReset(c.env, issuerOf(c), field("email").slice(0, 254), ip);
+    const { afterwards } = await requestPasswordReset(c.env, issuerOf(c), field("email").slice(0, 254), ip);
+    // After the answer, for a known address and an unknown one alike; a failure there is logged,
+    // never shown (the answer has gone, and must not differ).
+    c.executionCtx.waitUntil(afterwards.catch((err: unknown) => logUnexpectedError("pages", err, c)));
     setFlash(c, SENT);
     return c.redirect("/users/sign_in", 303);
   }

@@ -8,6 +8,7 @@ import adminUser from "./user";
 import adminUserTwoFactor from "./user-two-factor";
 import adminUsers from "./users";
 import adminUserNew from "./user-new";
+import adminUserEdit from "./user-edit";
 
 /**
  * The admin area, GitLab's paths: `/admin` (this overview), `/admin/users`, `/admin/applications`.
@@ -24,7 +25,7 @@ admin.get("/admin", (c) =>
       <h1>Admin area</h1>
       <ul class="links">
         <li>
-          <a href="/admin/users">Users</a>: search accounts; block, unblock, deactivate, activate, unlock.
+          <a href="/admin/users">Users</a>: search, create and edit accounts; block, unblock, deactivate, activate, unlock, delete.
         </li>
         <li>
           <a href="/admin/applications">Applications</a>: instance-wide OAuth applications, including the ones clients registered themselves.
@@ -39,6 +40,7 @@ admin.route("/", adminUserTwoFactor);
 // Before /admin/users/:username, whose pattern would take "new".
 admin.route("/", adminUserNew);
 admin.route("/", adminUser);
+admin.route("/", adminUserEdit);
 admin.route("/", adminLockout);
 admin.route("/", adminApplications);
 admin.route("/", adminApplication);

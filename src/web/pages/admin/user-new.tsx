@@ -39,7 +39,7 @@ async function form(c: Context<PageEnv>, values: Values, errors?: Record<string,
             ) : null}
           </>
         ))}
-        <div>
+        <div class="checkbox">
           <input type="checkbox" id="user_admin" name="admin" value="1" checked={values.admin} />
           <label for="user_admin">Administrator</label>
         </div>

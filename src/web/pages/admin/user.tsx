@@ -1,7 +1,9 @@
 import { Hono, type Context } from "hono";
 import { MODERATION_ACTIONS } from "../../../services/accounts/moderation";
+import { deleteUser } from "../../../services/accounts/user-delete";
 import type { UserState } from "../../../services/accounts/user-state";
 import { AppError } from "../../../domain/errors";
+import { whenParamIs } from "../../../http/router";
 import { getDb } from "../../../db/client";
 import { findUserByLogin, type UserRow } from "../../../db/users";
 import { CsrfField, Flash, formatDate, sessionActor, renderPage, setFlash, takeFlash, type PageEnv } from "../../page";
@@ -100,13 +102,43 @@ adminUser.get("/admin/users/:username", async (c) => {
           </button>
         </form>
         <a href={`${base}/lockout`}>Sign-in lockout</a>
+        <a href={`${base}/edit`}>Edit</a>
       </div>
+      {self ? null : <DeleteUserForms base={base} username={user.username} token={token} />}
       <p>
         <a href="/admin/users">Back to users</a>
       </p>
     </>,
   );
 });
+
+/** GitLab's two delete buttons: the user alone (contributions go to the Ghost User), or with their contributions. */
+function DeleteUserForms(p: { base: string; username: string; token: string }) {
+  return (
+    <>
+      <h2>Delete user</h2>
+      <p class="muted">
+        Signs them out everywhere, revokes every token and OAuth grant, and deletes their personal projects. Their merge requests, issues and
+        pipelines move to the Ghost User, unless you delete them too.
+      </p>
+      <div class="actions">
+        <form method="post" action={`${p.base}/delete`} data-confirm={`Delete @${p.username}? Their contributions move to the Ghost User. This cannot be undone.`}>
+          <CsrfField token={p.token} />
+          <button type="submit" class="danger">
+            Delete user
+          </button>
+        </form>
+        <form method="post" action={`${p.base}/delete`} data-confirm={`Delete @${p.username} and their merge requests, issues and pipelines? This cannot be undone.`}>
+          <CsrfField token={p.token} />
+          <input type="hidden" name="hard_delete" value="true" />
+          <button type="submit" class="danger">
+            Delete user and contributions
+          </button>
+        </form>
+      </div>
+    </>
+  );
+}
 
 adminUser.post("/admin/users/:username/:action", async (c, next) => {
   // The page's own actions; "unlock" passes on to the lockout page's route (src/web/pages/admin/lockout.tsx).
@@ -124,5 +156,22 @@ adminUser.post("/admin/users/:username/:action", async (c, next) => {
   }
   return c.redirect(`/admin/users/${encodeURIComponent(user.username)}`, 303);
 });
+
+// The same service as DELETE /api/v4/users/:id (src/services/accounts/user-delete.ts): its refusals are shown as they are.
+// "delete" sits under the pattern of the moderation actions (RegExpRouter, src/http/router.ts).
+adminUser.post("/admin/users/:username/:action", whenParamIs<PageEnv>("action", "delete", async (c) => {
+  const user = await target(c);
+  if (!user) return notFoundPage(c);
+  const hardDelete = (await c.req.parseBody()).hard_delete === "true";
+  try {
+    await deleteUser(c.env, sessionActor(c), user.id, { hardDelete });
+  } catch (e) {
+    if (!(e instanceof AppError && e.code === "forbidden")) throw e;
+    setFlash(c, e.message);
+    return c.redirect(`/admin/users/${encodeURIComponent(user.username)}`, 303);
+  }
+  setFlash(c, hardDelete ? `@${user.username} and their contributions were deleted.` : `@${user.username} was deleted; their contributions now belong to the Ghost User.`);
+  return c.redirect("/admin/users", 303);
+}));
 
 export default adminUser;

@@ -50,7 +50,7 @@ adminUsers.get("/admin/users", async (c) => {
         <p class="muted">{search ? "No user matches this search." : "No users."}</p>
       ) : (
         <table id="admin-users">
-          <TableHead columns={["User", "Email", "State", "Created", "Last sign-in"]} />
+          <TableHead columns={["User", "Email", "State", "Created", "Last sign-in", "Actions"]} />
           <tbody>
             {rows.map((u) => (
               <tr>
@@ -65,6 +65,11 @@ adminUsers.get("/admin/users", async (c) => {
                 </td>
                 <td>{formatDate(u.createdAt)}</td>
                 <td>{formatDate(u.lastSignInAt)}</td>
+                <td>
+                  <a href={`/admin/users/${encodeURIComponent(u.username)}/edit`} aria-label={`Edit @${u.username}`}>
+                    Edit
+                  </a>
+                </td>
               </tr>
             ))}
           </tbody>
