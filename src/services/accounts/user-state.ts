@@ -73,7 +73,8 @@ async function finishOrNothing(env: Bindings, userId: number, kind: "user_blocke
  * a retry continues the change (docs/operations.md, "How changes finish").
  */
 async function finishPendingFirst(env: Bindings, userId: number, what: string): Promise<void> {
-  if ((await finishChangesOf(env, userSubject(userId))).pending > 0) {
+  // Refused without an answer about access, so no wait for stale snapshots (runner.ts).
+  if ((await finishChangesOf(env, userSubject(userId), undefined, { answersAccessEnded: false })).pending > 0) {
     throw accountStateError("forbidden", `The ${what} of this user is still being applied; try again later`);
   }
 }

@@ -21,7 +21,7 @@ export function revokeLiveFamiliesStep(
   env: Bindings,
   run: ChangeRun,
   step: number,
-  of: { userId?: number; applicationId?: number; ownerId?: number },
+  of: { userId?: number; applicationId?: number; ownerId?: number; madeUpTo?: number },
   by: { actor: AuditActor | null; reason: string },
 ): Promise<number> {
   return inSlices(run, step, {
@@ -60,13 +60,20 @@ export async function dropUserSnapshotsSteps(env: Bindings, run: ChangeRun, step
 
 /**
  * Everything a user holds ends (a block, a password someone else set, a deletion), from step
- * `first`: sessions and approved device codes (one step of two statements), every grant revoked,
+ * `first`; with `madeUpTo`, only grants made up to then (the user is still active): sessions and approved device codes (one step of two statements), every grant revoked,
  * then every snapshot dropped (personal access tokens outlive a block, GitLab, but must be refused
  * while it lasts). Takes steps `first` to `first + 3`. Answers the grants this run revoked.
  */
-export async function revokeEverythingOfUser(env: Bindings, userId: number, run: ChangeRun, by: { actor: AuditActor | null; reason: string }, first = 0): Promise<number> {
+export async function revokeEverythingOfUser(
+  env: Bindings,
+  userId: number,
+  run: ChangeRun,
+  by: { actor: AuditActor | null; reason: string },
+  o: { first?: number; madeUpTo?: number } = {},
+): Promise<number> {
+  const first = o.first ?? 0;
   await once(run, first, 2, () => Promise.all([deleteSessionsOfUser(env, userId), endDeviceApprovalsOfUser(env, userId)]));
-  const revoked = await revokeLiveFamiliesStep(env, run, first + 1, { userId }, by);
+  const revoked = await revokeLiveFamiliesStep(env, run, first + 1, { userId, madeUpTo: o.madeUpTo }, by);
   await dropUserSnapshotsSteps(env, run, first + 2, userId, { lostAccess: true });
   return revoked;
 }

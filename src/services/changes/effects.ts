@@ -6,7 +6,7 @@ import { deleteProjectRepository } from "../../git/provisioning";
 import { deleteApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
 import type { Bindings } from "../../env";
-import { deleteSessionsOfUser } from "../../credentials/session";
+import { deleteOtherSessionsOfUser, deleteSessionsOfUser } from "../../credentials/session";
 import { endDeviceApprovalsOfUser } from "../../credentials/user-credentials";
 import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
 import { recordIntent } from "../../db/pending-changes";
@@ -30,6 +30,8 @@ export interface ChangePayloads {
   password_changed: { userId: number };
   /** A password someone else set (an administrator, a mailed reset link): every grant, session and device approval ends, as for a block. */
   password_replaced: { userId: number; actor: AuditActor | null; reason: "password_set_by_admin" | "password_reset" };
+  /** "Sign out everywhere" (src/services/accounts/sign-out-everywhere.ts): other sessions, every grant made until then, approved device codes; PATs kept. */
+  sign_out_everywhere: { userId: number; keepSessionIdHash: string | null; actor: AuditActor };
   /** An application's deletion: its grants revoked, then its row (and with it the directory rows) deleted. */
   application_deleted: { applicationId: number };
   /** A user revokes an authorized application: their grants of it. */
@@ -55,7 +57,13 @@ type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K], 
 export const EFFECTS: Effects = {
   user_blocked: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: "user_blocked" }),
 
-  password_replaced: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: p.reason }),
+  // The user stays active and may sign in again at once: grants made after the intent are theirs to keep.
+  password_replaced: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: p.reason }, { madeUpTo: run.recordedAt }),
+
+  sign_out_everywhere: async (env, p, run) => {
+    await once(run, 0, 2, () => Promise.all([deleteOtherSessionsOfUser(env, p.userId, p.keepSessionIdHash), endDeviceApprovalsOfUser(env, p.userId)]));
+    return revokeLiveFamiliesStep(env, run, 1, { userId: p.userId, madeUpTo: run.recordedAt }, { actor: p.actor, reason: "sign_out_everywhere" });
+  },
 
   user_deactivated: async (env, p, run) => {
     const ended = await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
@@ -78,8 +86,9 @@ export const EFFECTS: Effects = {
     return revoked;
   },
 
+  // A new authorization of the application after the revocation is the user's to keep.
   authorization_revoked: async (env, p, run) =>
-    revokeLiveFamiliesStep(env, run, 0, p, { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
+    revokeLiveFamiliesStep(env, run, 0, { userId: p.userId, applicationId: p.applicationId, madeUpTo: run.recordedAt }, { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
 
   // Bounded by construction: one step of PROJECT_CONTENTS_COST subrequests (slices.ts says for
   // which projects that is exact), then the origin's removal (one call, one audit row on refusal).

@@ -1,6 +1,9 @@
 import { getDb } from "../../db/client";
 import { deletePendingChange, pendingChangesOf, recordChangeFailure, recordChangeProgress, recordIntent, unfinishedChanges, type ChangeGuard, type ChangeIntent, type PendingChangeRow } from "../../db/pending-changes";
 import type { Bindings } from "../../env";
+import { GRANT_ENDING_KINDS } from "../../db/grant-holder";
+import { USER_SNAPSHOT_TTL_MS } from "../../credentials/oauth-access-token";
+import { validationCacheMs } from "../../credentials/validation-cache";
 import { EFFECTS, type ChangeKind, type ChangePayloads } from "./effects";
 import { FINISH_COST, SubrequestBudget, type ChangeRun, type Progress } from "./slices";
 
@@ -17,10 +20,8 @@ import { FINISH_COST, SubrequestBudget, type ChangeRun, type Progress } from "./
  * 3. `sweepPendingChanges`: the cron (src/scheduled.ts) finishes what no request did.
  */
 
-/** Subjects: one pending change of a kind per subject. */
-export const userSubject = (userId: number) => `user:${userId}`;
-export const applicationSubject = (applicationId: number) => `application:${applicationId}`;
-export const authorizationSubject = (userId: number, applicationId: number) => `user:${userId}/application:${applicationId}`;
+/** Subjects: one pending change of a kind per subject (the first three are read by a grant's cutoff too). */
+export { applicationSubject, authorizationSubject, userSubject } from "../../db/grant-holder";
 export const projectSubject = (projectId: number) => `project:${projectId}`;
 
 export type Change<K extends ChangeKind> = Omit<ChangeIntent, "kind" | "payload"> & { kind: K; payload: ChangePayloads[K] };
@@ -40,7 +41,7 @@ async function run(env: Bindings, row: PendingChangeRow, budget: SubrequestBudge
   const db = getDb(env.DB);
   // The row write that ends this run (deletion, progress or failure) is paid for before it starts.
   if (!budget.take(FINISH_COST)) return { done: false, affected: 0 };
-  const r: ChangeRun = { attempts: row.attempts, budget, progress: progressOf(row), stopped: false };
+  const r: ChangeRun = { attempts: row.attempts, recordedAt: row.createdAt, budget, progress: progressOf(row), stopped: false };
   try {
     const effects = EFFECTS[row.kind as ChangeKind] as ((env: Bindings, payload: unknown, run: ChangeRun) => Promise<number>) | undefined;
     if (!effects) throw new Error(`no effects for change kind ${row.kind}`);
@@ -70,6 +71,7 @@ export async function finishChangesOf(
   env: Bindings,
   subject: string,
   budget = new SubrequestBudget(),
+  o: { answersAccessEnded?: boolean } = {},
 ): Promise<{ finished: number; pending: number; kinds: string[]; affected: number }> {
   let affected = 0;
   let finished = 0;
@@ -81,7 +83,28 @@ export async function finishChangesOf(
     if (!r.done) break; // oldest first: a later change of the subject waits for the earlier one
     finished++;
   }
+  if (o.answersAccessEnded !== false) await outlastStaleSnapshots(env, rows.slice(finished));
   return { finished, pending: rows.length - finished, kinds: rows.map((r) => r.kind), affected };
+}
+
+/** Kinds whose pending effects leave credentials that must be refused by the time the request answers. */
+const ACCESS_ENDING_KINDS: readonly string[] = [...GRANT_ENDING_KINDS, "user_deactivated"];
+
+/**
+ * A change still pending when its request's budget ran out has credentials it has not reached yet.
+ * Each is refused by what the change wrote in its intent's batch: the user's state (block,
+ * deactivation, deletion) or the change's cutoff (src/db/grant-holder.ts), as soon as the
+ * credential's object reads the user again. An object reads the user at most USER_SNAPSHOT_TTL_MS
+ * after its last read, and an isolate remembers a positive answer for at most L after that
+ * (validation-cache.ts). So the request answers once both have passed since the intent was
+ * recorded: from then on every credential the change ends is refused everywhere, with no call per
+ * credential. A change finished within the budget answers at once (each revocation waited itself).
+ */
+async function outlastStaleSnapshots(env: Bindings, pending: PendingChangeRow[]): Promise<void> {
+  const recorded = pending.filter((row) => ACCESS_ENDING_KINDS.includes(row.kind)).map((row) => row.createdAt);
+  if (recorded.length === 0) return;
+  const wait = Math.max(...recorded) + USER_SNAPSHOT_TTL_MS + validationCacheMs(env) - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 /** Records the change and finishes it (and anything else pending for its subject) in this request. */

@@ -39,6 +39,8 @@ export interface Progress {
 /** What a run knows: how many runs failed before, its budget, where the last run stopped, and whether this one had to stop. */
 export interface ChangeRun {
   attempts: number;
+  /** When the change's intent was recorded (ms): a step that must spare what came after takes it as a bound. */
+  recordedAt: number;
   budget: SubrequestBudget;
   progress: Progress;
   /** Set by a step that found no room left: the runner keeps the change pending with `progress`. */
@@ -47,7 +49,7 @@ export interface ChangeRun {
 
 /** A run from the start of a change's effects (tests, and a change run outside the runner). */
 export function freshRun(budget = new SubrequestBudget()): ChangeRun {
-  return { attempts: 0, budget, progress: { step: 0, after: "" }, stopped: false };
+  return { attempts: 0, recordedAt: Date.now(), budget, progress: { step: 0, after: "" }, stopped: false };
 }
 
 /** Kept back from every run for the row write that records its end (progress or deletion). */

@@ -40,7 +40,7 @@ export async function deleteUserEffects(env: Bindings, p: UserDeletion, run: Cha
     return 0;
   }
   if (!(await findUserById(db, p.userId))) return 0;
-  let revoked = await revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: "user_deleted" }, 0);
+  let revoked = await revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: "user_deleted" });
 
   revoked += await revokeLiveFamiliesStep(env, run, 4, { ownerId: p.userId }, { actor: p.actor, reason: "application_deleted" });
   await once(run, 5, 2, async () => {

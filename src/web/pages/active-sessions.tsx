@@ -7,11 +7,13 @@ import { RevokeForm, TableHead } from "../components";
 import { Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, currentSessionIdHash } from "../session";
 import { clientAddress } from "../../http/client-address";
+import { signOutEverywhere } from "../../services/accounts/sign-out-everywhere";
 
 /**
  * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
  * address, sign-in and last request; the current one is marked and has no Revoke (sign out does
- * that). A session is named by its stored SHA-256, never by the cookie value.
+ * that). A session is named by its stored SHA-256, never by the cookie value. "Sign out
+ * everywhere" ends every other session and every OAuth grant at once.
  */
 const activeSessions = new Hono<PageEnv>();
 activeSessions.use("/profile/active_sessions", requireUser);
@@ -54,6 +56,15 @@ activeSessions.get("/profile/active_sessions", async (c) => {
           ))}
         </tbody>
       </table>
+      <h2>Sign out everywhere</h2>
+      <p>Ends every other browser session and every application or device you signed in to with your account (OAuth). This browser stays signed in; personal access tokens are kept.</p>
+      <RevokeForm
+        action="/profile/active_sessions/sign_out_everywhere"
+        confirm="Are you sure? Every other browser, application and device will be signed out of GitLab."
+        label="Sign out everywhere else"
+        button="Sign out everywhere"
+        token={token}
+      />
     </>,
   );
 });
@@ -67,6 +78,14 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
     await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
   }
   setFlash(c, ended ? "The session was revoked." : "No such session.");
+  return c.redirect("/profile/active_sessions", 303);
+});
+
+/** Every other session and every OAuth grant end (src/services/accounts/sign-out-everywhere.ts); CSRF is checked for every page POST (pages/index.tsx). */
+activeSessions.post("/profile/active_sessions/sign_out_everywhere", async (c) => {
+  const user = c.var.user;
+  await signOutEverywhere(c.env, { id: user.id, ip: clientAddress(c.req.raw, c.env) }, await currentSessionIdHash(c));
+  setFlash(c, "You were signed out everywhere else.");
   return c.redirect("/profile/active_sessions", 303);
 });
 
