@@ -14,7 +14,7 @@ import { makeApp } from "../oauth/helpers";
  * sweep, refused from the answer on); this browser and personal access tokens stay.
  */
 const GRANTS = 1000;
-const ACTION = "/profile/active_sessions/sign_out_everywhere";
+const ACTION = "/profile/active_sessions";
 const signedIn = async (b: Browser) => (await b.get("/profile/active_sessions")).status === 200;
 const status = async (token: string) => (await call("/api/v4/user", { token })).status;
 const liveGrants = async (userId: number) =>

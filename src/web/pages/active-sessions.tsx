@@ -59,7 +59,7 @@ activeSessions.get("/profile/active_sessions", async (c) => {
       <h2>Sign out everywhere</h2>
       <p>Ends every other browser session and every application or device you signed in to with your account (OAuth). This browser stays signed in; personal access tokens are kept.</p>
       <RevokeForm
-        action="/profile/active_sessions/sign_out_everywhere"
+        action="/profile/active_sessions"
         confirm="Are you sure? Every other browser, application and device will be signed out of GitLab."
         label="Sign out everywhere else"
         button="Sign out everywhere"
@@ -81,8 +81,12 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   return c.redirect("/profile/active_sessions", 303);
 });
 
-/** Every other session and every OAuth grant end (src/services/accounts/sign-out-everywhere.ts); CSRF is checked for every page POST (pages/index.tsx). */
-activeSessions.post("/profile/active_sessions/sign_out_everywhere", async (c) => {
+/**
+ * Sign out everywhere: a POST to the page itself (the router cannot hold a fixed name beside
+ * `/:id/revoke`). Every other session and every OAuth grant end
+ * (src/services/accounts/sign-out-everywhere.ts); CSRF is checked for every page POST (pages/index.tsx).
+ */
+activeSessions.post("/profile/active_sessions", async (c) => {
   const user = c.var.user;
   await signOutEverywhere(c.env, { id: user.id, ip: clientAddress(c.req.raw, c.env) }, await currentSessionIdHash(c));
   setFlash(c, "You were signed out everywhere else.");
