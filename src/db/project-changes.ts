@@ -1,5 +1,5 @@
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { d1Of, type Db } from "./client";
 import { inIdList } from "./listing";
 import { claimNamespacePath } from "./namespace-paths";
 import { OWNERSHIP } from "./ownership";
@@ -55,11 +55,13 @@ export async function packageFileKeysOfProject(db: Db, projectId: number): Promi
   return rows.map((r) => r.key);
 }
 
-const ident = (name: string) => sql.raw(`"${name.replace(/"/g, "")}"`);
+const ident = (name: string) => `"${name.replace(/"/g, "")}"`;
 
 /** One DELETE per table declared `deleted` for a project in src/db/ownership.ts: what a project's deletion removes is read from there. */
-function declaredDeletes(db: Db, projectId: number) {
-  return OWNERSHIP.project.tables.filter((t) => t.removal.how === "deleted").map((t) => db.run(sql`DELETE FROM ${ident(t.table)} WHERE ${ident(t.column)} = ${projectId}`));
+function declaredDeletes(client: D1Database, projectId: number): D1PreparedStatement[] {
+  return OWNERSHIP.project.tables
+    .filter((t) => t.removal.how === "deleted")
+    .map((t) => client.prepare(`DELETE FROM ${ident(t.table)} WHERE ${ident(t.column)} = ?`).bind(projectId));
 }
 
 /**
@@ -80,18 +82,27 @@ export async function deleteProjectRows(db: Db, project: ProjectRow): Promise<{ 
   const ownRunners = await db.select({ runnerId: runnerProjects.runnerId }).from(runnerProjects).where(eq(runnerProjects.projectId, id));
   const runnerIds = ownRunners.map((r) => r.runnerId);
   const prefix = `${project.pathWithNamespace}/`;
-  await db.batch([
+  // One D1 batch of statements built by drizzle and statements built from the declaration
+  // (drizzle's batch takes only its own builders, so the batch is D1's).
+  const client = d1Of(db);
+  const built = (q: { toSQL(): { sql: string; params: unknown[] } }) => {
+    const { sql: text, params } = q.toSQL();
+    return client.prepare(text).bind(...params);
+  };
+  await client.batch([
     // Registry blob links are named by repository path, not project id (a registry name starts with the project's path).
-    db.delete(registryBlobLinks).where(sql`${registryBlobLinks.repositoryPath} = ${project.pathWithNamespace} OR substr(${registryBlobLinks.repositoryPath}, 1, ${prefix.length}) = ${prefix}`),
+    built(db.delete(registryBlobLinks).where(sql`${registryBlobLinks.repositoryPath} = ${project.pathWithNamespace} OR substr(${registryBlobLinks.repositoryPath}, 1, ${prefix.length}) = ${prefix}`)),
     // Every table ownership.ts declares `deleted` for a project, in its order (children with foreign
     // keys, package files, tags, manifests, status check responses, go with their parents).
-    ...declaredDeletes(db, id),
+    ...declaredDeletes(client, id),
     // A project runner enabled on no other project has nothing left to run for (GitLab deletes it).
-    db.delete(runners).where(
-      sql`${runners.runnerType} = 'project_type' AND ${inIdList(runners.id, runnerIds)} AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`,
+    built(
+      db
+        .delete(runners)
+        .where(sql`${runners.runnerType} = 'project_type' AND ${inIdList(runners.id, runnerIds)} AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`),
     ),
-    db.delete(members).where(sql`${members.sourceType} = 'project' AND ${members.sourceId} = ${id}`),
-    db.delete(projects).where(eq(projects.id, id)),
+    built(db.delete(members).where(sql`${members.sourceType} = 'project' AND ${members.sourceId} = ${id}`)),
+    built(db.delete(projects).where(eq(projects.id, id))),
   ]);
   return { r2Keys: files.map((f) => f.key) };
 }
