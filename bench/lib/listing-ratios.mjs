@@ -1,8 +1,8 @@
 // The deep and non-administrator listings of docs/scaling.md ("Listings at GitLab's sizes"): seeds
 // an instance shaped like a large GitLab one (100,251 projects in 20,000 groups, 20,000 users,
 // 200,000 audit events, 20,000 runners) directly in D1, then measures each listing's median over
-// `perListing` requests, one at a time, interleaved with `GET /api/v4/user` so that background
-// load falls on every figure alike; each listing is reported as its median divided by that one.
+// `perListing` requests, one at a time, in rounds interleaved with `GET /api/v4/user` so that
+// background load falls on every figure alike; each listing is reported as its median divided by that one.
 // Used by bench/listings.mjs --ratios.
 import os from "node:os";
 
@@ -50,34 +50,36 @@ export async function joinGroups(db, userId, count, groups = SHAPE.groups) {
 }
 
 /**
- * Measures each of `requests` ([name, url, init]) `perListing` times, each request followed by one
- * `GET /api/v4/user` of the same caller (the floor), so both see the same moments of load.
+ * Measures each of `requests` ([name, url, init, expected status]) `perListing` times, one request
+ * at a time: in each round every listing once, each followed by one `GET /api/v4/user` of
+ * `floorInit`'s caller (the floor), so that every figure sees the same moments of load. Two
+ * rounds first warm the Worker and the database's page cache up (not counted).
  */
-export async function measureRatios(base, requests, floorInit, perListing = 30) {
+export async function measureRatios(base, requests, floorInit, perListing = 30, warmup = 2) {
   const floor = [];
-  const rows = [];
-  for (const [name, url, init, expect] of requests) {
-    const times = [];
-    for (let i = 0; i < perListing; i++) {
-      let start = performance.now();
-      const res = await fetch(`${base}${url}`, init);
-      const text = await res.text();
-      times.push(performance.now() - start);
-      if (res.status !== (expect ?? 200)) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
-      start = performance.now();
-      const me = await fetch(`${base}/api/v4/user`, floorInit);
-      await me.text();
-      floor.push(performance.now() - start);
-      if (!me.ok) throw new Error(`GET /api/v4/user: ${me.status}`);
+  const times = requests.map(() => []);
+  const timed = async (url, init, expect, name) => {
+    const start = performance.now();
+    const res = await fetch(`${base}${url}`, init);
+    const text = await res.text();
+    const ms = performance.now() - start;
+    if (res.status !== expect) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
+    return ms;
+  };
+  for (let round = -warmup; round < perListing; round++) {
+    for (const [i, [name, url, init, expect]] of requests.entries()) {
+      const ms = await timed(url, init, expect ?? 200, name);
+      const floorMs = await timed("/api/v4/user", floorInit, 200, "GET /api/v4/user");
+      if (round < 0) continue;
+      times[i].push(ms);
+      floor.push(floorMs);
     }
-    rows.push({ name, url, medianMs: median(times), p99Ms: p99(times) });
-    console.log(`${name}: median ${median(times).toFixed(2)} ms (GET /api/v4/user so far ${median(floor).toFixed(2)} ms)`);
   }
   const floorMedian = median(floor);
   return {
     load: os.loadavg().map((x) => x.toFixed(2)).join(" "),
     floor: { medianMs: floorMedian, p99Ms: p99(floor) },
-    rows: rows.map((r) => ({ ...r, ratio: r.medianMs / floorMedian })),
+    rows: requests.map(([name, url], i) => ({ name, url, medianMs: median(times[i]), p99Ms: p99(times[i]), ratio: median(times[i]) / floorMedian })),
   };
 }
 
