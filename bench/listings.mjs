@@ -127,6 +127,8 @@ async function ratios() {
   const as50 = { headers: { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` } };
   const asAdmin = { headers: admin };
   const requests = [
+    // Not a listing: the least a request that reads D1 costs (one read by primary key), for scale.
+    ["floor: one D1 read (`/-/bench/d1-read`, not a listing)", "/-/bench/d1-read", {}],
     ["`GET /projects` page 1, administrator", "/api/v4/projects", asAdmin],
     ["`GET /projects` page 1, non-administrator (member of 5 groups)", "/api/v4/projects", asViewer],
     ["`GET /projects` page 1, non-administrator member of 50 groups", "/api/v4/projects", as50],
