@@ -110,13 +110,13 @@ function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
 function pageIds(t: Listable, parts: SQL[], col: SQLiteColumn | SQL, o: ListOptions<string>): SQL {
   const window = sql`LIMIT ${o.limit + 1} OFFSET ${o.offset}`;
   if (parts.length === 1) {
-    return sql`SELECT ${t.id} FROM ${t.table} WHERE ${parts[0]} ORDER BY ${col} ${sql.raw(o.sort)}, ${t.id} ${sql.raw(o.sort)} ${window}`;
+    return sql`SELECT ${t.id} AS id FROM ${t.table} WHERE ${parts[0]} ORDER BY ${col} ${sql.raw(o.sort)}, ${t.id} ${sql.raw(o.sort)} ${window}`;
   }
   const arms = sql.join(
     parts.map((p) => sql`SELECT ${t.id} AS id, ${col} AS k FROM ${t.table} WHERE ${p}`),
     sql` UNION ALL `,
   );
-  return sql`SELECT id FROM (${arms} ORDER BY k ${sql.raw(o.sort)}, id ${sql.raw(o.sort)} ${window})`;
+  return sql`${arms} ORDER BY k ${sql.raw(o.sort)}, id ${sql.raw(o.sort)} ${window}`;
 }
 
 async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListPage<T>> {
@@ -127,10 +127,11 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
   const found = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
   const parts = found.map((b) => and(b.where, ...conds)!);
   if (o.search && !o.after) return searchPage<T>(db, t.table, t.id, parts[0], [dir(col), dir(t.id)], o);
+  const ids = pageIds(t, parts, col, o);
   const page = db
     .select(getTableColumns(t.table))
     .from(t.table)
-    .where(sql`${t.id} IN (${pageIds(t, parts, col, o)})`)
+    .where(sql`${t.id} IN (SELECT id FROM (${ids}))`)
     .orderBy(dir(col), dir(t.id))
     .limit(o.limit + 1);
   // A branch that is a whole visibility (or the whole table), with nothing else to filter it, is
