@@ -47,6 +47,14 @@ export const applications = sqliteTable(
     jwksUri: text("jwks_uri"),
     /** RFC 7591 token_endpoint_auth_method; null: by its kind (confidential: client_secret_basic, public: none). */
     tokenEndpointAuthMethod: text("token_endpoint_auth_method"),
+    /**
+     * RFC 7592 §3: SHA-256 of the client's registration access token (`glrat-`), with which a
+     * dynamically registered client reads, updates and deletes its own registration; replaced on
+     * each update. Null: no client configuration (every application not made by POST /oauth/register).
+     */
+    registrationTokenHash: text("registration_token_hash").unique(),
+    /** OpenID Connect Registration §2 application_type (web or native) as a dynamic client sent it; null: not sent. */
+    applicationType: text("application_type"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],
