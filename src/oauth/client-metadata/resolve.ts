@@ -124,6 +124,9 @@ function unstoredRow(f: MetadataDocumentClient): ApplicationRow {
     // Its document is its configuration: no RFC 7592 token, no registration type.
     registrationTokenHash: null,
     applicationType: null,
+    postLogoutRedirectUris: "",
+    backchannelLogoutUri: null,
+    backchannelLogoutSessionRequired: false,
     createdAt: Date.now(),
     dpopBoundAccessTokens: false,
     requirePushedAuthorizationRequests: false,
