@@ -2,6 +2,7 @@ import { getConfig } from "../config";
 import {
   createApplication as insertApplication,
   findApplicationById,
+  clearRegistrationToken,
   REGISTRATION_ACCESS_TOKEN_PREFIX,
   replaceDynamicRegistration,
   renewApplicationSecret as storeNewSecret,
@@ -66,7 +67,7 @@ function check(env: Bindings, input: ApplicationFields) {
   );
 }
 
-type ApplicationAction = "application_created" | "application_updated" | "application_deleted" | "application_secret_renewed";
+type ApplicationAction = "application_created" | "application_updated" | "application_deleted" | "application_secret_renewed" | "registration_access_token_revoked";
 
 function audit(env: Bindings, actor: AuditActor, action: ApplicationAction, app: ApplicationRow, details: Record<string, unknown> = {}) {
   return recordAudit(getDb(env.DB), {
@@ -245,4 +246,15 @@ export async function renewApplicationSecret(env: Bindings, actor: AuditActor, a
   // The old secret may be remembered by introspection for at most L (src/oauth/request.ts).
   await outlastValidationCacheFromNow(env);
   return renewed;
+}
+
+/**
+ * Ends a client's registration access token (RFC 7592) without issuing another: the client keeps
+ * working with its grants but can no longer read, change or delete its registration. False when it
+ * had none (already ended, or not a dynamic registration).
+ */
+export async function revokeRegistrationToken(env: Bindings, actor: AuditActor, app: ApplicationRow): Promise<boolean> {
+  if (!(await clearRegistrationToken(getDb(env.DB), app.id))) return false;
+  await audit(env, actor, "registration_access_token_revoked", app);
+  return true;
 }
