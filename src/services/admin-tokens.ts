@@ -1,3 +1,4 @@
+import { expiryForced } from "../credentials/oauth-access-token";
 import { familyStub, revokeFamilies } from "../credentials/oauth-family";
 import { familyOfToken, hashToken, parseAccessToken, parseRefreshToken, ACCESS_PREFIX, REFRESH_PREFIX } from "../credentials/oauth-token-format";
 import { deleteSessionOfUser, findSession } from "../credentials/session";
@@ -53,7 +54,7 @@ function sessionValue(token: string): string | null {
 async function oauthToken(env: Bindings, token: string): Promise<FoundToken | null> {
   const fid = familyOfToken(token);
   if (!fid) return null;
-  const family = await familyStub(env, fid).describe({ tokenHash: await hashToken(token), now: Date.now(), fillExpiry: true });
+  const family = await familyStub(env, fid).describe({ tokenHash: await hashToken(token), now: Date.now(), fillExpiry: expiryForced(env) });
   if (!family) return null;
   return { kind: family.tokenType === "access_token" ? "oauth_access_token" : "oauth_refresh_token", familyId: fid, family };
 }
