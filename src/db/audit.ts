@@ -42,6 +42,8 @@ export type AuditAction =
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  /** An administrator ended a client's RFC 7592 registration access token (DELETE /api/v4/admin/token). */
+  | "registration_access_token_revoked"
   /** A dynamically registered client that never received a grant, removed by the cron (src/services/dynamic-clients.ts). */
   | "dynamic_application_swept"
   /** The cron's integrity check found disagreements, or found none after a run that had (src/setup/integrity.ts). */
