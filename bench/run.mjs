@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const all = ["requests", "oauth", "dpop", "plugin", "runners", "peers", "registry"];
+const all = ["requests", "request-log", "oauth", "dpop", "plugin", "runners", "peers", "registry"];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
 for (const name of chosen) {
   if (!all.includes(name)) {
