@@ -1,7 +1,8 @@
 // The request figures of issue 32 in one command: `npm run bench -- requests`.
 // The built Worker on workerd through Miniflare (bench/lib/worker.mjs), beside
 // @cloudflare/workers-oauth-provider on the same runtime and node-oidc-provider in Node, in memory
-// (bench/lib/peer-servers.mjs); autocannon at 32 connections, every scenario taking turns in short
+// (bench/lib/peer-servers.mjs); autocannon at 32 connections (refresh: 16 chains, one connection
+// each), every scenario taking turns in short
 // slices (bench/lib/measure.mjs) so a shared machine's load falls on all alike; ROUNDS rounds of
 // SLICES x SLICE_SECONDS per scenario (default 2 rounds of 3 x 2 s: 6 s per figure and round).
 //
@@ -80,10 +81,11 @@ try {
     "ours: GET /api/v4/user (OAuth, DPoP-bound)": dpopGets(userUrl, bound.access_token, key, nonce, 4000 * SLICE_SECONDS),
     "ours: GET /oauth/token/info": { url: `${base}/oauth/token/info`, headers: bearer },
     "ours: POST /oauth/introspect": { url: `${base}/oauth/introspect`, method: "POST", headers: formHeaders, body: new URLSearchParams({ token: passwordToken }).toString() },
-    "ours: refresh (confidential, secret in body)": refreshChains(tokenUrl, ourChains, { client_id: confidential.application_id, client_secret: confidential.secret }),
-    "ours: refresh (public, PKCE family)": refreshChains(tokenUrl, ourPublicChains, { client_id: seed.app.application_id }),
+    // Refresh: one connection per chain (16), each a closed loop rotating its own token.
+    "ours: refresh (confidential, secret in body)": { ...refreshChains(tokenUrl, ourChains, { client_id: confidential.application_id, client_secret: confidential.secret }), connections: CHAINS },
+    "ours: refresh (public, PKCE family)": { ...refreshChains(tokenUrl, ourPublicChains, { client_id: seed.app.application_id }), connections: CHAINS },
     "workers-oauth-provider: Bearer GET /api/user": { url: `${wop.url}/api/user`, headers: { Authorization: `Bearer ${wopReader.access_token}` } },
-    "workers-oauth-provider: refresh (confidential, secret in body)": refreshChains(`${wop.url}/oauth/token`, wopChains, wopSecret),
+    "workers-oauth-provider: refresh (confidential, secret in body)": { ...refreshChains(`${wop.url}/oauth/token`, wopChains, wopSecret), connections: CHAINS },
     "oidc-provider (Node): GET /me (userinfo)": { url: `${oidc.url}/me`, headers: { Authorization: `Bearer ${oidcReader.access_token}` } },
   };
 
@@ -127,7 +129,7 @@ try {
     ...goals.map((g) => `| ${g.figure} | ${g.values.join(" | ")} | ${g.goal} | ${g.met} |`),
   ].join("\n");
   const routeTable = [
-    `| scenario (${CONNECTIONS} connections) | ${rounds.map((_, i) => `round ${i + 1} req/s | p50 ms | p99 ms`).join(" | ")} | non-2xx |`,
+    `| scenario (${CONNECTIONS} connections; refresh ${CHAINS} chains) | ${rounds.map((_, i) => `round ${i + 1} req/s | p50 ms | p99 ms`).join(" | ")} | non-2xx |`,
     `|---|${rounds.map(() => "---:|---:|---:").join("|")}|---:|`,
     ...Object.keys(scenarios).map((name) => {
       const cells = rounds.map((r) => r.rows.find((x) => x.name === name)).map((x) => `${x.rps} | ${x.p50} | ${x.p99}`);
