@@ -129,6 +129,10 @@ describe("RFC 9449 DPoP at the REST door", () => {
     const send = (dpop: string) => call(USER, { headers: { Authorization: `DPoP ${b.token}`, DPoP: dpop } });
     expect((await Promise.all(proofs.map(send))).map((r) => r.status)).toEqual(proofs.map(() => 200));
     for (const res of await Promise.all(proofs.map(send))) expectChallenge(res, "invalid_dpop_proof");
+    // The same fresh proof sent twice at once: exactly one is accepted.
+    const twice = await proof(b.key, USER, { htm: "GET", nonce: b.nonce, accessToken: b.token });
+    const statuses = (await Promise.all([send(twice), send(twice)])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 401]);
   });
 
   it("§7.1: a proof by another key than the token's is invalid_token", async () => {
