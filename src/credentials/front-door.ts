@@ -108,8 +108,11 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   // RFC 8707: a token bound to a narrower resource is refused elsewhere (genuine, so not counted).
   if (!door.describesToken && !audienceAdmits(caller.principal.resource ?? DEFAULT_RESOURCE, new URL(a.req.url).pathname)) throw new AuthError("invalid");
   let principal = caller.principal;
-  if (door.sudo) {
-    principal = await applySudo(getDb(a.env.DB), principal, sudoIdentifier(a.req), {
+  // Without a Sudo header or parameter the principal is the token's: nothing else is built for it
+  // (the database handle, the client address and the path are on every REST request's path).
+  const sudo = door.sudo ? sudoIdentifier(a.req) : null;
+  if (sudo !== null) {
+    principal = await applySudo(getDb(a.env.DB), principal, sudo, {
       ip: clientAddress(a.req, a.env),
       method: a.req.method,
       path: new URL(a.req.url).pathname,
