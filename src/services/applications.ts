@@ -243,7 +243,7 @@ export async function renewApplicationSecret(env: Bindings, actor: AuditActor, a
   const renewed = await storeNewSecret(getDb(env.DB), app.id);
   if (!renewed) return null;
   await audit(env, actor, "application_secret_renewed", renewed.row);
-  // The old secret may be remembered by introspection for at most L (src/oauth/request.ts).
+  // The old secret may be remembered by introspection and the refresh grant for at most L (src/oauth/request.ts).
   await outlastValidationCacheFromNow(env);
   return renewed;
 }
