@@ -1,5 +1,5 @@
 import { passwordExpired } from "../services/accounts/password-expiry";
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
 import { getConfig } from "../config";
 import type { ApplicationRow } from "../db/applications";
 import { getDb } from "../db/client";
@@ -7,7 +7,7 @@ import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthoriz
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { renderPage } from "../web/page";
-import { pageSecurityHeaders, requireCsrf } from "../web/security";
+import { pageApp } from "../web/door";
 import { csrfToken, currentUser, endSession, sessionAuthTime } from "../web/session";
 import type { UserRow } from "../db/users";
 import { listAuthorizedApplications } from "../services/authorizations";
@@ -26,12 +26,13 @@ import { logUnexpectedError } from "../observability/error-log";
 import { pageRefusal } from "../web/refusal";
 
 /**
- * GET /oauth/authorize and the consent decision (POST /oauth/authorize). Never CORS-enabled and
- * never framed (frame-ancestors 'none', X-Frame-Options: DENY via pageSecurityHeaders). The
- * consent form redirects to another site, so its CSP leaves form-action open.
+ * GET /oauth/authorize and the consent decision (POST /oauth/authorize), behind a page door open to
+ * anyone (the endpoint decides itself when to send a person to sign in: OIDC's prompt and max_age),
+ * which checks the consent form's CSRF token and Origin. Never CORS-enabled and never framed
+ * (frame-ancestors 'none', X-Frame-Options: DENY). The consent form redirects to another site, so
+ * its CSP leaves form-action open.
  */
-const routes = new Hono<AppEnv>();
-routes.use("/authorize", pageSecurityHeaders({ formAction: false }));
+const routes = pageApp<AppEnv>({ enter: "anyone", formAction: false });
 /** The authorize endpoint's error renderer: an HTML page, since a person's browser is on it. */
 export async function renderAuthorizeError(err: Error, c: Context): Promise<Response> {
   const refusal = pageRefusal(err, c);
@@ -190,7 +191,7 @@ async function coversScopes(c: Context<AppEnv>, userId: number, r: AuthorizeRequ
   return granted !== undefined && r.scopes.every((s) => granted.scopes.includes(s));
 }
 
-routes.post("/authorize", requireCsrf, async (c) => {
+routes.post("/authorize", async (c) => {
   // all: a repeated field arrives as an array, so that it can be refused (RFC 6749 §3.1).
   const body = await c.req.parseBody({ all: true });
   const q: Query = (n) => (typeof body[n] === "string" ? (body[n] as string) : undefined);

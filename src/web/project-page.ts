@@ -3,9 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { getDb } from "../db/client";
 import { findProject, projectAccessLevel, type ProjectRow } from "../db/projects";
 import { AccessLevel, canReadProject, type Visibility } from "../domain/access";
-import { pageSecurityHeaders, requireCsrf } from "./security";
-import { requireUser, type PageEnv } from "./page";
-import type { Hono } from "hono";
+import type { PageEnv } from "./page";
 import { projectRoute } from "../http/router";
 
 /**
@@ -13,11 +11,6 @@ import { projectRoute } from "../http/router";
  * hands the project path over as the one parameter `project` (src/http/router.ts).
  */
 export const PROJECT_PATH = projectRoute();
-
-/** Security headers, CSRF and sign-in on a project page and everything below it. */
-export function guardProjectPage(app: Hono<PageEnv>, suffix: string): void {
-  for (const p of [`${PROJECT_PATH}${suffix}`, `${PROJECT_PATH}${suffix}/*`]) app.use(p, pageSecurityHeaders(), requireCsrf, requireUser);
-}
 
 /**
  * The project of the URL for the signed-in user: 404 when they may not see it (existence is not

@@ -1,9 +1,10 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
 import { recordAudit } from "../../db/audit";
 import { findApplicationById } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { normalizeUserCode } from "../../domain/user-code";
-import { CsrfField, Flash, renderPage, requireUser, type PageEnv } from "../../web/page";
+import { CsrfField, Flash, renderPage, type PageEnv } from "../../web/page";
+import { pageApp } from "../../web/door";
 import { csrfToken, sessionAuthTime } from "../../web/session";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
@@ -16,10 +17,8 @@ import { parseScopes } from "../../domain/scopes";
  * labelled "Code"), then authorizes or denies. Wrong codes are counted per person and per client
  * address, and a banned one is refused before any lookup, so codes cannot be guessed.
  */
-const pages = new Hono<PageEnv>();
-// Mounted at /oauth among the pages (src/web/pages/index.tsx), which add security headers and CSRF checks.
-pages.use("/device", requireUser);
-pages.use("/device/*", requireUser);
+// Mounted at /oauth among the pages (src/web/pages/index.tsx).
+const pages = pageApp({ enter: "signed-in" });
 
 function CodeForm(props: { csrf: string; code?: string; error?: string }) {
   return (

@@ -1,16 +1,15 @@
-import { Hono } from "hono";
 import { getDb } from "../../db/client";
 import { listGroups, projectsByActivity } from "../../db/namespace-listing";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
-import { renderPage, requireUser, type PageEnv } from "../page";
+import { renderPage, type PageEnv } from "../page";
+import { pageApp } from "../door";
 
 /**
  * /dashboard/projects and /dashboard/groups (GitLab's paths): the signed-in person's projects
  * (their own, their memberships' and their groups') and groups, through the listing the REST
  * API's `membership=true` uses.
  */
-const dashboard = new Hono<PageEnv>();
-dashboard.use("/dashboard/*", requireUser);
+const dashboard = pageApp({ enter: "signed-in" });
 const PER_PAGE = 20;
 
 dashboard.get("/dashboard/projects", async (c) => {

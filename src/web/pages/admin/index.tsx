@@ -1,5 +1,3 @@
-import { Hono } from "hono";
-import { guardAdmin } from "../../admin-guard";
 import { renderPage, type PageEnv } from "../../page";
 import adminApplication from "./application";
 import adminApplications from "./applications";
@@ -9,13 +7,13 @@ import adminUserTwoFactor from "./user-two-factor";
 import adminUsers from "./users";
 import adminUserNew from "./user-new";
 import adminUserEdit from "./user-edit";
+import { pageApp } from "../../door";
 
 /**
  * The admin area, GitLab's paths: `/admin` (this overview), `/admin/users`, `/admin/applications`.
  * The guard is registered once here, before every admin route.
  */
-const admin = new Hono<PageEnv>();
-guardAdmin(admin);
+const admin = pageApp({ enter: "administrator" });
 
 admin.get("/admin", (c) =>
   renderPage(
