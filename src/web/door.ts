@@ -1,10 +1,13 @@
-import { Hono, type Env, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type Env, type MiddlewareHandler } from "hono";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { createMiddleware } from "hono/factory";
 import { passwordExpired } from "../services/accounts/password-expiry";
-import type { PageEnv } from "./page";
+import { renderPage, type PageEnv } from "./page";
+import { pageRefusal } from "./refusal";
 import { notFoundPage } from "./pages/not-found";
 import { pageSecurityHeaders, requireCsrf } from "./security";
-import { currentUser } from "./session";
+import { csrfToken, currentUser, endSession, sessionAuthTime } from "./session";
 
 /**
  * The page door (docs/architecture.md, "Where each rule lives"): what every page route passes
@@ -109,3 +112,23 @@ export function declaredDoor(handler: unknown): PageDoor | undefined {
   }
   return undefined;
 }
+
+/**
+ * What a page behind a door uses of the visit, for the pages that live with their protocol rather
+ * than in src/web (the authorization endpoint and the device verification page of src/oauth): the
+ * signed-in user, the form token, the session's sign-in time, signing out, the page layout, and the
+ * sentence a refusal shows. Pages under src/web call the same functions directly.
+ */
+export function pageVisit(c: Context) {
+  return {
+    user: () => currentUser(c),
+    csrfToken: () => csrfToken(c),
+    authTime: () => sessionAuthTime(c),
+    endSession: () => endSession(c),
+    render: (title: string, body: Child, status?: ContentfulStatusCode) => renderPage(c, title, body, status),
+    refusal: (err: Error) => pageRefusal(err, c),
+  };
+}
+
+/** The form and notice elements of every page, for the same pages (the form's hidden CSRF field is the door's). */
+export { CsrfField, Flash, type PageEnv } from "./page";

@@ -1,5 +1,5 @@
 import { renderPage, type PageEnv } from "../page";
-import { issuerOf } from "../../oauth/issuer";
+import { issuerOf } from "../../http/issuer";
 import { pageApp } from "../door";
 
 /**

@@ -29,7 +29,6 @@ import gitlabPaths from "./gitlab-paths";
 import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
-import devicePages from "../../oauth/device/pages";
 import { logUnexpectedError } from "../../observability/error-log";
 
 /**
@@ -74,7 +73,6 @@ pages.route("/", signIn);
 pages.route("/", twoFactor);
 pages.route("/", applications);
 pages.route("/", personalAccessTokens);
-pages.route("/oauth", devicePages);
 pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);

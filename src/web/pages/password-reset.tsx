@@ -2,7 +2,7 @@ import { type Context } from "hono";
 import { reasonOf } from "../../domain/errors";
 import { clientAddress } from "../../http/client-address";
 import { logUnexpectedError } from "../../observability/error-log";
-import { issuerOf } from "../../oauth/issuer";
+import { issuerOf } from "../../http/issuer";
 import { RESET_FAILURES, requestPasswordReset, resetPassword, userOfResetToken } from "../../services/accounts/password-reset";
 import { confirmEmail } from "../../services/accounts/email-confirmation";
 import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";

@@ -1,7 +1,7 @@
 import { type Context } from "hono";
 import { reasonOf } from "../../domain/errors";
 import { clientAddress } from "../../http/client-address";
-import { issuerOf } from "../../oauth/issuer";
+import { issuerOf } from "../../http/issuer";
 import { EMAIL_CHANGE_FAILURES, requestOwnEmailChange } from "../../services/accounts/email-confirmation";
 import { ThrottledError } from "../../throttle";
 import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";

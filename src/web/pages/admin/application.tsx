@@ -1,5 +1,5 @@
 import { ConnectGuide } from "../connect-guide";
-import { issuerOf } from "../../../oauth/issuer";
+import { issuerOf } from "../../../http/issuer";
 import { type Context } from "hono";
 import { getConfig } from "../../../config";
 import type { ApplicationRow } from "../../../db/applications";

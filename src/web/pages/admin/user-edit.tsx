@@ -3,7 +3,7 @@ import { AppError, reasonOf } from "../../../domain/errors";
 import { isValidUsername } from "../../../domain/namespace-paths";
 import { getDb } from "../../../db/client";
 import { findUserByLogin, type UserRow } from "../../../db/users";
-import { issuerOf } from "../../../oauth/issuer";
+import { issuerOf } from "../../../http/issuer";
 import { updateUser } from "../../../services/accounts/user-edit";
 import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../../page";
 import { csrfToken } from "../../session";
