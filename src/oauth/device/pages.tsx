@@ -1,12 +1,12 @@
 import type { Context } from "hono";
-import { recordAudit } from "../../db/audit";
+import { decideDeviceAuthorization } from "../../services/device-authorizations";
 import { findApplicationById } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { normalizeUserCode } from "../../domain/user-code";
 import { CsrfField, Flash, pageApp, pageVisit, type PageEnv } from "../page-door";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
-import { decideDeviceGrant, findDeviceGrantByUserCode, type DeviceGrantRow } from "../../db/device-grants";
+import { findDeviceGrantByUserCode, type DeviceGrantRow } from "../../db/device-grants";
 import { clientAddress } from "../../http/client-address";
 import { parseScopes } from "../../domain/scopes";
 
@@ -113,16 +113,9 @@ pages.post("/device/decision", async (c) => {
   if (entry.kind === "refused") return again(TOO_MANY, 429);
   if (entry.kind === "unusable") return again(entry.problem, 422);
   const grant = entry.grant;
-  const decided = await decideDeviceGrant(c.env.DB, grant.id, { approve, userId: user.id, authTime: (await pageVisit(c).authTime()) ?? now, now });
+  const actor = { id: user.id, ip: clientAddress(c.req.raw, c.env) };
+  const decided = await decideDeviceAuthorization(c.env, actor, grant, { approve, authTime: (await pageVisit(c).authTime()) ?? now, now });
   if (!decided) return again("That code has already been used.", 422);
-  await recordAudit(getDb(c.env.DB), {
-    action: approve ? "device_authorization_approved" : "device_authorization_denied",
-    authorId: user.id,
-    entityType: "oauth_application",
-    entityId: grant.application_id,
-    details: { scopes: grant.scopes },
-    ip: clientAddress(c.req.raw, c.env),
-  });
   return pageVisit(c).render(
     approve ? "Device authorized" : "Device denied",
     <div class="narrow">

@@ -3,8 +3,7 @@ import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../se
 import { LOGIN_FAILURES, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { reasonOf } from "../../domain/errors";
 import { verifySecondFactor } from "../../services/accounts/two-factor";
-import { recordAudit } from "../../db/audit";
-import { getDb } from "../../db/client";
+import { recordSignOut } from "../../services/accounts/sessions";
 import { CsrfField, Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
@@ -156,7 +155,7 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
 signIn.post("/users/sign_out", async (c) => {
   const user = await currentUser(c);
   await endSession(c);
-  if (user) await recordAudit(getDb(c.env.DB), { action: "sign_out", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
+  if (user) await recordSignOut(c.env, { id: user.id, ip: clientAddress(c.req.raw, c.env) });
   return c.redirect("/users/sign_in", 303);
 });
 
