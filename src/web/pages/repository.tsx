@@ -1,5 +1,4 @@
 import { type Context } from "hono";
-import { AccessLevel, canReadCode, type Visibility } from "../../domain/access";
 import { originSettings } from "../../git/origin-client";
 import { encodeRefPath, readCommit } from "../../git/repository-reader";
 import { reasonOf } from "../../domain/errors";
@@ -20,8 +19,8 @@ const repositoryPages = pageApp({ enter: "signed-in" });
 type Ctx = Context<PageEnv>;
 
 async function codeReader(c: Ctx): Promise<ProjectRow | null> {
-  const { project, level } = await projectForPage(c, AccessLevel.NONE);
-  return canReadCode(project.visibility as Visibility, level, true, c.var.user.isAdmin) ? project : null;
+  const { project, access } = await projectForPage(c, "read_project");
+  return access.can("read_code") ? project : null;
 }
 
 /** The `<ref>/<path>` after /-/tree/ or /-/blob/ in the request's path. */
