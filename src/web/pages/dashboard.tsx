@@ -3,6 +3,7 @@ import { listGroups, projectsByActivity } from "../../db/namespace-listing";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { renderPage, type PageEnv } from "../page";
 import { pageApp } from "../door";
+import { notFoundPage } from "./not-found";
 
 /**
  * /dashboard/projects and /dashboard/groups (GitLab's paths): the signed-in person's projects
@@ -60,5 +61,8 @@ dashboard.get("/dashboard/groups", async (c) => {
     </>,
   );
 });
+
+// Last: any other dashboard path is behind the same door (a visitor signs in first), then "Page not found".
+dashboard.get("/dashboard/*", (c) => notFoundPage(c));
 
 export default dashboard;

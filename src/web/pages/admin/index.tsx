@@ -1,4 +1,5 @@
-import { renderPage, type PageEnv } from "../../page";
+import { renderPage } from "../../page";
+import { notFoundPage } from "../not-found";
 import adminApplication from "./application";
 import adminApplications from "./applications";
 import adminLockout from "./lockout";
@@ -42,5 +43,8 @@ admin.route("/", adminUserEdit);
 admin.route("/", adminLockout);
 admin.route("/", adminApplications);
 admin.route("/", adminApplication);
+// Last: any other path of the area is behind the same door (a visitor signs in first, a user who
+// is not an administrator learns nothing), then "Page not found".
+admin.get("/admin/*", (c) => notFoundPage(c));
 
 export default admin;
