@@ -2,7 +2,7 @@ import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, 
 import { getConfig } from "../config";
 import { sha256Base64Url, timingSafeEqual } from "../crypto/hash";
 import type { Bindings } from "../env";
-import { AuthError } from "./errors";
+import { AuthError, type DpopErrorCode, type DpopRefusal } from "./errors";
 import { currentNonce, isFreshNonce } from "./dpop-nonce";
 
 /**
@@ -20,14 +20,6 @@ export const PROOF_MAX_SKEW_MS = 60 * 1000;
 /** A client-chosen jti is kept until its proof can no longer be accepted; bounded in length. */
 const MAX_JTI_LENGTH = 256;
 
-export type DpopErrorCode = "invalid_dpop_proof" | "invalid_token" | "use_dpop_nonce";
-
-/** Why a DPoP proof or binding was refused; `nonce`: the DPoP-Nonce to send with a use_dpop_nonce. */
-export interface DpopRefusal {
-  error: DpopErrorCode;
-  description: string;
-  nonce?: string;
-}
 
 /**
  * A refusal for DPoP reasons: an AuthError carrying its DpopRefusal. At a resource door each family
