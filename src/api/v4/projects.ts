@@ -4,7 +4,6 @@ import { getDb } from "../../db/client";
 import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
-import { AccessLevel } from "../../domain/access";
 import { pathFromName } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
@@ -13,7 +12,7 @@ import { createProject, destroyProject, updateProject } from "../../services/nam
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
-import { keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
+import { keysetUnavailable, parsePage, refuseOffsetPastLimit, setKeysetNext, setPaginationHeaders } from "./pagination";
 import { coerceBool, displayName, idParam } from "./params";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
@@ -64,7 +63,7 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
   let namespace: { kind: "group" | "user"; id: number; fullPath: string };
   if (input.namespace_id) {
     // GitLab's default project creation level: developers and maintainers.
-    const { group } = await loadGroup(c, String(input.namespace_id), AccessLevel.DEVELOPER);
+    const { group } = await loadGroup(c, String(input.namespace_id), "create_projects");
     namespace = { kind: "group", id: group.id, fullPath: group.fullPath };
   } else {
     namespace = { kind: "user", id: user.id, fullPath: user.username };
@@ -102,6 +101,7 @@ async function list(c: Context<AppEnv>, groupId?: number) {
   const keyset = q.pagination === "keyset";
   // GitLab offers keyset pagination of projects by id only (id_after / id_before in the next link).
   if (keyset && q.order_by !== "id") throw keysetUnavailable();
+  if (!keyset) refuseOffsetPastLimit(page, "Project");
   // Without a token (allowAnonymous): public projects only, as GitLab.
   const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
@@ -112,6 +112,7 @@ async function list(c: Context<AppEnv>, groupId?: number) {
     limit: page.perPage,
     offset: keyset ? 0 : page.offset,
     search: q.search ? projectSearch(q.search, coerceBool(q.search_namespaces) === true) : null,
+    withoutTotal: keyset,
   });
   if (keyset) {
     const last = rows[rows.length - 1];
@@ -130,9 +131,9 @@ projects.get("/groups/:id/projects", requireAuth(READ_API), async (c) => {
 });
 
 projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"));
+  const { project, access } = await loadProject(c, c.req.param("id"));
   // GitLab: ?statistics=true adds the project's storage statistics for reporters and above.
-  if (c.req.query("statistics") === "true" && level >= AccessLevel.REPORTER) {
+  if (c.req.query("statistics") === "true" && access.can("read_statistics")) {
     const containerRegistrySize = await projectRegistrySize(getDb(c.env.DB), project.id);
     return c.json({ ...renderProject(c, project), statistics: { container_registry_size: containerRegistrySize } });
   }
@@ -149,9 +150,9 @@ const UpdateProject = z.object({
 
 // GitLab: maintainers edit a project (admin_project), only owners rename it (rename_project).
 projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project, access } = await loadProject(c, c.req.param("id"), "admin_project");
   const input = parseParams(UpdateProject, await readParams(c));
-  if (input.name !== undefined && input.name !== project.name && level < AccessLevel.OWNER) throw forbidden();
+  if (input.name !== undefined && input.name !== project.name) access.check("rename_project");
   const updated = await updateProject(c.env, requestActor(c), project, {
     name: input.name,
     path: input.path,
@@ -164,7 +165,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
 
 // GitLab: owners delete a project (remove_project); the answer is 202 and storage goes afterwards.
 projects.delete("/projects/:id", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.OWNER);
+  const { project } = await loadProject(c, c.req.param("id"), "remove_project");
   const { afterwards } = await destroyProject(c.env, requestActor(c), project);
   c.executionCtx.waitUntil(afterwards);
   return c.json({ message: "202 Accepted" }, 202);

@@ -1,12 +1,10 @@
-import { Hono } from "hono";
-import { recordAudit } from "../../db/audit";
-import { getDb } from "../../db/client";
-import { deleteSessionOfUser, listSessionsOfUser } from "../../credentials/session";
+import { revokeSession } from "../../services/accounts/sessions";
+import { listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
-import { Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, currentSessionIdHash } from "../session";
-import { clientAddress } from "../../http/client-address";
+import { pageApp } from "../door";
 import { signOutEverywhere } from "../../services/accounts/sign-out-everywhere";
 
 /**
@@ -15,9 +13,7 @@ import { signOutEverywhere } from "../../services/accounts/sign-out-everywhere";
  * that). A session is named by its stored SHA-256, never by the cookie value. "Sign out
  * everywhere" ends every other session and every OAuth grant at once.
  */
-const activeSessions = new Hono<PageEnv>();
-activeSessions.use("/profile/active_sessions", requireUser);
-activeSessions.use("/profile/active_sessions/*", requireUser);
+const activeSessions = pageApp({ enter: "signed-in" });
 
 activeSessions.get("/profile/active_sessions", async (c) => {
   const rows = await listSessionsOfUser(c.env, c.var.user.id, Date.now());
@@ -73,10 +69,7 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.
-  const ended = id !== (await currentSessionIdHash(c)) && (await deleteSessionOfUser(c.env, user.id, id));
-  if (ended) {
-    await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
-  }
+  const ended = id !== (await currentSessionIdHash(c)) && (await revokeSession(c.env, sessionActor(c), user.id, id));
   setFlash(c, ended ? "The session was revoked." : "No such session.");
   return c.redirect("/profile/active_sessions", 303);
 });
@@ -84,11 +77,10 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
 /**
  * Sign out everywhere: a POST to the page itself (the router cannot hold a fixed name beside
  * `/:id/revoke`). Every other session and every OAuth grant end
- * (src/services/accounts/sign-out-everywhere.ts); CSRF is checked for every page POST (pages/index.tsx).
+ * (src/services/accounts/sign-out-everywhere.ts); sign-in and CSRF are the page door's (pageApp).
  */
 activeSessions.post("/profile/active_sessions", async (c) => {
-  const user = c.var.user;
-  await signOutEverywhere(c.env, { id: user.id, ip: clientAddress(c.req.raw, c.env) }, await currentSessionIdHash(c));
+  await signOutEverywhere(c.env, sessionActor(c), await currentSessionIdHash(c));
   setFlash(c, "You were signed out everywhere else.");
   return c.redirect("/profile/active_sessions", 303);
 });
