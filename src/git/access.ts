@@ -26,6 +26,9 @@ export const GIT_DENIAL_MESSAGES = {
   not_found: "The project you were looking for could not be found or you don't have permission to view it.",
 } as const;
 
+/** GitLab's words when a caller who sees the project may not read its code (a guest of a private project). */
+export const DOWNLOAD_FORBIDDEN = "You are not allowed to download code from this project.";
+
 const CODES = { unauthorized: "unauthenticated", forbidden: "forbidden", not_found: "not_found" } as const;
 
 /** A git refusal in the error family; renderGitError answers it as plain text (401 with a Basic challenge). */
@@ -61,5 +64,6 @@ export function decideGitAccess(op: GitOperation, caller: Caller["kind"], access
   const decision = access ? access.decide(op === "fetch" ? "read_code" : "push_code") : "not_found";
   if (decision === "allowed") return;
   if (caller === "anonymous" || caller === "application") throw gitDenied("unauthorized");
+  if (decision === "forbidden" && op === "fetch") throw new AppError("forbidden", DOWNLOAD_FORBIDDEN, { reason: "forbidden" });
   throw gitDenied(decision);
 }
