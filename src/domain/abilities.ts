@@ -101,7 +101,6 @@ export const ABILITIES = {
 export type AbilityName = keyof typeof ABILITIES;
 export type ProjectAbility = { [K in AbilityName]: (typeof ABILITIES)[K]["on"] extends "project" ? K : never }[AbilityName];
 export type GroupAbility = Exclude<AbilityName, ProjectAbility>;
-export const ABILITY_NAMES = Object.keys(ABILITIES) as AbilityName[];
 
 /**
  * "allowed", or how a refusal is answered (GitLab's policies): not found for a project or group the

@@ -4,7 +4,7 @@ import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
 import { findGroup, findProject, type GroupRow, type ProjectRow } from "../db/projects";
 import type { GroupAbility, ProjectAbility } from "../domain/abilities";
-import { groupAccess, projectAccess, type Asker, type GroupAccess, type ProjectAccess } from "../services/abilities";
+import { groupAccess, projectAccess, projectAccessAtLevel, type Asker, type GroupAccess, type ProjectAccess } from "../services/abilities";
 import { hasAnyScope } from "../domain/scopes";
 import type { Bindings } from "../env";
 import type { SchemaGate } from "./schema/features";
@@ -56,11 +56,17 @@ function memo<T>(ctx: GqlContext, key: string, load: () => Promise<T>): Promise<
 }
 
 /** The GraphQL caller as the abilities resolver asks it (the door has judged the token's scopes: read_api queries, api mutations). */
-const askerOf = (ctx: GqlContext): Asker => (ctx.principal ? { kind: "user", user: ctx.principal.user, scopes: null } : { kind: "anonymous" });
+const askerOf = (ctx: GqlContext): Exclude<Asker, { kind: "deploy_token" }> => (ctx.principal ? { kind: "user", user: ctx.principal.user, scopes: null } : { kind: "anonymous" });
 
 /** The caller's abilities on a project (src/services/abilities.ts), once per request. */
 export function projectAccessOf(ctx: GqlContext, project: ProjectRow): Promise<ProjectAccess> {
   return memo(ctx, `project-access:${project.id}`, () => projectAccess(ctx.env, askerOf(ctx), project));
+}
+
+/** Primes the request's memo with a project and the caller's level on it, read for many projects at once. */
+export function primeProjectAccess(ctx: GqlContext, project: ProjectRow, level: number): void {
+  ctx.memo.set(`project:${project.id}`, Promise.resolve(project));
+  ctx.memo.set(`project-access:${project.id}`, Promise.resolve(projectAccessAtLevel(askerOf(ctx), project, level)));
 }
 
 export function groupAccessOf(ctx: GqlContext, group: GroupRow): Promise<GroupAccess> {

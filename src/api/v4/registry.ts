@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { findProject, type ProjectRow } from "../../db/projects";
+import { findProject } from "../../db/projects";
 import {
   findRepository,
   findTag,

@@ -1,7 +1,7 @@
 import type { GroupRow, ProjectRow } from "../../db/projects";
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { knownTotal, paginate, type ConnectionArgs } from "../connection";
-import { loadProject, mayOnProject, visibleProject, type GqlContext } from "../context";
+import { loadProject, mayOnProject, primeProjectAccess, visibleProject, type GqlContext } from "../context";
 import { listPackages as listProjectPackages, listPackagesOfProjects, type PackageListing } from "../../db/packages";
 import { findPackage, groupTreeProjectsWithLevels, listOtherVersions, listPackageFiles, listPackagePipelines, type PackageFileRow, type PackageRow, type PackageSort } from "../../db/package-lists";
 import { parseGid, toGid } from "../schema/global-id";
@@ -71,8 +71,7 @@ export const packageResolvers = {
       const rows = await groupTreeProjectsWithLevels(ctx.db, group.id, ctx.principal?.user.id ?? null);
       const visible: number[] = [];
       for (const { project, level } of rows) {
-        ctx.memo.set(`project:${project.id}`, Promise.resolve(project));
-        ctx.memo.set(`project-level:${project.id}`, Promise.resolve(level));
+        primeProjectAccess(ctx, project, level);
         if (await mayOnProject(ctx, project, "read_package")) visible.push(project.id);
       }
       return paginate(args, async (w) => knownTotal(w, await listPackagesOfProjects(ctx.db, visible, listing(args, w))));

@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import { getDb } from "../../db/client";
 import { listGroups } from "../../db/namespace-listing";
 import { findGroup, type GroupRow } from "../../db/projects";
-import { AccessLevel } from "../../domain/access";
 import { AppError } from "../../domain/errors";
 import { isValidNamespacePath, pathFromName, VISIBILITIES, type VisibilityLevel } from "../../domain/namespace-input";
 import { createGroup, createProject } from "../../services/namespaces";
