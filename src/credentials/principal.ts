@@ -13,6 +13,10 @@ export interface Principal {
   tokenId: string;
   /** The OAuth application's numeric id; null for personal access tokens. */
   applicationId: number | null;
+  /** OAuth tokens: the application's client_id (null for tokens without one); what token info names. */
+  applicationUid?: string | null;
+  /** OAuth tokens: when the access token was issued (ms since the epoch); token info's created_at. */
+  issuedAt?: number;
   /** Milliseconds since the epoch; null when the token does not expire. */
   expiresAt: number | null;
   /**
@@ -47,7 +51,7 @@ export interface DeployTokenPrincipal {
 
 /**
  * An OAuth access token issued to an application for itself (client_credentials, RFC 6749 §4.4):
- * it acts for no user. Routes that act for a user refuse it (NoUserError, 403 with a message);
+ * it acts for no user. Routes that act for a user refuse it (noUserError, 403 with a message);
  * a door that serves applications says so (`accepts: ["application"]`).
  */
 export interface ApplicationPrincipal {
@@ -59,6 +63,8 @@ export interface ApplicationPrincipal {
   /** The OAuth token family id. */
   tokenId: string;
   expiresAt: number | null;
+  /** When the access token was issued (ms since the epoch); token info's created_at. */
+  issuedAt: number;
   /** The resource the token is bound to (RFC 8707; a path of src/domain/resources.ts). */
   resource: string;
   /** RFC 9449: the thumbprint of the key the token is bound to; null for a bearer token. */

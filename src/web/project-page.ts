@@ -1,9 +1,7 @@
 import type { Context } from "hono";
 import type { ProjectAbility } from "../domain/abilities";
 import { checkProject, sessionAsker, type CheckedProject, type ProjectAccess } from "../services/abilities";
-import { pageSecurityHeaders, requireCsrf } from "./security";
-import { requireUser, type PageEnv } from "./page";
-import type { Hono } from "hono";
+import type { PageEnv } from "./page";
 import { projectRoute } from "../http/router";
 
 /**
@@ -11,11 +9,6 @@ import { projectRoute } from "../http/router";
  * hands the project path over as the one parameter `project` (src/http/router.ts).
  */
 export const PROJECT_PATH = projectRoute();
-
-/** Security headers, CSRF and sign-in on a project page and everything below it. */
-export function guardProjectPage(app: Hono<PageEnv>, suffix: string): void {
-  for (const p of [`${PROJECT_PATH}${suffix}`, `${PROJECT_PATH}${suffix}/*`]) app.use(p, pageSecurityHeaders(), requireCsrf, requireUser);
-}
 
 /**
  * The project of the URL for the signed-in user, checked for `ability` by the one resolver

@@ -1,21 +1,17 @@
-import { Hono } from "hono";
-import { recordAudit } from "../../db/audit";
-import { getDb } from "../../db/client";
-import { deleteSessionOfUser, listSessionsOfUser } from "../../credentials/session";
+import { revokeSession } from "../../services/accounts/sessions";
+import { listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
-import { Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, currentSessionIdHash } from "../session";
-import { clientAddress } from "../../http/client-address";
+import { pageApp } from "../door";
 
 /**
  * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
  * address, sign-in and last request; the current one is marked and has no Revoke (sign out does
  * that). A session is named by its stored SHA-256, never by the cookie value.
  */
-const activeSessions = new Hono<PageEnv>();
-activeSessions.use("/profile/active_sessions", requireUser);
-activeSessions.use("/profile/active_sessions/*", requireUser);
+const activeSessions = pageApp({ enter: "signed-in" });
 
 activeSessions.get("/profile/active_sessions", async (c) => {
   const rows = await listSessionsOfUser(c.env, c.var.user.id, Date.now());
@@ -62,10 +58,7 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.
-  const ended = id !== (await currentSessionIdHash(c)) && (await deleteSessionOfUser(c.env, user.id, id));
-  if (ended) {
-    await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
-  }
+  const ended = id !== (await currentSessionIdHash(c)) && (await revokeSession(c.env, sessionActor(c), user.id, id));
   setFlash(c, ended ? "The session was revoked." : "No such session.");
   return c.redirect("/profile/active_sessions", 303);
 });

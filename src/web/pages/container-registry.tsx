@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findRepository, listRepositories, tagsOf } from "../../db/registry";
 import { projectRegistrySize } from "../../db/registry-content";
@@ -6,16 +6,16 @@ import { getConfig } from "../../config";
 import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { RevokeForm, TableHead } from "../components";
 import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
-import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>/container_registry: the project's image repositories with their tags and
  * sizes (GitLab's Packages and registries → Container registry); developers delete tags and
  * repositories, after a confirmation, through the same code as the REST API.
  */
-const registryPage = new Hono<PageEnv>();
-guardProjectPage(registryPage, "/container_registry");
+const registryPage = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 const MAX_REPOSITORIES = 100;

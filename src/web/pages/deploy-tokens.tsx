@@ -1,20 +1,20 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { getDeployToken, listDeployTokens } from "../../db/deploy-tokens";
 import { DEPLOY_TOKEN_SCOPES, isDeployTokenExpired, type DeployTokenErrors } from "../../domain/deploy-token-input";
 import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
 import { RevokeForm, ScopeBadges, ShownOnce, TableHead } from "../components";
 import { CsrfField, Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
-import { guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>/-/settings/repository: the project's deploy tokens (GitLab puts them in
  * Settings → Repository). Maintainers create one (shown once) and revoke it.
  */
-const deployTokensPage = new Hono<PageEnv>();
-guardProjectPage(deployTokensPage, "/-/settings/repository");
+const deployTokensPage = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 interface FormValues {

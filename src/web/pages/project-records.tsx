@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findIssueByIid } from "../../db/issues";
 import { findMergeRequest, usersById } from "../../db/merge-requests";
@@ -6,8 +6,9 @@ import { findPackage, findPipeline, packageFilesOf } from "../../db/packages";
 import type { ProjectRow } from "../../db/projects";
 import { TableHead } from "../components";
 import { formatDate, renderPage, type PageEnv } from "../page";
-import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * Read-only pages of a project's records, at the `web_url` and `_links.web_path` the APIs return:
@@ -16,8 +17,7 @@ import { notFoundPage } from "./not-found";
  * Each needs what its REST read needs: code readers for merge requests and pipelines, reporters
  * on a private project for packages, any viewer of the project for issues.
  */
-const records = new Hono<PageEnv>();
-for (const section of ["/-/merge_requests", "/-/issues", "/-/pipelines", "/-/packages"]) guardProjectPage(records, section);
+const records = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 

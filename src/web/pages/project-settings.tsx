@@ -1,20 +1,20 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import type { ProjectRow } from "../../db/projects";
 import type { ProjectAccess } from "../../services/abilities";
 import { AppError } from "../../domain/errors";
 import { VISIBILITIES, type VisibilityLevel } from "../../domain/namespace-input";
 import { updateProject } from "../../services/namespaces";
 import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../page";
-import { guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>/edit (GitLab's Settings > General): the project's name, description and
  * visibility, through the service PUT /api/v4/projects/:id uses, with its rules: maintainers edit,
  * only owners rename.
  */
-const settings = new Hono<PageEnv>();
-guardProjectPage(settings, "/edit");
+const settings = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 type Values = { name: string; description: string; visibility: VisibilityLevel };
