@@ -8,10 +8,10 @@ import {
 } from "../../db/deploy-tokens";
 import type { GroupRow, ProjectRow } from "../../db/projects";
 import { isDeployTokenExpired } from "../../domain/deploy-token-input";
-import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
+import { createDeployToken, revokeDeployToken, type ManagedOwner } from "../../services/deploy-tokens";
 import { parseScopes } from "../../domain/scopes";
 import { paginate, type ConnectionArgs } from "../connection";
-import { canSeeGroup, loadGroup, mayOnGroup, mayOnProject, notAvailable, requireWrite, visibleProject, type GqlContext } from "../context";
+import { canSeeGroup, groupAccessOf, loadGroup, mayOnGroup, mayOnProject, notAvailable, projectAccessOf, requireWrite, visibleProject, type GqlContext } from "../context";
 import { parseGid } from "../schema/global-id";
 
 /**
@@ -32,18 +32,18 @@ function list(ctx: GqlContext, owner: DeployTokenOwner, args: ListArgs) {
 }
 
 /** The owner named by projectPath or groupPath, if the caller may manage its deploy tokens. */
-async function managedOwner(ctx: GqlContext, input: { projectPath?: string | null; groupPath?: string | null }): Promise<DeployTokenOwner> {
+async function managedOwner(ctx: GqlContext, input: { projectPath?: string | null; groupPath?: string | null }): Promise<ManagedOwner> {
   if ((input.projectPath == null) === (input.groupPath == null)) {
     throw new GraphQLError("Give exactly one of projectPath and groupPath", { extensions: { code: "BAD_USER_INPUT" } });
   }
   if (input.projectPath != null) {
     const project = await visibleProject(ctx, input.projectPath);
     if (!project || !(await mayManageProject(ctx, project))) throw notAvailable();
-    return { projectId: project.id };
+    return { project: (await projectAccessOf(ctx, project)).check("admin_project") };
   }
   const group = await loadGroup(ctx, input.groupPath!);
   if (!group || !(await canSeeGroup(ctx, group)) || !(await mayManageGroup(ctx, group))) throw notAvailable();
-  return { groupId: group.id };
+  return { group: (await groupAccessOf(ctx, group)).check("maintain_group") };
 }
 
 export const deployTokenResolvers = {
