@@ -1,4 +1,5 @@
 import type { UserRow } from "../db/users";
+import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
 
 /**
  * The records and results of a grant's token family (src/durable/token-family.ts), and the rules
@@ -182,4 +183,45 @@ export interface QueuedAudit {
   details: Record<string, unknown>;
   ip: string | null;
   createdAt: number;
+}
+
+/**
+ * RFC 8707 §2.2: the new access token's resource: the one requested when it lies within what
+ * the person authorized (narrowing), else refused; without one, the authorized resource.
+ */
+export function bindResource(s: FamilyState, requested: string | null): boolean {
+  const granted = s.resource ?? DEFAULT_RESOURCE;
+  if (requested !== null && !resourceCovers(granted, requested)) return false;
+  s.accessResource = requested ?? granted;
+  return true;
+}
+
+/**
+ * The new pair; with a DPoP proof (`jkt`) the access token is bound to its key, and so is the
+ * refresh token of a public client (RFC 9449 §5); a confidential client's refresh token stays
+ * unbound (its secret already constrains it), so its binding never changes here.
+ */
+export function setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean, jkt: string | null = null, publicClient = false): void {
+  const expiresAt = s.expiring || forceExpiry ? pair.createdAt + s.ttlSeconds * 1000 : null;
+  s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false, jkt };
+  s.refreshHash = pair.refreshHash;
+  if (publicClient && jkt && pair.refreshHash) s.refreshJkt = jkt;
+}
+
+/**
+ * The checks of a code exchange before single use (DESIGN convention 4: client, redirect_uri,
+ * PKCE), so that only a holder of the verifier (or secret) can trigger a replay's revocation.
+ */
+export function codeRequestRefusal(
+  s: FamilyState,
+  input: { applicationId: number; clientAuthenticated: boolean; redirectUri: string; verifierChallenge: string | null },
+): ExchangeResult | null {
+  const refuse = (reason: string): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse: false });
+  if (s.applicationId !== input.applicationId) return refuse("code issued to another client");
+  if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
+  if (s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
+  if (s.challenge !== null && input.verifierChallenge === null) return refuse("code_verifier missing");
+  if (s.challenge === null && input.verifierChallenge !== null) return refuse("code_verifier without challenge");
+  if (s.challenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+  return null;
 }

@@ -4,10 +4,13 @@ import { getDb } from "../db/client";
 import { grantEnded } from "../db/grant-holder";
 import { deletePendingFamilyRow } from "../db/oauth-grants";
 import type { UserRow } from "../db/users";
-import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
+import { DEFAULT_RESOURCE } from "../domain/resources";
 import type { Bindings } from "../env";
 import {
+  bindResource,
+  codeRequestRefusal,
   mayReceiveTokens,
+  setPair,
   userSnapshot,
   type ExchangeResult,
   type FamilyState,
@@ -123,11 +126,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     await deletePendingFamilyRow(getDb(this.env.DB), s.id);
   }
 
-  /**
-   * POST /oauth/token grant_type=authorization_code, after the client is authenticated. The order
-   * is DESIGN convention 4: client, redirect_uri, PKCE, then single use, so that only a holder of
-   * the verifier (or secret) can trigger the revocation of a replayed code.
-   */
+  /** POST /oauth/token grant_type=authorization_code: the request's checks (codeRequestRefusal), then single use. */
   exchangeCode(input: {
     codeHash: string;
     applicationId: number;
@@ -150,12 +149,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     const s = this.load();
     const refuse = (reason: string, reuse = false): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse });
     if (!s || !s.code || s.code.hash !== input.codeHash) return refuse("unknown code");
-    if (s.applicationId !== input.applicationId) return refuse("code issued to another client");
-    if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
-    if (s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
-    if (s.challenge !== null && input.verifierChallenge === null) return refuse("code_verifier missing");
-    if (s.challenge === null && input.verifierChallenge !== null) return refuse("code_verifier without challenge");
-    if (s.challenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+    const refused = codeRequestRefusal(s, input);
+    if (refused) return refused;
     if (s.code.usedAt !== null || s.revokedAt !== null) {
       // A replayed code: refuse it and revoke what was issued from it (DESIGN, /oauth/authorize).
       if (s.revokedAt === null) {
@@ -170,9 +165,9 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The code stays unused: a deactivated user's code works again if activated within its life.
     if (!mayReceiveTokens(input.user)) return refuse("user not active");
     // Refused before the code is used, so the client may retry with the resource it was granted.
-    if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
+    if (!bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     s.code.usedAt = input.now;
-    this.setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
+    setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
     this.save(s);
     return { ok: true, family: this.view(s) };
   }
@@ -245,7 +240,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       this.save(s);
       return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s), sinceVouched: this.sinceVouched(s) };
     }
-    if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
+    if (!bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     // Read before the pair changes: the replaced access token is what an isolate may still remember,
     // and only if it was ever vouched for (used). Tokens replaced by earlier rotations were waited
     // out by those rotations, so a chain of refreshes of unused tokens never waits.
@@ -254,7 +249,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The replaced access token is remembered too: revoking it later must still find the grant.
     if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
     s.grace = { prevRefreshHash: input.refreshHash, until: input.now + input.graceMs, sealed: input.sealed };
-    this.setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
+    setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
     this.save(s);
     this.queueAudit({
       action: "token_refreshed",
@@ -265,29 +260,6 @@ export class TokenFamily extends DurableObject<Bindings> {
       createdAt: input.now,
     });
     return { ok: true, kind: "rotated", family: this.view(s), sinceVouched };
-  }
-
-  /**
-   * RFC 8707 §2.2: the new access token's resource: the one requested when it lies within what
-   * the person authorized (narrowing), else refused; without one, the authorized resource.
-   */
-  private bindResource(s: FamilyState, requested: string | null): boolean {
-    const granted = s.resource ?? DEFAULT_RESOURCE;
-    if (requested !== null && !resourceCovers(granted, requested)) return false;
-    s.accessResource = requested ?? granted;
-    return true;
-  }
-
-  /**
-   * The new pair; with a DPoP proof (`jkt`) the access token is bound to its key, and so is the
-   * refresh token of a public client (RFC 9449 §5); a confidential client's refresh token stays
-   * unbound (its secret already constrains it), so its binding never changes here.
-   */
-  private setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean, jkt: string | null = null, publicClient = false): void {
-    const expiresAt = s.expiring || forceExpiry ? pair.createdAt + s.ttlSeconds * 1000 : null;
-    s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false, jkt };
-    s.refreshHash = pair.refreshHash;
-    if (publicClient && jkt && pair.refreshHash) s.refreshJkt = jkt;
   }
 
   /**
