@@ -1,7 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
+import { pause, untilProcessGroupGone } from "./wait";
 
 /**
  * Starting and stopping the service the way README says (`npm start`) on a free loopback port and
@@ -29,7 +30,7 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await pause(100);
   }
   throw new Error(`npm start did not serve ${url}/-/health in time:\n${log()}`);
 }
@@ -66,17 +67,18 @@ export async function startService(opts: { persistDir: string; rootPassword: str
   return {
     baseURL,
     async stop() {
-      const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
       killGroup(child);
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      // The group's other members (workerd) may outlive npm by a moment.
-      await new Promise((r) => setTimeout(r, 500));
+      // The group's other members (wrangler, workerd, the git origin) may outlive npm by a moment:
+      // the state directory is free once every one of them is gone. One that ignores SIGTERM for
+      // 10 s is killed.
+      await untilProcessGroupGone(child.pid!).catch(async () => {
+        killGroup(child, "SIGKILL");
+        await untilProcessGroupGone(child.pid!);
+      });
     },
     async crash() {
-      const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
       killGroup(child, "SIGKILL");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      await new Promise((r) => setTimeout(r, 500));
+      await untilProcessGroupGone(child.pid!);
     },
   };
 }
@@ -90,13 +92,27 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): voi
   }
 }
 
-/** Runs `npm start` expecting it to refuse the configuration: it exits before serving. */
-export function startRefused(vars: Record<string, string>): { status: number | null; output: string } {
-  const r = spawnSync("npm", ["start"], {
-    cwd: ROOT_DIR,
-    env: { ...process.env, PERSIST_DIR: path.join(tmpdir(), "edge-auth-never-used"), ...vars },
-    encoding: "utf8",
-    timeout: 120_000,
+/**
+ * Runs `npm start` expecting it to refuse the configuration: it exits before serving. Asynchronous,
+ * so that a file can run several refused starts at once (it.concurrent) instead of one by one.
+ */
+export function startRefused(vars: Record<string, string>): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", ["start"], {
+      cwd: ROOT_DIR,
+      env: { ...process.env, PERSIST_DIR: path.join(tmpdir(), "edge-auth-never-used"), ...vars },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let output = "";
+    child.stdout!.on("data", (d) => (output += d));
+    child.stderr!.on("data", (d) => (output += d));
+    // A start that was not refused would serve forever: end it after the bound and fail.
+    const bound = setTimeout(() => killGroup(child, "SIGKILL"), 120_000);
+    child.on("error", reject);
+    child.on("close", (status) => {
+      clearTimeout(bound);
+      resolve({ status, output });
+    });
   });
-  return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
