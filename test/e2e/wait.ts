@@ -1,26 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { pause, until } from "../helpers/until";
 
-/**
- * Waiting on a condition instead of a fixed time (docs/testing.md, "No fixed sleeps"): a fixed
- * sleep is either too short on a loaded machine (a flaky test) or too long everywhere else (a
- * slow suite). Every wait here polls and is bounded; it fails with what it waited for.
- */
-const POLL_MS = 100;
-
-export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Polls `check` every 100 ms (or `everyMs`) until it holds, at most `withinMs`, and returns how
- * long it took, so a test can also check that the state did not change too early.
- */
-export async function until(check: () => Promise<boolean> | boolean, withinMs: number, what = "condition", everyMs = POLL_MS): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`${what} not met within ${withinMs} ms`);
-    await pause(everyMs);
-  }
-  return Date.now() - started;
-}
+/** The Node-side waits of the end-to-end files; the polling itself is test/helpers/until.ts. */
+export { pause, until };
 
 /** Waits until `at` (a Date.now() value) has passed: a real time bound a test must see pass (a TTL, a window), measured from the event that started it rather than from now. */
 export async function untilTime(at: number): Promise<void> {
