@@ -2,7 +2,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { startGitOrigin } from "./scripts/git-origin.mjs";
 import { buildSync } from "esbuild";
-import SuiteSequencer from "./test/setup/sequencer.ts";
+import { suiteSequencer } from "./test/setup/sequencer.ts";
+import { KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
 
 // An external plugin for the Plugin gateway tests (test/plugin/echo-plugin.ts), bundled into an auxiliary worker.
 const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
@@ -86,7 +87,7 @@ export default defineConfig({
   test: {
     maxWorkers: LANES,
     // Which file a freed lane takes next: end-to-end first, long before short (test/setup/sequencer.ts).
-    sequence: { sequencer: SuiteSequencer },
+    sequence: { sequencer: suiteSequencer({ knownSlow: KNOWN_SLOW, ownServer: OWN_SERVER }) },
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     // The per-request log lines (docs/operations.md) would bury the test output.
     onConsoleLog: (log) => !log.startsWith('{"msg":"request"'),
