@@ -55,6 +55,7 @@ export async function startService(opts: { persistDir: string; rootPassword: str
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
+  liveGroups.add(child.pid!);
   child.stdout!.on("data", (d) => (output = (output + d).slice(-20_000)));
   child.stderr!.on("data", (d) => (output = (output + d).slice(-20_000)));
   const baseURL = `http://127.0.0.1:${port}`;
@@ -62,6 +63,10 @@ export async function startService(opts: { persistDir: string; rootPassword: str
     await waitForHealth(baseURL, child, () => output);
   } catch (e) {
     killGroup(child);
+    await untilProcessGroupGone(child.pid!).then(
+      () => liveGroups.delete(child.pid!),
+      () => killGroup(child, "SIGKILL"),
+    );
     throw e;
   }
   return {
@@ -75,13 +80,31 @@ export async function startService(opts: { persistDir: string; rootPassword: str
         killGroup(child, "SIGKILL");
         await untilProcessGroupGone(child.pid!);
       });
+      liveGroups.delete(child.pid!);
     },
     async crash() {
       killGroup(child, "SIGKILL");
       await untilProcessGroupGone(child.pid!);
+      liveGroups.delete(child.pid!);
     },
   };
 }
+
+/**
+ * Process groups this process started and has not seen end. A test that times out while its
+ * server is still starting never reaches the stop() it would have called, and the group is
+ * detached: when the test process exits, whatever is left is killed rather than left serving.
+ */
+const liveGroups = new Set<number>();
+process.on("exit", () => {
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
 
 /** npm start runs wrangler and the git origin as children: end the whole process group. */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
@@ -109,9 +132,11 @@ export function startRefused(vars: Record<string, string>): Promise<{ status: nu
     child.stderr!.on("data", (d) => (output += d));
     // A start that was not refused would serve forever: end it after the bound and fail.
     const bound = setTimeout(() => killGroup(child, "SIGKILL"), 120_000);
+    liveGroups.add(child.pid!);
     child.on("error", reject);
     child.on("close", (status) => {
       clearTimeout(bound);
+      liveGroups.delete(child.pid!);
       resolve({ status, output });
     });
   });
