@@ -66,8 +66,14 @@ export const sessions = sqliteTable(
     userAgent: text("user_agent"),
     ipAddress: text("ip_address"),
     lastSeenAt: integer("last_seen_at"),
+    /**
+     * OpenID Connect's session id (Back-Channel Logout 1.0 §2.1 `sid`): random, public, never the
+     * cookie or its hash; the grants this session authorised carry it (oauth_token_families.sid).
+     * Null only for sessions started before the column.
+     */
+    sid: text("sid"),
   },
-  (t) => [index("sessions_user_idx").on(t.userId)],
+  (t) => [index("sessions_user_idx").on(t.userId), uniqueIndex("sessions_sid_idx").on(t.sid)],
 );
 
 /** Personal access tokens (GitLab): expiry is mandatory and always enforced (spec, 15.0). */

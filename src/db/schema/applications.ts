@@ -47,6 +47,26 @@ export const applications = sqliteTable(
     jwksUri: text("jwks_uri"),
     /** RFC 7591 token_endpoint_auth_method; null: by its kind (confidential: client_secret_basic, public: none). */
     tokenEndpointAuthMethod: text("token_endpoint_auth_method"),
+    /**
+     * RFC 7592 §3: SHA-256 of the client's registration access token (`glrat-`), with which a
+     * dynamically registered client reads, updates and deletes its own registration; replaced on
+     * each update. Null: no client configuration (every application not made by POST /oauth/register).
+     */
+    registrationTokenHash: text("registration_token_hash").unique(),
+    /** OpenID Connect Registration §2 application_type (web or native) as a dynamic client sent it; null: not sent. */
+    applicationType: text("application_type"),
+    /**
+     * OpenID Connect RP-Initiated Logout 1.0 §3.1 (post_logout_redirect_uris): where the end-session
+     * endpoint may send the browser back, one URI per line, matched exactly. Empty: nowhere.
+     */
+    postLogoutRedirectUris: text("post_logout_redirect_uris").notNull().default(""),
+    /**
+     * OpenID Connect Back-Channel Logout 1.0 §2.2: where a logout token is POSTed when a session the
+     * client signed into ends (fetched through the public-address guard); null: not notified.
+     */
+    backchannelLogoutUri: text("backchannel_logout_uri"),
+    /** Back-Channel Logout §2.2 backchannel_logout_session_required: `sid` in its ID tokens and logout tokens. */
+    backchannelLogoutSessionRequired: integer("backchannel_logout_session_required", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("applications_owner_idx").on(t.ownerId)],

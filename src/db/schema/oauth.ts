@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 import { applications } from "./applications";
 
@@ -25,8 +25,49 @@ export const oauthTokenFamilies = sqliteTable(
     status: text("status").notNull(),
     createdAt: integer("created_at").notNull(),
     revokedAt: integer("revoked_at"),
+    /**
+     * The `sid` of the browser session that authorised the grant (sessions.sid): set for OpenID
+     * Connect grants approved in a session, so ending that session finds the clients to notify
+     * (Back-Channel Logout) and the grants that end with it (docs/oidc.md, "Signing out").
+     */
+    sid: text("sid"),
   },
-  (t) => [index("oauth_families_user_app_idx").on(t.userId, t.applicationId), index("oauth_families_app_idx").on(t.applicationId)],
+  (t) => [
+    index("oauth_families_user_app_idx").on(t.userId, t.applicationId),
+    index("oauth_families_app_idx").on(t.applicationId),
+    index("oauth_families_sid_idx").on(t.sid),
+  ],
+);
+
+/**
+ * Back-Channel Logout 1.0 deliveries: one row per client and ended session, written before anything
+ * is sent (durable), then POSTed by src/services/backchannel-logout.ts with retries and backoff
+ * (right after the sign-out and from the cron) until the client answers 2xx or MAX_ATTEMPTS fail
+ * (then `failed` and an audit row). The logout token is signed afresh for each attempt; no token
+ * is stored.
+ */
+export const oidcBackchannelLogouts = sqliteTable(
+  "oidc_backchannel_logouts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => applications.id, { onDelete: "cascade" }),
+    /** The logout token's `sub` (the user id; no foreign key: the notice outlives a deleted user). */
+    userId: integer("user_id").notNull(),
+    /** The ended session's sid. */
+    sid: text("sid").notNull(),
+    /** The logout token's `jti`, the same for every attempt of this delivery. */
+    jti: text("jti").notNull(),
+    /** pending, delivered, failed. */
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    /** The last failure (an HTTP status or the guard's reason; never a token). */
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("oidc_backchannel_logouts_app_sid_idx").on(t.applicationId, t.sid), index("oidc_backchannel_logouts_due_idx").on(t.status, t.nextAttemptAt)],
 );
 
 /**

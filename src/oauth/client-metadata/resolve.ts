@@ -121,6 +121,12 @@ function unstoredRow(f: MetadataDocumentClient): ApplicationRow {
     jwks: f.jwks ?? null,
     jwksUri: f.jwksUri ?? null,
     tokenEndpointAuthMethod: f.tokenEndpointAuthMethod ?? null,
+    // Its document is its configuration: no RFC 7592 token, no registration type.
+    registrationTokenHash: null,
+    applicationType: null,
+    postLogoutRedirectUris: "",
+    backchannelLogoutUri: null,
+    backchannelLogoutSessionRequired: false,
     createdAt: Date.now(),
     dpopBoundAccessTokens: false,
     requirePushedAuthorizationRequests: false,
