@@ -45,9 +45,25 @@ export interface RunningServer {
 
 export const ROOT_DIR = path.resolve(__dirname, "../..");
 
-/** `vars`: other configuration variables for this start (test/e2e/configuration.test.ts). */
+/**
+ * `vars`: other configuration variables for this start (test/e2e/configuration.test.ts). Without a
+ * given port, a free one is picked; another process (a lane beside this one, another checkout)
+ * can take it between the pick and npm start's listen, which npm start reports as a port already
+ * in use: then a new port is picked, at most three times.
+ */
 export async function startService(opts: { persistDir: string; rootPassword: string; port?: number; vars?: Record<string, string> }): Promise<RunningServer> {
-  const port = opts.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce({ ...opts, port: opts.port ?? (await freePort()) });
+    } catch (e) {
+      const portTaken = /EADDRINUSE|already taken/.test(String(e));
+      if (opts.port !== undefined || !portTaken || attempt >= 3) throw e;
+    }
+  }
+}
+
+async function startOnce(opts: { persistDir: string; rootPassword: string; port: number; vars?: Record<string, string> }): Promise<RunningServer> {
+  const port = opts.port;
   let output = "";
   const child = spawn("npm", ["start"], {
     cwd: ROOT_DIR,
