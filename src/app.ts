@@ -6,6 +6,7 @@ import gitRoutes from "./git/routes";
 import graphqlRoutes from "./graphql/routes";
 import oauthRoutes from "./oauth/routes";
 import oauthWellKnown from "./oauth/well-known";
+import deviceVerificationPages from "./oauth/device/pages";
 import protectedResource from "./oauth/protected-resource";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
@@ -93,6 +94,8 @@ app.route(MOUNTS.registry, registryV2);
 app.route(MOUNTS.registryTokens, registryTokenRoutes);
 app.route(MOUNTS.registryTokens, registryIssuerRoutes);
 app.route(MOUNTS.root, pluginRoutes);
+// The device flow's verification page (/oauth/device): a page behind its page door, before the others.
+app.route(MOUNTS.oauth, deviceVerificationPages);
 app.route(MOUNTS.root, webRoutes);
 app.route(MOUNTS.root, gitRoutes);
 

@@ -1,27 +1,25 @@
-import { Hono, type Context } from "hono";
-import { AccessLevel, canReadCode, type Visibility } from "../../domain/access";
+import { type Context } from "hono";
 import { originSettings } from "../../git/origin-client";
 import { encodeRefPath, readCommit } from "../../git/repository-reader";
 import { reasonOf } from "../../domain/errors";
 import type { ProjectRow } from "../../db/projects";
 import { renderPage, type PageEnv } from "../page";
-import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { FileList, FileText, fileText, listDirectory, splitRefPath } from "../repository-view";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * A repository's pages, read-only (GitLab's paths): a directory at a ref (/-/tree/<ref>/<path>,
  * a branch's `web_url`), a file (/-/blob/<ref>/<path>) and a commit (/-/commit/<sha>, a commit's
  * `web_url`). The viewer must be able to read the code, as for git fetch and the Repository API.
  */
-const repositoryPages = new Hono<PageEnv>();
-for (const section of ["/-/tree", "/-/blob", "/-/commit"]) guardProjectPage(repositoryPages, section);
+const repositoryPages = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 
-async function codeReader(c: Ctx): Promise<ProjectRow | null> {
-  const { project, level } = await projectForPage(c, AccessLevel.NONE);
-  return canReadCode(project.visibility as Visibility, level, true, c.var.user.isAdmin) ? project : null;
+async function codeReader(c: Ctx): Promise<ProjectRow> {
+  return (await projectForPage(c, "read_code")).project;
 }
 
 /** The `<ref>/<path>` after /-/tree/ or /-/blob/ in the request's path. */
@@ -32,7 +30,6 @@ function refPathOf(c: Ctx, section: "tree" | "blob"): string {
 
 repositoryPages.get(PROJECT_PATH + "/-/tree/*", async (c) => {
   const project = await codeReader(c);
-  if (!project) return notFoundPage(c);
   const origin = originSettings(c.env);
   const { ref, path } = await splitRefPath(origin, project.id, refPathOf(c, "tree"));
   const listing = await listDirectory(origin, project.id, ref, path);
@@ -64,7 +61,6 @@ repositoryPages.get(PROJECT_PATH + "/-/tree/*", async (c) => {
 
 repositoryPages.get(PROJECT_PATH + "/-/blob/*", async (c) => {
   const project = await codeReader(c);
-  if (!project) return notFoundPage(c);
   const origin = originSettings(c.env);
   const { ref, path } = await splitRefPath(origin, project.id, refPathOf(c, "blob"));
   const file = path ? await fileText(origin, project.id, ref, path) : null;
@@ -92,7 +88,6 @@ repositoryPages.get(PROJECT_PATH + "/-/blob/*", async (c) => {
 
 repositoryPages.get(PROJECT_PATH + "/-/commit/:sha", async (c) => {
   const project = await codeReader(c);
-  if (!project) return notFoundPage(c);
   let commit;
   try {
     commit = await readCommit(originSettings(c.env), project.id, c.req.param("sha") ?? "");

@@ -1,11 +1,9 @@
-import { Hono } from "hono";
 import { guardRefuses } from "../../services/accounts/account-guard";
 import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../services/accounts/lockout";
 import { LOGIN_FAILURES, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { reasonOf } from "../../domain/errors";
 import { verifySecondFactor } from "../../services/accounts/two-factor";
-import { recordAudit } from "../../db/audit";
-import { getDb } from "../../db/client";
+import { recordSignOut } from "../../services/accounts/sessions";
 import { CsrfField, Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
@@ -13,9 +11,10 @@ import { csrfToken, currentUser, endSession, pendingTwoFactorUser, startSession 
 import { clientAddress } from "../../http/client-address";
 import { passwordExpired } from "../../services/accounts/password-expiry";
 import type { UserRow } from "../../db/users";
+import { pageApp } from "../door";
 
 /** Sign-in (password, then two-factor when enabled) and sign-out. */
-const signIn = new Hono<PageEnv>();
+const signIn = pageApp({ enter: "anyone" });
 
 /** One message for unknown users, wrong passwords and locked-out addresses (no username enumeration). */
 const INVALID = "Invalid username or password.";
@@ -156,7 +155,7 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
 signIn.post("/users/sign_out", async (c) => {
   const user = await currentUser(c);
   await endSession(c);
-  if (user) await recordAudit(getDb(c.env.DB), { action: "sign_out", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
+  if (user) await recordSignOut(c.env, { id: user.id, ip: clientAddress(c.req.raw, c.env) });
   return c.redirect("/users/sign_in", 303);
 });
 
