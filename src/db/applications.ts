@@ -36,6 +36,10 @@ export interface NewApplication {
   jwks?: string | null;
   jwksUri?: string | null;
   tokenEndpointAuthMethod?: string | null;
+  /** OpenID Connect logout settings (src/domain/logout-settings.ts). */
+  postLogoutRedirectUris?: string;
+  backchannelLogoutUri?: string | null;
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /**
@@ -69,6 +73,9 @@ export async function createApplication(
       jwks: input.jwks ?? null,
       jwksUri: input.jwksUri ?? null,
       tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? null,
+      postLogoutRedirectUris: input.postLogoutRedirectUris ?? "",
+      backchannelLogoutUri: input.backchannelLogoutUri ?? null,
+      backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired ?? false,
       createdAt: Date.now(),
     })
     .returning();
@@ -165,6 +172,7 @@ export async function updateApplication(
     Pick<
       ApplicationRow,
       "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "dpopBoundAccessTokens" | "requirePushedAuthorizationRequests" | "trusted" | "accessTokenTtlSeconds" | "jwks" | "jwksUri" | "tokenEndpointAuthMethod"
+      | "postLogoutRedirectUris" | "backchannelLogoutUri" | "backchannelLogoutSessionRequired"
     >
   >,
 ): Promise<ApplicationRow | null> {

@@ -10,6 +10,7 @@ import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { randomToken } from "../crypto/random";
 import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
+import type { LogoutSettingsInput } from "../domain/logout-settings";
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
 import { applicationSubject, makeChange } from "./changes/runner";
@@ -23,7 +24,7 @@ import { newApplicationTtl } from "../config";
  * (administrators: instance applications; users: their own).
  */
 
-export interface ApplicationFields {
+export interface ApplicationFields extends LogoutSettingsInput {
   name: string;
   /** One URI per line. */
   redirectUri: string;
@@ -57,6 +58,9 @@ function check(env: Bindings, input: ApplicationFields) {
       jwksUri: input.jwksUri,
       tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
       confidential: input.confidential,
+      postLogoutRedirectUris: input.postLogoutRedirectUris,
+      backchannelLogoutUri: input.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired,
     },
     getConfig(env).allowInsecureRedirects,
     { allowLoopbackKeys: getConfig(env).allowLoopbackClientMetadata },
@@ -114,8 +118,15 @@ export async function updateApplication(
   env: Bindings,
   actor: AuditActor,
   app: ApplicationRow,
-  input: ApplicationFields,
+  given: ApplicationFields,
 ): Promise<ApplicationResult<{ row: ApplicationRow }>> {
+  // Logout settings a surface does not send stay as they are.
+  const input: ApplicationFields = {
+    ...given,
+    postLogoutRedirectUris: given.postLogoutRedirectUris === undefined ? app.postLogoutRedirectUris : given.postLogoutRedirectUris,
+    backchannelLogoutUri: given.backchannelLogoutUri === undefined ? app.backchannelLogoutUri : given.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: given.backchannelLogoutSessionRequired ?? app.backchannelLogoutSessionRequired,
+  };
   const checked = check(env, input);
   if (!checked.ok) return checked;
   const row = await patchApplication(getDb(env.DB), app.id, {
@@ -129,6 +140,9 @@ export async function updateApplication(
     jwks: checked.value.jwks,
     jwksUri: checked.value.jwksUri,
     tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
+    postLogoutRedirectUris: checked.value.postLogoutRedirectUris,
+    backchannelLogoutUri: checked.value.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: checked.value.backchannelLogoutSessionRequired,
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });

@@ -82,6 +82,25 @@ export async function currentSessionIdHash(c: Ctx): Promise<string | null> {
   return s && !s.row.pendingTwoFactor ? s.row.idHash : null;
 }
 
+/** The OpenID Connect sid of the browser's signed-in session (null signed out, or for a session older than sids). */
+export async function currentSessionSid(c: Ctx): Promise<string | null> {
+  const s = await session(c);
+  return s && !s.row.pendingTwoFactor ? s.row.sid : null;
+}
+
+/** The browser's signed-in session row and user (null signed out, pending two-factor or not active). */
+export async function currentSession(c: Ctx): Promise<SessionCredential | null> {
+  const s = await session(c);
+  return s && !s.row.pendingTwoFactor && s.user.state === "active" ? s : null;
+}
+
+/** Clears the session cookie and this request's memory of it, once the session was ended in storage (src/services/logout/). */
+export function forgetSession(c: Ctx): void {
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+  memo.set(c.req.raw, Promise.resolve(null));
+  cookieOverride.delete(c.req.raw);
+}
+
 /**
  * The password or two-factor settings changed: every other session of the user ends (someone who
  * had the old password may hold one); the browser that made the change stays signed in.
@@ -130,6 +149,8 @@ export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFac
     ttlMs,
     userAgent: c.req.header("User-Agent")?.slice(0, 255) ?? null,
     ipAddress: clientAddress(c.req.raw, c.env),
+    // The `iss` of the logout tokens this session's end sends (Back-Channel Logout §2.4).
+    issuer: getConfig(env).issuer || new URL(c.req.url).origin,
   });
   await defer(c, sweep);
   setCookie(c, SESSION_COOKIE, raw, cookieOptions(c, Math.floor(ttlMs / 1000)));

@@ -55,6 +55,9 @@ routes.post("/register", async (c) => {
       jwks: reg.jwks,
       jwksUri: reg.jwksUri,
       tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod,
+      postLogoutRedirectUris: reg.postLogoutRedirectUris,
+      backchannelLogoutUri: reg.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: reg.backchannelLogoutSessionRequired,
       accessTokenTtlSeconds: newApplicationTtl(c.env),
     },
     { action: "dynamic_application_registered", details: { name: reg.name }, ip },
@@ -75,6 +78,10 @@ routes.post("/register", async (c) => {
       ...(reg.applicationType ? { application_type: reg.applicationType } : {}),
       dpop_bound_access_tokens: reg.dpopBoundAccessTokens,
       require_pushed_authorization_requests: reg.requirePushedAuthorizationRequests,
+      ...(reg.postLogoutRedirectUris ? { post_logout_redirect_uris: reg.postLogoutRedirectUris.split("\n") } : {}),
+      ...(reg.backchannelLogoutUri
+        ? { backchannel_logout_uri: reg.backchannelLogoutUri, backchannel_logout_session_required: reg.backchannelLogoutSessionRequired }
+        : {}),
     },
     201,
     { "Cache-Control": "no-store" },
