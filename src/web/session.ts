@@ -8,12 +8,16 @@ import {
   deleteSession,
   deleteOtherSessionsOfUser,
   findSession,
+  listSessionsOfUser,
   touchSession,
   type SessionCredential,
 } from "../credentials/session";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
+import { issuerOf } from "../oauth/issuer";
+import { endBrowserSession } from "../services/logout/session-end";
+import { deliverDueLogouts } from "../services/logout/backchannel";
 
 /**
  * Browser sessions on the pages: the cookie (its credential, stored hashed, is src/credentials/session.ts).
@@ -94,11 +98,37 @@ export async function currentSession(c: Ctx): Promise<SessionCredential | null> 
   return s && !s.row.pendingTwoFactor && s.user.state === "active" ? s : null;
 }
 
-/** Clears the session cookie and this request's memory of it, once the session was ended in storage (src/services/logout/). */
-export function forgetSession(c: Ctx): void {
+/**
+ * Signs the browser out on purpose (the sign-out button, the end-session endpoint): the session
+ * ends as a change (src/services/logout/session-end.ts: back-channel logouts queued, its
+ * session-bound grants revoked, the audit row), the cookie is cleared, and the queued logout
+ * tokens are sent after the response (the cron retries what fails). Answers whether a session ended.
+ */
+export async function signOutBrowser(c: Ctx, reason: "sign_out" | "rp_initiated_logout"): Promise<boolean> {
+  const env = c.env as Bindings;
+  const s = await session(c);
+  let ended = false;
+  if (s && !s.row.pendingTwoFactor) {
+    const ip = clientAddress(c.req.raw, env);
+    ended = await endBrowserSession(env, { session: s.row, issuer: issuerOf(c), reason, actor: { id: s.user.id, ip } });
+    await defer(c, deliverDueLogouts(env));
+  } else if (s) {
+    await deleteSession(env, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE) ?? "");
+  }
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
   memo.set(c.req.raw, Promise.resolve(null));
   cookieOverride.delete(c.req.raw);
+  return ended;
+}
+
+/** Ends another session of the signed-in user (/profile/active_sessions), as signOutBrowser does; false when it was not theirs. */
+export async function revokeOtherSession(c: Ctx, userId: number, idHash: string): Promise<boolean> {
+  const env = c.env as Bindings;
+  const target = (await listSessionsOfUser(env, userId, Date.now())).find((r) => r.idHash === idHash);
+  if (!target) return false;
+  const ended = await endBrowserSession(env, { session: target, issuer: issuerOf(c), reason: "session_revoked", actor: { id: userId, ip: clientAddress(c.req.raw, env) } });
+  await defer(c, deliverDueLogouts(env));
+  return ended;
 }
 
 /**

@@ -121,6 +121,10 @@ function unstoredRow(f: MetadataDocumentClient): ApplicationRow {
     jwks: f.jwks ?? null,
     jwksUri: f.jwksUri ?? null,
     tokenEndpointAuthMethod: f.tokenEndpointAuthMethod ?? null,
+    // No logout settings for a document client (docs/oidc.md, "Signing out").
+    postLogoutRedirectUris: "",
+    backchannelLogoutUri: null,
+    backchannelLogoutSessionRequired: false,
     createdAt: Date.now(),
     dpopBoundAccessTokens: false,
     requirePushedAuthorizationRequests: false,

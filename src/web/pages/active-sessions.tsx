@@ -1,12 +1,9 @@
 import { Hono } from "hono";
-import { recordAudit } from "../../db/audit";
-import { getDb } from "../../db/client";
-import { deleteSessionOfUser, listSessionsOfUser } from "../../credentials/session";
+import { listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
 import { Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
-import { csrfToken, currentSessionIdHash } from "../session";
-import { clientAddress } from "../../http/client-address";
+import { csrfToken, currentSessionIdHash, revokeOtherSession } from "../session";
 
 /**
  * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
@@ -62,10 +59,8 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.
-  const ended = id !== (await currentSessionIdHash(c)) && (await deleteSessionOfUser(c.env, user.id, id));
-  if (ended) {
-    await recordAudit(getDb(c.env.DB), { action: "session_revoked", authorId: user.id, entityType: "user", entityId: user.id, ip: clientAddress(c.req.raw, c.env) });
-  }
+  // Ended as a change with its audit row, like a sign-out (src/services/logout/session-end.ts).
+  const ended = id !== (await currentSessionIdHash(c)) && (await revokeOtherSession(c, user.id, id));
   setFlash(c, ended ? "The session was revoked." : "No such session.");
   return c.redirect("/profile/active_sessions", 303);
 });

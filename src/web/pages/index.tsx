@@ -31,6 +31,7 @@ import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
 import devicePages from "../../oauth/device/pages";
+import endSessionPages from "../../oauth/oidc/end-session";
 import { logUnexpectedError } from "../../observability/error-log";
 
 /**
@@ -65,6 +66,12 @@ pages.onError(renderPagesError);
 
 export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/-/mail", "/-/mail/*", "/admin", "/admin/*", "/dashboard/*", "/groups", "/groups/*", "/projects", "/projects/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
 for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
+// RP-Initiated Logout's end-session endpoint: a relying party sends the browser here from its own
+// site (GET or a cross-site form POST), so no CSRF check; its confirmation form posts to
+// /oauth/logout/confirm, which has it. The form's answer redirects to the application, so no
+// form-action (as on the consent page).
+pages.use("/oauth/logout", pageSecurityHeaders({ formAction: false }));
+pages.use("/oauth/logout/*", pageSecurityHeaders({ formAction: false }), requireCsrf);
 
 pages.route("/", assets);
 pages.route("/", demoSpa);
@@ -76,6 +83,7 @@ pages.route("/", twoFactor);
 pages.route("/", applications);
 pages.route("/", personalAccessTokens);
 pages.route("/oauth", devicePages);
+pages.route("/oauth", endSessionPages);
 pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);
