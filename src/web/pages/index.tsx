@@ -71,7 +71,7 @@ for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsr
 // /oauth/logout/confirm, which has it. The form's answer redirects to the application, so no
 // form-action (as on the consent page).
 pages.use("/oauth/logout", pageSecurityHeaders({ formAction: false }));
-pages.use("/oauth/logout/*", pageSecurityHeaders({ formAction: false }), requireCsrf);
+pages.use("/oauth/logout/confirm", pageSecurityHeaders({ formAction: false }), requireCsrf);
 
 pages.route("/", assets);
 pages.route("/", demoSpa);
