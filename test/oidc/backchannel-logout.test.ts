@@ -134,7 +134,7 @@ describe("Back-Channel Logout 1.0 §2.8: delivery until the client answers 2xx",
   });
 
   it("the outbound guard refuses a private or loopback address in production mode, without a request; development allows loopback", async () => {
-    const production = withVars(env, { ALLOW_LOOPBACK_CLIENT_METADATA: "false" });
+    const production = withVars(env, { ALLOW_LOOPBACK_CLIENT_METADATA: "false" } as never);
     for (const uri of ["http://127.0.0.1:9/bc", "https://10.0.0.7/bc", "https://printer.local/bc"]) {
       // A row stored under another configuration (the guard runs again before every call).
       const { row: app } = await createApplication(getDb(env.DB), { name: unique("Private "), redirectUri: REDIRECT, scopes: OIDC_SCOPES, backchannelLogoutUri: uri });
@@ -161,7 +161,7 @@ describe("Back-Channel Logout 1.0 §2.8: delivery until the client answers 2xx",
     )
       .bind(app.id, unique("sid"), unique("jti"), now, now)
       .run();
-    await deliverDueLogouts(withVars(env, { ALLOW_LOOPBACK_CLIENT_METADATA: "true" }), now);
+    await deliverDueLogouts(withVars(env, { ALLOW_LOOPBACK_CLIENT_METADATA: "true" } as never), now);
     expect(loop.received).toHaveLength(1);
     expect((await deliveriesOf(app.id))[0].status).toBe("delivered");
   });

@@ -118,7 +118,7 @@ describe("RP-Initiated Logout 1.0 §2: the end-session request", () => {
   it("a logout_hint naming someone else, or a hint of another person, makes the OP ask instead of signing out", async () => {
     const { browser, idToken, user } = await signedInWithIdToken();
     const other = await signedInWithIdToken();
-    for (const params of [{ id_token_hint: idToken, logout_hint: "somebody-else" }, { id_token_hint: other.idToken }]) {
+    for (const params of [{ id_token_hint: idToken, logout_hint: "somebody-else" }, { id_token_hint: other.idToken }] as Record<string, string>[]) {
       const res = await browser.get(logoutUrl(params));
       expect(res.status).toBe(200);
       expect(textOf(await res.text())).toContain("Sign out?");
@@ -157,7 +157,7 @@ describe("RP-Initiated Logout 1.0 §3: post_logout_redirect_uri", () => {
       { client_id: unregistered.uid, post_logout_redirect_uri: BACK },
       // No client identified: nothing to match the URI against.
       { post_logout_redirect_uri: BACK },
-    ]) {
+    ] as Record<string, string>[]) {
       const res = await browser.get(logoutUrl(params));
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.headers.get("location")).toBeNull();
