@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { AppError } from "../../domain/errors";
 import { findApplicationByUid, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { isRegisteredPostLogoutUri } from "../../domain/logout-settings";
@@ -160,8 +161,14 @@ async function endSessionEndpoint(c: Context<PageEnv>, params: URLSearchParams):
   );
 }
 
+/** The posted form's fields; a body that does not parse is the person's 400, never a 500. */
 async function formParams(c: Context<PageEnv>): Promise<URLSearchParams> {
-  const body = await c.req.parseBody({ all: true });
+  let body: Record<string, unknown>;
+  try {
+    body = await c.req.parseBody({ all: true });
+  } catch {
+    throw new AppError("invalid", "The sign-out request's form could not be read.");
+  }
   const out = new URLSearchParams();
   for (const [k, v] of Object.entries(body)) for (const one of [v].flat()) if (typeof one === "string") out.append(k, one);
   return out;
