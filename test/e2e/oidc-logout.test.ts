@@ -123,7 +123,7 @@ describe("RP-Initiated Logout 1.0 and Back-Channel Logout 1.0 with openid-client
     await page.goto(endSession.href);
     await page.getByRole("heading", { name: "Sign out?" }).waitFor();
     const arrived = page.waitForURL((u) => u.href.startsWith(`${rpBase}/signed-out`));
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.locator("main").getByRole("button", { name: "Sign out", exact: true }).click();
     await arrived;
     expect(new URL(page.url()).searchParams.get("state")).toBe("bye-2");
     await until(() => logoutTokens.length > before);
