@@ -3,7 +3,6 @@ CREATE TABLE `oidc_backchannel_logouts` (
 	`application_id` integer NOT NULL,
 	`user_id` integer NOT NULL,
 	`sid` text NOT NULL,
-	`issuer` text NOT NULL,
 	`jti` text NOT NULL,
 	`status` text DEFAULT 'pending' NOT NULL,
 	`attempts` integer DEFAULT 0 NOT NULL,
@@ -16,11 +15,9 @@ CREATE TABLE `oidc_backchannel_logouts` (
 CREATE UNIQUE INDEX `oidc_backchannel_logouts_app_sid_idx` ON `oidc_backchannel_logouts` (`application_id`,`sid`);--> statement-breakpoint
 CREATE INDEX `oidc_backchannel_logouts_due_idx` ON `oidc_backchannel_logouts` (`status`,`next_attempt_at`);--> statement-breakpoint
 ALTER TABLE `sessions` ADD `sid` text;--> statement-breakpoint
-ALTER TABLE `sessions` ADD `issuer` text;--> statement-breakpoint
 CREATE UNIQUE INDEX `sessions_sid_idx` ON `sessions` (`sid`);--> statement-breakpoint
 ALTER TABLE `oauth_applications` ADD `post_logout_redirect_uris` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `oauth_applications` ADD `backchannel_logout_uri` text;--> statement-breakpoint
 ALTER TABLE `oauth_applications` ADD `backchannel_logout_session_required` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `oauth_token_families` ADD `sid` text;--> statement-breakpoint
-ALTER TABLE `oauth_token_families` ADD `ends_with_session` integer DEFAULT false NOT NULL;--> statement-breakpoint
 CREATE INDEX `oauth_families_sid_idx` ON `oauth_token_families` (`sid`);

@@ -63,7 +63,7 @@ export const oidcBackchannelLogouts = sqliteTable(
     /** The ended session's sid. */
     sid: text("sid").notNull(),
     /** The logout token's `iss`: the issuer the session signed in under. */
-    issuer: text("issuer").notNull(),
+    issuer: text("issuer").notNull().default(""),
     /** The logout token's `jti`, the same for every attempt of this delivery. */
     jti: text("jti").notNull(),
     /** pending, delivered, failed. */
