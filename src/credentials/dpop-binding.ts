@@ -1,5 +1,5 @@
 import type { Bindings } from "../env";
-import { DpopError, verifyProof, type VerifiedProof } from "./dpop-proof";
+import { dpopError, verifyProof, type VerifiedProof } from "./dpop-proof";
 import { consumeProof } from "./dpop-replay";
 import type { PresentedCredential } from "./extract";
 
@@ -13,7 +13,7 @@ import type { PresentedCredential } from "./extract";
 
 /**
  * For a credential sent under the DPoP scheme: the proof, verified and used up (rejects with
- * DpopError); null for any other credential. Start it before resolving the token and await both.
+ * dpopError); null for any other credential. Start it before resolving the token and await both.
  */
 export function checkProof(env: Bindings, req: Request, presented: PresentedCredential): Promise<VerifiedProof> | null {
   if (!presented.dpop) return null;
@@ -31,9 +31,9 @@ export function checkProof(env: Bindings, req: Request, presented: PresentedCred
  */
 export function requireBinding(boundJkt: string | null | undefined, proof: VerifiedProof | null): void {
   if (boundJkt) {
-    if (!proof) throw new DpopError("invalid_token", "DPoP-bound access token requires the DPoP authentication scheme and a proof");
-    if (proof.jkt !== boundJkt) throw new DpopError("invalid_token", "DPoP proof key does not match the key the token is bound to");
+    if (!proof) throw dpopError("invalid_token", "DPoP-bound access token requires the DPoP authentication scheme and a proof");
+    if (proof.jkt !== boundJkt) throw dpopError("invalid_token", "DPoP proof key does not match the key the token is bound to");
   } else if (proof) {
-    throw new DpopError("invalid_token", "the access token is not DPoP-bound");
+    throw dpopError("invalid_token", "the access token is not DPoP-bound");
   }
 }

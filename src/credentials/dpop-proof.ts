@@ -22,20 +22,26 @@ const MAX_JTI_LENGTH = 256;
 
 export type DpopErrorCode = "invalid_dpop_proof" | "invalid_token" | "use_dpop_nonce";
 
+/** Why a DPoP proof or binding was refused; `nonce`: the DPoP-Nonce to send with a use_dpop_nonce. */
+export interface DpopRefusal {
+  error: DpopErrorCode;
+  description: string;
+  nonce?: string;
+}
+
 /**
- * A refusal for DPoP reasons. At a resource door it is an AuthError, which each family renders
- * with a `WWW-Authenticate: DPoP` challenge (dpopChallenge); the token endpoint answers it as the
- * OAuth error of the same name (§5, §8). `nonce`: the DPoP-Nonce to send with a use_dpop_nonce.
+ * A refusal for DPoP reasons: an AuthError carrying its DpopRefusal. At a resource door each family
+ * renders it with a `WWW-Authenticate: DPoP` challenge (dpopChallenge); the token endpoint answers
+ * it as the OAuth error of the same name (§5, §8).
  */
-export class DpopError extends AuthError {
-  constructor(
-    readonly dpopError: DpopErrorCode,
-    readonly description: string,
-    readonly nonce?: string,
-  ) {
-    super("invalid");
-    this.name = "DpopError";
-  }
+export type DpopError = AuthError & { readonly dpop: DpopRefusal };
+
+export function dpopError(error: DpopErrorCode, description: string, nonce?: string): DpopError {
+  return new AuthError("invalid", { error, description, nonce }) as DpopError;
+}
+
+export function isDpopError(err: unknown): err is DpopError {
+  return err instanceof AuthError && err.dpop !== undefined;
 }
 
 /** What a valid proof establishes. */
@@ -52,13 +58,13 @@ export interface VerifiedProof {
  * algorithms it accepts. One challenge, so a client reads the error of the DPoP scheme.
  */
 export function dpopChallenge(err: DpopError): string {
-  const description = err.description.replace(/["\\]/g, "");
-  return `DPoP error="${err.dpopError}", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`;
+  const description = err.dpop.description.replace(/["\\]/g, "");
+  return `DPoP error="${err.dpop.error}", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`;
 }
 
 /** The headers a door adds to its refusal of a DPoP request. */
 export function dpopRefusalHeaders(err: DpopError): Record<string, string> {
-  return { "WWW-Authenticate": dpopChallenge(err), ...(err.nonce ? { "DPoP-Nonce": err.nonce } : {}) };
+  return { "WWW-Authenticate": dpopChallenge(err), ...(err.dpop.nonce ? { "DPoP-Nonce": err.dpop.nonce } : {}) };
 }
 
 /**
@@ -104,7 +110,7 @@ export interface ProofCheck {
  */
 export async function verifyProof(env: Bindings, req: Request, check: ProofCheck = {}): Promise<VerifiedProof> {
   const header = req.headers.get("dpop");
-  const bad = (why: string) => new DpopError("invalid_dpop_proof", why);
+  const bad = (why: string) => dpopError("invalid_dpop_proof", why);
   if (header === null) throw bad("DPoP proof missing");
   // Headers joined by the platform: more than one DPoP field (§4.3 step 1).
   if (header.includes(",")) throw bad("more than one DPoP header");
@@ -137,7 +143,7 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
     if (typeof ath !== "string" || !timingSafeEqual(ath, await sha256Base64Url(check.accessToken))) throw bad("ath does not match the access token");
   }
   if (typeof nonce !== "string" || !(await isFreshNonce(env, nonce, now))) {
-    throw new DpopError("use_dpop_nonce", "A DPoP nonce is required: retry with the DPoP-Nonce value sent", await currentNonce(env, now));
+    throw dpopError("use_dpop_nonce", "A DPoP nonce is required: retry with the DPoP-Nonce value sent", await currentNonce(env, now));
   }
   return { jkt: await calculateJwkThumbprint(jwk, "sha256"), jti, iatMs: iat * 1000 };
 }

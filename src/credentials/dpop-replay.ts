@@ -1,6 +1,6 @@
 import type { DpopReplay } from "../durable/dpop-replay";
 import type { Bindings } from "../env";
-import { DpopError, PROOF_MAX_AGE_MS, PROOF_MAX_SKEW_MS, type VerifiedProof } from "./dpop-proof";
+import { dpopError, PROOF_MAX_AGE_MS, PROOF_MAX_SKEW_MS, type VerifiedProof } from "./dpop-proof";
 
 /**
  * A proof's `jti` is used once everywhere (RFC 9449 §11.1): one DpopReplay object per key
@@ -14,5 +14,5 @@ export async function consumeProof(env: Bindings, proof: VerifiedProof): Promise
   // The latest moment a proof with this iat can still be accepted: past that the entry may go.
   const until = Math.max(proof.iatMs + PROOF_MAX_AGE_MS, now) + PROOF_MAX_SKEW_MS;
   const fresh = await ns.get(ns.idFromName(proof.jkt)).consume(proof.jti, until, now);
-  if (!fresh) throw new DpopError("invalid_dpop_proof", "DPoP proof jti was already used");
+  if (!fresh) throw dpopError("invalid_dpop_proof", "DPoP proof jti was already used");
 }

@@ -1,4 +1,5 @@
 import { AppError } from "../domain/errors";
+import type { DpopRefusal } from "./dpop-proof";
 
 /**
  * Why a token was not accepted. Each API family renders these in its own shape
@@ -7,7 +8,11 @@ import { AppError } from "../domain/errors";
 export type AuthFailure = "missing" | "invalid" | "expired" | "revoked" | "blocked";
 
 export class AuthError extends AppError {
-  constructor(readonly reason: AuthFailure) {
+  /** `dpop`: set when DPoP refused the request (dpopError in ./dpop-proof), rendered as a DPoP challenge. */
+  constructor(
+    readonly reason: AuthFailure,
+    readonly dpop?: DpopRefusal,
+  ) {
     super("unauthenticated", `token ${reason}`, { reason });
     this.name = "AuthError";
   }
@@ -17,11 +22,12 @@ export class AuthError extends AppError {
  * A valid token that acts for no user (client_credentials, RFC 6749 §4.4) on a route that acts for
  * one: 403 with a message saying so, in each family's shape (REST `{"message"}`, GraphQL errors).
  */
-export class NoUserError extends AppError {
-  constructor() {
-    super("forbidden", "This token was issued to an application by the client_credentials grant and acts for no user; this endpoint needs a user's token");
-    this.name = "NoUserError";
-  }
+export function noUserError(): AppError {
+  return new AppError(
+    "forbidden",
+    "This token was issued to an application by the client_credentials grant and acts for no user; this endpoint needs a user's token",
+    { reason: "no_user" },
+  );
 }
 
 export class ScopeError extends AppError {

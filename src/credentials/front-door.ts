@@ -8,9 +8,9 @@ import { countBearerFailure } from "./bearer-throttle";
 import { countAddressFailure } from "./failed-auth-throttle";
 import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
 import { checkProof, requireBinding } from "./dpop-binding";
-import { DpopError, type VerifiedProof } from "./dpop-proof";
+import { isDpopError, type VerifiedProof } from "./dpop-proof";
 import { currentNonce } from "./dpop-nonce";
-import { AuthError, NoUserError } from "./errors";
+import { AuthError, noUserError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
@@ -88,14 +88,14 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
     bindingHolds(caller, proof);
   } catch (err) {
     // A request for a nonce is the protocol's normal first round, not a failed credential.
-    if (err instanceof DpopError && err.dpopError === "use_dpop_nonce") throw err;
+    if (isDpopError(err) && err.dpop.error === "use_dpop_nonce") throw err;
     if (err instanceof AuthError) return refuse(door, a, err);
     throw err;
   }
   if (caller.kind === "application") {
     if (!audienceAdmits(caller.application.resource, new URL(a.req.url).pathname)) throw new AuthError("invalid");
     // A token that acts for no user (client_credentials): only doors that serve applications take it.
-    if (!door.accepts.includes("application")) throw new NoUserError();
+    if (!door.accepts.includes("application")) throw noUserError();
     if (door.scopes) requireScopes(caller.application, door.scopes);
     return caller;
   }

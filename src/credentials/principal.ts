@@ -47,7 +47,7 @@ export interface DeployTokenPrincipal {
 
 /**
  * An OAuth access token issued to an application for itself (client_credentials, RFC 6749 §4.4):
- * it acts for no user. Routes that act for a user refuse it (NoUserError, 403 with a message);
+ * it acts for no user. Routes that act for a user refuse it (noUserError, 403 with a message);
  * a door that serves applications says so (`accepts: ["application"]`).
  */
 export interface ApplicationPrincipal {

@@ -1,7 +1,7 @@
 import type { Bindings } from "../env";
 import { hasAnyScope } from "../domain/scopes";
 import { countBearerFailure } from "./bearer-throttle";
-import { AuthError, NoUserError, ScopeError } from "./errors";
+import { AuthError, noUserError, ScopeError } from "./errors";
 import type { Defer } from "./kind";
 import { kindOf } from "./kinds";
 import type { Principal } from "./principal";
@@ -21,7 +21,7 @@ export async function resolveToken(env: Bindings, token: string | null, defer?: 
     if (!kind) throw new AuthError("invalid");
     const principal = await kind.resolve(env, token, defer);
     // Every family that resolves a token here acts for a user.
-    if (principal.kind === "application") throw new NoUserError();
+    if (principal.kind === "application") throw noUserError();
     return principal;
   } catch (err) {
     if (from && err instanceof AuthError) await countBearerFailure(env, from.ip);

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
-import { DpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
+import { isDpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
 import { bearerChallenge } from "../oauth/protected-resource";
 import { API_TOKEN_SOURCES } from "../credentials/extract";
 import { frontDoor, type Door } from "../credentials/front-door";
@@ -55,10 +55,10 @@ export function renderGraphqlError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.json(graphqlError("Too many failed authentication attempts. Retry later.", { code: "RATE_LIMITED" }), 429);
   }
-  if (err instanceof DpopError) {
+  if (isDpopError(err)) {
     // RFC 9449 §7.1, §9: the DPoP challenge (and the nonce to use).
     for (const [k, v] of Object.entries(dpopRefusalHeaders(err))) c.header(k, v);
-    return c.json(graphqlError(err.description, { code: "UNAUTHENTICATED", reason: err.dpopError }), 401);
+    return c.json(graphqlError(err.dpop.description, { code: "UNAUTHENTICATED", reason: err.dpop.error }), 401);
   }
   if (err instanceof AuthError) {
     c.header("WWW-Authenticate", bearerChallenge(c, { error: "invalid_token" }));

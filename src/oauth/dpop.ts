@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { currentNonce } from "../credentials/dpop-nonce";
-import { DpopError, verifyProof } from "../credentials/dpop-proof";
+import { isDpopError, verifyProof } from "../credentials/dpop-proof";
 import { consumeProof } from "../credentials/dpop-replay";
 import type { AppEnv } from "../env";
 import { OAuthError } from "./errors";
@@ -19,7 +19,7 @@ export async function tokenRequestProof(c: Context<AppEnv>): Promise<string | nu
     await consumeProof(c.env, proof);
     return proof.jkt;
   } catch (err) {
-    if (err instanceof DpopError) throw new OAuthError(err.dpopError === "use_dpop_nonce" ? "use_dpop_nonce" : "invalid_dpop_proof", err.description);
+    if (isDpopError(err)) throw new OAuthError(err.dpop.error === "use_dpop_nonce" ? "use_dpop_nonce" : "invalid_dpop_proof", err.dpop.description);
     throw err;
   }
 }

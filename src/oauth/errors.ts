@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../credentials/errors";
-import { DpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
+import { isDpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
 import { AppError, codeOfStatus, ERROR_STATUS, type ErrorCode } from "../domain/errors";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
 import { logUnexpectedError } from "../observability/error-log";
@@ -131,10 +131,10 @@ export function renderOAuthError(err: Error, c: Context): Response {
   }
   if (err instanceof AppError && err.code !== "internal") {
     const o = asOAuthError(err);
-    if (err instanceof DpopError) {
+    if (isDpopError(err)) {
       // RFC 9449 §7.1, §9: userinfo and token info refuse a DPoP request with the DPoP challenge.
       for (const [k, v] of Object.entries(dpopRefusalHeaders(err))) c.header(k, v);
-      return c.json({ error: err.dpopError, error_description: err.description }, 401);
+      return c.json({ error: err.dpop.error, error_description: err.dpop.description }, 401);
     }
     if (o.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="GitLab"');
     // The userinfo endpoint's refusals (the only insufficient_scope here is its openid).

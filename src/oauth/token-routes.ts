@@ -19,7 +19,7 @@ import { formatScopes } from "../domain/scopes";
 import { resourcePathOf, resourceUrl } from "../domain/resources";
 import { requireProofFor, tokenRequestProof } from "./dpop";
 import { checkProof, requireBinding } from "../credentials/dpop-binding";
-import { DpopError } from "../credentials/dpop-proof";
+import { isDpopError } from "../credentials/dpop-proof";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -78,7 +78,7 @@ routes.get("/token/info", async (c) => {
     [check, proof] = await Promise.all([parsed ? validateAccessToken(c.env, token, parsed) : null, checkProof(c.env, c.req.raw, presented)]);
     if (check?.ok) requireBinding(check.family.jkt, proof);
   } catch (err) {
-    if (err instanceof DpopError && err.dpopError !== "use_dpop_nonce") return failed(err);
+    if (isDpopError(err) && err.dpop.error !== "use_dpop_nonce") return failed(err);
     throw err;
   }
   if (!check?.ok) return failed(new OAuthError("invalid_token"));

@@ -1,6 +1,6 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import { AuthError, ScopeError } from "../credentials/errors";
-import { DpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
+import { isDpopError, dpopRefusalHeaders } from "../credentials/dpop-proof";
 import { API_TOKEN_SOURCES } from "../credentials/extract";
 import { admit, type Door } from "../credentials/front-door";
 import type { Principal } from "../credentials/principal";
@@ -63,7 +63,7 @@ export async function authenticate(ctx: HandlerContext): Promise<{ principal: Pr
       throw new ConnectError("too many failed authentication attempts; retry later", Code.ResourceExhausted, rateLimitHeaders(err.status));
     }
     // RFC 9449 §7.1, §9: the DPoP challenge and nonce become the response headers.
-    if (err instanceof DpopError) throw new ConnectError(`${err.dpopError}: ${err.description}`, Code.Unauthenticated, dpopRefusalHeaders(err));
+    if (isDpopError(err)) throw new ConnectError(`${err.dpop.error}: ${err.dpop.description}`, Code.Unauthenticated, dpopRefusalHeaders(err));
     const challenge = (refusal: Parameters<typeof bearerChallengeFor>[2]) => ({ "WWW-Authenticate": bearerChallengeFor(worker.env, worker.request.url, refusal) });
     if (err instanceof AuthError) {
       const refusal = err.reason === "missing" ? {} : { error: "invalid_token" as const, description: AUTH_MESSAGES[err.reason] };

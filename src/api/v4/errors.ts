@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AuthError, ScopeError } from "../../credentials/errors";
-import { DpopError, dpopRefusalHeaders } from "../../credentials/dpop-proof";
+import { isDpopError, dpopRefusalHeaders } from "../../credentials/dpop-proof";
 import { AppError, codeOfStatus, ERROR_STATUS, gitlabMessage } from "../../domain/errors";
 import { bearerChallenge } from "../../oauth/protected-resource";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
@@ -45,10 +45,10 @@ export function renderApiError(err: Error, c: Context): Response {
     for (const [k, v] of Object.entries(rateLimitHeaders(err.status))) c.header(k, v);
     return c.json({ message: "429 Too Many Requests - Retry later" }, 429);
   }
-  if (err instanceof DpopError) {
+  if (isDpopError(err)) {
     // RFC 9449 §7.1, §9: a DPoP refusal carries the DPoP challenge (and the nonce to use).
     for (const [k, v] of Object.entries(dpopRefusalHeaders(err))) c.header(k, v);
-    return c.json({ error: err.dpopError, error_description: err.description }, 401);
+    return c.json({ error: err.dpop.error, error_description: err.dpop.description }, 401);
   }
   if (err instanceof AuthError) {
     // RFC 9728 §5.1: every 401 names the protected resource metadata, which MCP clients follow.
