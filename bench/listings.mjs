@@ -9,11 +9,18 @@
 // tree of 160 projects, and the password sign-in of a user created after the bulk rows.
 // Run: node bench/listings.mjs --rows 1000,100000,300000 [--rounds 5] [--per-round 10]
 // Writes bench/results/listings-latest.json; the table is printed as Markdown.
+//
+// With --ratios [--per-listing 30]: the deep and non-administrator listings at GitLab's sizes
+// (bench/lib/listing-ratios.mjs): 100,251 projects, 20k groups, 200k audit events, 20k runners,
+// each listing's median over 30 requests divided by the median of GET /api/v4/user in the same run.
+// Writes bench/results/listings-ratios-latest.json.
 import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
 import { machine } from "./lib/measure.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json } from "./lib/seed.mjs";
+import { SHAPE, joinGroups, measureRatios, ratioTable, seedShape } from "./lib/listing-ratios.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,6 +30,8 @@ const SIZES = String(arg("rows", "1000")).split(",").map(Number);
 const ROUNDS = Number(arg("rounds", 5));
 const PER_ROUND = Number(arg("per-round", 10));
 
+const RATIOS = process.argv.includes("--ratios");
+const loadBefore = os.loadavg().map((x) => x.toFixed(2)).join(" ");
 const worker = await startBuiltWorker({ vars: BENCH_VARS });
 const base = worker.url;
 const db = await worker.mf.getD1Database("DB");
@@ -101,6 +110,58 @@ async function createUser(admin, username) {
       body: JSON.stringify({ username, name: username, email: `${username}@example.com`, password: USER_PASSWORD, skip_confirmation: true }),
     }),
   );
+}
+
+/** --ratios: the issue's table (bench/lib/listing-ratios.mjs). */
+async function ratios() {
+  const rootToken = await tokenFor("root", BENCH_VARS.ROOT_PASSWORD);
+  const admin = { Authorization: `Bearer ${rootToken}` };
+  const viewer = await createUser(admin, "viewer");
+  const member50 = await createUser(admin, "member50");
+  const t0 = Date.now();
+  await seedShape(db);
+  await joinGroups(db, viewer.id, 5);
+  await joinGroups(db, member50.id, 50);
+  console.log(`seeded ${JSON.stringify(SHAPE)} in ${Date.now() - t0} ms`);
+  const asViewer = { headers: { Authorization: `Bearer ${await tokenFor("viewer", USER_PASSWORD)}` } };
+  const as50 = { headers: { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` } };
+  const asAdmin = { headers: admin };
+  const requests = [
+    // Not a listing: the least a request that reads D1 costs (one read by primary key), for scale.
+    ["floor: one D1 read (`/-/bench/d1-read`, not a listing)", "/-/bench/d1-read", {}],
+    ["`GET /projects` page 1, administrator", "/api/v4/projects", asAdmin],
+    ["`GET /projects` page 1, non-administrator (member of 5 groups)", "/api/v4/projects", asViewer],
+    ["`GET /projects` page 1, non-administrator member of 50 groups", "/api/v4/projects", as50],
+    ["`GET /projects?page=200`, administrator", "/api/v4/projects?page=200", asAdmin],
+    ["`GET /projects?page=200`, non-administrator member of 50 groups", "/api/v4/projects?page=200", as50],
+    ["`GET /projects` keyset, 90% deep, non-administrator member of 50 groups", `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=${Math.floor(SHAPE.projects * 0.9)}`, as50],
+    ["`GET /projects?search=`, non-administrator member of 50 groups", "/api/v4/projects?search=project77777", as50],
+    ["`GET /groups` page 1, non-administrator member of 50 groups", "/api/v4/groups", as50],
+    ["`GET /groups?search=`, non-administrator member of 50 groups", "/api/v4/groups?search=group17777", as50],
+    ["`GET /users?search=`, non-administrator", "/api/v4/users?search=user17777", as50],
+    ["`GET /audit_events` page 1, administrator", "/api/v4/audit_events", asAdmin],
+    ["`GET /runners/all` page 1, administrator", "/api/v4/runners/all", asAdmin],
+    ["`GET /audit_events` keyset, 90% deep, administrator", null, asAdmin],
+  ];
+  // The deep audit-event page is reached by keyset: its cursor names the event 10% from the oldest.
+  const deepAudit = requests.find((r) => r[1] === null);
+  deepAudit[1] = `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&cursor=${auditCursor(Math.floor(SHAPE.auditEvents * 0.1))}`;
+  const measured = await measureRatios(base, requests, asViewer, Number(arg("per-listing", 30)));
+  console.log(`\n${ratioTable(measured, loadBefore)}`);
+  mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
+  writeFileSync(path.join(ROOT, "bench", "results", "listings-ratios-latest.json"), JSON.stringify({ machine: machine(), shape: SHAPE, loadBefore, ...measured }, null, 2));
+}
+
+/** GitLab's keyset cursor of an audit event (order id desc): URL-safe base64 of {"id":"n","_kd":"n"}. */
+const auditCursor = (id) => Buffer.from(JSON.stringify({ id: String(id), _kd: "n" })).toString("base64url");
+
+if (RATIOS) {
+  try {
+    await ratios();
+  } finally {
+    await worker.stop();
+  }
+  process.exit(0);
 }
 
 const results = [];

@@ -11,64 +11,19 @@
 // The service runs with its default configuration (the validation cache on, README's bound).
 // Run: npx node bench/peers.mjs   (writes bench/results/peers-latest.json and prints the table)
 //   BENCH_SLICES, BENCH_SLICE_SECONDS, BENCH_CONNECTIONS (default "1,32") shorten a check run.
-import { createServer } from "node:net";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
-import { buildSync } from "esbuild";
-import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { machine, measureInterleaved, table } from "./lib/measure.mjs";
 import { keyedDoWrites, refreshChains } from "./lib/scenarios.mjs";
 import { manifestByDigestScenario, pluginCallScenario } from "./lib/hot-path.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
 import { ROOT, startBuiltWorker } from "./lib/worker.mjs";
-import { startOidcProvider } from "./peers/oidc-provider.mjs";
+import { freePort, startOidcProvider, startWorkersOAuthProvider } from "./lib/peer-servers.mjs";
 
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,32").split(",").map(Number);
 const SLICES = Number(process.env.BENCH_SLICES ?? 3);
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const CHAINS = 40;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** workers-oauth-provider on workerd: its audience is the origin, so the port is chosen first. */
-async function startWorkersOAuthProvider() {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const script = buildSync({
-    entryPoints: [path.join(ROOT, "bench/peers/workers-oauth-provider.mjs")],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    external: ["cloudflare:*"],
-    define: { "globalThis.PEER_ORIGIN": JSON.stringify(origin) },
-    write: false,
-  }).outputFiles[0].text;
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({ host: "127.0.0.1", port, modules: true, script, compatibilityDate: "2026-11-01", compatibilityFlags: ["nodejs_compat"], kvNamespaces: ["OAUTH_KV"] }),
-  );
-  await mf.ready;
-  const client = await json(await fetch(`${origin}/-/setup-client`));
-  async function grant() {
-    const verifier = randomBytes(32).toString("base64url");
-    const challenge = createHash("sha256").update(verifier).digest("base64url");
-    const q = new URLSearchParams({ client_id: client.clientId, redirect_uri: "http://127.0.0.1/callback", response_type: "code", state: "b", code_challenge: challenge, code_challenge_method: "S256", scope: "read" });
-    const res = await fetch(`${origin}/authorize?${q}`, { redirect: "manual" });
-    const code = new URL(res.headers.get("location")).searchParams.get("code");
-    return json(await fetch(`${origin}/oauth/token`, form({ grant_type: "authorization_code", client_id: client.clientId, code, redirect_uri: "http://127.0.0.1/callback", code_verifier: verifier })));
-  }
-  return { url: origin, client, grant, stop: () => mf.dispose() };
-}
 
 const ours = await startBuiltWorker({ vars: BENCH_VARS });
 const wop = await startWorkersOAuthProvider();

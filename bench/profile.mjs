@@ -2,10 +2,14 @@
 // the V8 inspector on a loopback port; while autocannon drives one scenario, the Profiler samples
 // the Worker's isolate (the token families and PAT objects run in it too). Prints the functions
 // with the most self time, grouped by source (the bundle's module paths are kept in its names).
-// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|introspect]   (default oauth; bounded: 6 s)
+// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|introspect|refresh|refresh-secret|dpop]
+//   (default oauth; bounded: 6 s). refresh-secret: a confidential client's rotations with client_id
+//   and client_secret in the form body (16 chains); dpop: GET /api/v4/user with a DPoP-bound token.
 import { createServer } from "node:net";
 import autocannon from "autocannon";
-import { BENCH_VARS, seedService, json } from "./lib/seed.mjs";
+import { BENCH_VARS, USER_PASSWORD, form, seedService, json } from "./lib/seed.mjs";
+import { refreshChains } from "./lib/scenarios.mjs";
+import { dpopGets, dpopKey } from "./lib/dpop-proofs.mjs";
 import { startBuiltWorker } from "./lib/worker.mjs";
 
 const SCENARIO = process.argv[2] ?? "oauth";
@@ -27,7 +31,29 @@ try {
   const reader = await seed.family();
   const me = await json(await fetch(`${base}/api/v4/user`, { headers: { Authorization: `Bearer ${reader.access_token}` } }));
   const pat = await seed.personalAccessToken(me.id);
+  const tokenUrl = `${base}/oauth/token`;
+  const confidential = seed.confidentialApp;
+  const chains = async (secret) => {
+    const out = [];
+    for (let i = 0; i < 16; i++) {
+      const exchange = await seed.codeExchange(secret ? confidential : seed.app);
+      if (secret) exchange.body.set("client_secret", confidential.secret);
+      out.push((await json(await fetch(tokenUrl, exchange))).refresh_token);
+    }
+    return out;
+  };
+  const dpop = async () => {
+    const key = dpopKey();
+    const dpopForm = (proof) => ({ ...form({ grant_type: "password", username: "bench", password: USER_PASSWORD, scope: "api" }), headers: { "Content-Type": "application/x-www-form-urlencoded", DPoP: proof } });
+    const nonce = (await fetch(tokenUrl, dpopForm(key.proof("POST", tokenUrl)))).headers.get("DPoP-Nonce");
+    const bound = await json(await fetch(tokenUrl, dpopForm(key.proof("POST", tokenUrl, { nonce }))));
+    const s = dpopGets(`${base}/api/v4/user`, bound.access_token, key, nonce, 0);
+    return s;
+  };
   const opts = {
+    refresh: SCENARIO === "refresh" ? refreshChains(tokenUrl, await chains(false), { client_id: seed.app.application_id }) : null,
+    "refresh-secret": SCENARIO === "refresh-secret" ? refreshChains(tokenUrl, await chains(true), { client_id: confidential.application_id, client_secret: confidential.secret }) : null,
+    dpop: SCENARIO === "dpop" ? await dpop() : null,
     oauth: { url: `${base}/api/v4/user`, headers: { Authorization: `Bearer ${reader.access_token}` } },
     "token-info": { url: `${base}/oauth/token/info`, headers: { Authorization: `Bearer ${reader.access_token}` } },
     pat: { url: `${base}/api/v4/user`, headers: { "PRIVATE-TOKEN": pat } },
@@ -70,9 +96,12 @@ try {
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 100 });
   // Warm up first (JIT, objects), then sample.
-  await autocannon({ ...opts, connections: 8, duration: 2 });
+  const { beforeRun, afterRun, ...cannon } = opts;
+  await autocannon({ ...cannon, connections: 8, duration: 2 });
+  afterRun?.();
+  await beforeRun?.();
   await send("Profiler.start");
-  const result = await autocannon({ ...opts, connections: 8, duration: SECONDS });
+  const result = await autocannon({ ...cannon, connections: 8, duration: SECONDS });
   const { result: { profile } } = await send("Profiler.stop");
   ws.close();
 
@@ -87,7 +116,7 @@ try {
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const idle = [...self.entries()].filter(([k]) => /^\((idle|program|garbage collector)\)/.test(k)).reduce((a, [, v]) => a + v, 0);
-  console.log(`${SCENARIO}: ${Math.round(result.requests.average)} req/s at 8 connections; sampled ${(total / 1e6).toFixed(2)} s, busy ${(((total - idle) / total) * 100).toFixed(1)}%`);
+  console.log(`${SCENARIO}: ${Math.round(result.requests.average)} req/s at 8 connections (non-2xx ${result.non2xx}); sampled ${(total / 1e6).toFixed(2)} s, busy ${(((total - idle) / total) * 100).toFixed(1)}%`);
   const busyPerRequest = (total - idle) / result.requests.total;
   console.log(`busy CPU per request in the isolate: ${busyPerRequest.toFixed(0)} µs`);
   for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)) {

@@ -96,12 +96,14 @@ export function table(rows, baselineFor = () => null) {
  * Throughput on a shared machine: every scenario runs in short slices, the scenarios taking turns
  * slice by slice, so background load falls on all of them alike. Requests/s = all requests / all
  * slice time; p50 is the median of the slices' p50s, p99 the highest slice p99.
- * `scenarios` maps a name to autocannon options, plus an optional `afterRun()` hook.
+ * `scenarios` maps a name to autocannon options, plus optional `beforeRun()` (may be async: e.g.
+ * signing the next slice's DPoP proofs outside the timing) and `afterRun()` hooks.
  */
 export async function measureInterleaved(scenarios, connections, { slices = 4, sliceSeconds = 3 } = {}) {
   const acc = Object.fromEntries(Object.keys(scenarios).map((k) => [k, { total: 0, secs: 0, p50s: [], p99: 0, non2xx: 0, errors: 0 }]));
   for (let i = 0; i < slices; i++) {
-    for (const [name, { afterRun, ...opts }] of Object.entries(scenarios)) {
+    for (const [name, { beforeRun, afterRun, ...opts }] of Object.entries(scenarios)) {
+      await beforeRun?.();
       const r = await autocannon({ connections, duration: sliceSeconds, pipelining: 1, ...opts });
       afterRun?.();
       const a = acc[name];

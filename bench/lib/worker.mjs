@@ -85,7 +85,8 @@ export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspec
       // Worker hands it to the platform's log pipeline, here it would be piped through this
       // process to the terminal. Every other line (startup refusals, errors) is still printed.
       handleStructuredLogs: ({ level, message }) => {
-        if (message.startsWith('{"msg":"request"')) return;
+        // (bench/request-log.mjs also serves a variant that logs the line as an object.)
+        if (message.startsWith('{"msg":"request"') || /^\{ ?msg: ['"]request['"]/.test(message)) return;
         (level === "error" || level === "warn" ? console.error : console.log)(message);
       },
       name: "edge-auth-service",

@@ -1,7 +1,8 @@
 // The peer of bench/peers.mjs: Cloudflare's @cloudflare/workers-oauth-provider as one Worker (its
 // OAuthProvider shape), with a Bearer-protected API route and its token endpoint (refresh grant).
 // /authorize approves at once for the fixed user "bench" (a consent page is not what is measured);
-// /-/setup-client creates a public client through the library's own helper.
+// /-/setup-client creates a public client (or, with ?auth=client_secret_post, a confidential one)
+// through the library's own helper.
 import { OAuthProvider } from "@cloudflare/workers-oauth-provider";
 
 const apiHandler = {
@@ -29,7 +30,8 @@ const defaultHandler = {
       const client = await env.OAUTH_PROVIDER.createClient({
         redirectUris: ["http://127.0.0.1/callback"],
         clientName: "bench",
-        tokenEndpointAuthMethod: "none",
+        // ?auth=client_secret_post: a confidential client whose secret goes in the form body.
+        tokenEndpointAuthMethod: url.searchParams.get("auth") ?? "none",
       });
       return Response.json(client);
     }

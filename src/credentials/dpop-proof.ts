@@ -1,8 +1,8 @@
-import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
+import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from "jose";
 import { getConfig } from "../config";
 import { sha256Base64Url, timingSafeEqual } from "../crypto/hash";
 import type { Bindings } from "../env";
-import { AuthError } from "./errors";
+import { AuthError, type DpopErrorCode, type DpopRefusal } from "./errors";
 import { currentNonce, isFreshNonce } from "./dpop-nonce";
 
 /**
@@ -20,14 +20,6 @@ export const PROOF_MAX_SKEW_MS = 60 * 1000;
 /** A client-chosen jti is kept until its proof can no longer be accepted; bounded in length. */
 const MAX_JTI_LENGTH = 256;
 
-export type DpopErrorCode = "invalid_dpop_proof" | "invalid_token" | "use_dpop_nonce";
-
-/** Why a DPoP proof or binding was refused; `nonce`: the DPoP-Nonce to send with a use_dpop_nonce. */
-export interface DpopRefusal {
-  error: DpopErrorCode;
-  description: string;
-  nonce?: string;
-}
 
 /**
  * A refusal for DPoP reasons: an AuthError carrying its DpopRefusal. At a resource door each family
@@ -103,6 +95,31 @@ export interface ProofCheck {
 }
 
 /**
+ * A client signs every proof with the same key: its import (the costliest step after the signature
+ * check itself, bench/RESULTS.md) is done once per isolate, key and alg. Keyed by the RFC 7638
+ * thumbprint, a hash of exactly the members that make the public key, so one entry is one key; a
+ * public key is not a secret, and every proof's signature is still verified. Bounded: cleared when
+ * full (a busy isolate sees far fewer live client keys).
+ */
+const importedKeys = new Map<string, Promise<CryptoKey | Uint8Array>>();
+const IMPORTED_KEYS_MAX = 1024;
+function proofKey(jwk: JWK, alg: string, jkt: string): Promise<CryptoKey | Uint8Array> {
+  const id = `${alg}:${jkt}`;
+  let key = importedKeys.get(id);
+  if (!key) {
+    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.clear();
+    // As jose's EmbeddedJWK imports it: the header's key under the header's alg.
+    key = importJWK({ ...jwk, ext: true }, alg).then((k) => {
+      if (k instanceof Uint8Array || k.type !== "public") throw new Error("the jwk is not a public key");
+      return k;
+    });
+    importedKeys.set(id, key);
+    key.catch(() => importedKeys.delete(id));
+  }
+  return key;
+}
+
+/**
  * §4.3: exactly one DPoP header holding a JWT with typ dpop+jwt, an accepted asymmetric alg and a
  * public `jwk`, a valid signature, `jti`, `htm` equal to the method, `htu` equal to the request's
  * URI, `iat` within the window, the server's current nonce (§8, §9: otherwise use_dpop_nonce with
@@ -127,8 +144,11 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
   // A private member in the header would be a published private key (§4.3 step 7).
   if (["d", "p", "q", "dp", "dq", "qi", "k", "oth"].some((m) => m in jwk)) throw bad("jwk must be a public key");
   let payload;
+  let jkt: string;
   try {
-    ({ payload } = await jwtVerify(header, EmbeddedJWK, { typ: "dpop+jwt", algorithms: [...DPOP_SIGNING_ALGS] }));
+    jkt = await calculateJwkThumbprint(jwk, "sha256");
+    const key = await proofKey(jwk, protectedHeader.alg!, jkt);
+    ({ payload } = await jwtVerify(header, key, { typ: "dpop+jwt", algorithms: [...DPOP_SIGNING_ALGS] }));
   } catch {
     throw bad("DPoP proof signature or claims are invalid");
   }
@@ -145,5 +165,5 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
   if (typeof nonce !== "string" || !(await isFreshNonce(env, nonce, now))) {
     throw dpopError("use_dpop_nonce", "A DPoP nonce is required: retry with the DPoP-Nonce value sent", await currentNonce(env, now));
   }
-  return { jkt: await calculateJwkThumbprint(jwk, "sha256"), jti, iatMs: iat * 1000 };
+  return { jkt, jti, iatMs: iat * 1000 };
 }

@@ -1,11 +1,19 @@
 import { AppError } from "../domain/errors";
-import type { DpopRefusal } from "./dpop-proof";
 
 /**
  * Why a token was not accepted. Each API family renders these in its own shape
  * (REST: 401 message / invalid_token; Connect: unauthenticated; git: 401 Basic).
  */
 export type AuthFailure = "missing" | "invalid" | "expired" | "revoked" | "blocked";
+
+export type DpopErrorCode = "invalid_dpop_proof" | "invalid_token" | "use_dpop_nonce";
+
+/** Why a DPoP proof or binding was refused; `nonce`: the DPoP-Nonce to send with a use_dpop_nonce. */
+export interface DpopRefusal {
+  error: DpopErrorCode;
+  description: string;
+  nonce?: string;
+}
 
 export class AuthError extends AppError {
   /** `dpop`: set when DPoP refused the request (dpopError in ./dpop-proof), rendered as a DPoP challenge. */

@@ -58,6 +58,11 @@ export interface Door {
   sudo?: boolean;
   /** Scopes the principal must hold (any one suffices). */
   scopes?: readonly string[];
+  /**
+   * The door answers about the token itself (token info), not a resource: the RFC 8707 audience
+   * check does not apply, since a token bound to any of this service's resources may ask what it is.
+   */
+  describesToken?: boolean;
 }
 
 export interface Admission {
@@ -93,7 +98,7 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
     throw err;
   }
   if (caller.kind === "application") {
-    if (!audienceAdmits(caller.application.resource, new URL(a.req.url).pathname)) throw new AuthError("invalid");
+    if (!door.describesToken && !audienceAdmits(caller.application.resource, new URL(a.req.url).pathname)) throw new AuthError("invalid");
     // A token that acts for no user (client_credentials): only doors that serve applications take it.
     if (!door.accepts.includes("application")) throw noUserError();
     if (door.scopes) requireScopes(caller.application, door.scopes);
@@ -101,10 +106,13 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   if (caller.kind !== "user") return caller;
   // RFC 8707: a token bound to a narrower resource is refused elsewhere (genuine, so not counted).
-  if (!audienceAdmits(caller.principal.resource ?? DEFAULT_RESOURCE, new URL(a.req.url).pathname)) throw new AuthError("invalid");
+  if (!door.describesToken && !audienceAdmits(caller.principal.resource ?? DEFAULT_RESOURCE, new URL(a.req.url).pathname)) throw new AuthError("invalid");
   let principal = caller.principal;
-  if (door.sudo) {
-    principal = await applySudo(getDb(a.env.DB), principal, sudoIdentifier(a.req), {
+  // Without a Sudo header or parameter the principal is the token's: nothing else is built for it
+  // (the database handle, the client address and the path are on every REST request's path).
+  const sudo = door.sudo ? sudoIdentifier(a.req) : null;
+  if (sudo !== null) {
+    principal = await applySudo(getDb(a.env.DB), principal, sudo, {
       ip: clientAddress(a.req, a.env),
       method: a.req.method,
       path: new URL(a.req.url).pathname,

@@ -62,6 +62,7 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
       scopes: family.scopes,
       tokenId: family.id,
       expiresAt: family.accessExpiresAt,
+      issuedAt: family.accessCreatedAt,
       resource: family.resource,
       dpopJkt: family.jkt ?? null,
     };
@@ -82,7 +83,9 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
     scopes: family.scopes,
     tokenId: family.id,
     applicationId: family.applicationId,
+    applicationUid: family.applicationUid,
     expiresAt: family.accessExpiresAt,
+    issuedAt: family.accessCreatedAt,
     resource: family.resource,
     dpopJkt: family.jkt ?? null,
     ...(family.act ? { act: family.act } : {}),

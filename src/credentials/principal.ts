@@ -13,6 +13,10 @@ export interface Principal {
   tokenId: string;
   /** The OAuth application's numeric id; null for personal access tokens. */
   applicationId: number | null;
+  /** OAuth tokens: the application's client_id (null for tokens without one); what token info names. */
+  applicationUid?: string | null;
+  /** OAuth tokens: when the access token was issued (ms since the epoch); token info's created_at. */
+  issuedAt?: number;
   /** Milliseconds since the epoch; null when the token does not expire. */
   expiresAt: number | null;
   /**
@@ -59,6 +63,8 @@ export interface ApplicationPrincipal {
   /** The OAuth token family id. */
   tokenId: string;
   expiresAt: number | null;
+  /** When the access token was issued (ms since the epoch); token info's created_at. */
+  issuedAt: number;
   /** The resource the token is bound to (RFC 8707; a path of src/domain/resources.ts). */
   resource: string;
   /** RFC 9449: the thumbprint of the key the token is bound to; null for a bearer token. */

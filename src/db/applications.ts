@@ -1,4 +1,4 @@
-import { desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { auditStatement, type AuditEvent } from "./audit";
 import { sha256Hex, timingSafeEqual } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
@@ -15,6 +15,11 @@ export type ApplicationRow = typeof applications.$inferSelect;
 
 /** GitLab prefixes application secrets with gloas- so leaked ones are recognisable. */
 export const SECRET_PREFIX = "gloas-";
+/**
+ * RFC 7592 registration access tokens: GitLab issues none, so the prefix is ours (docs/credentials.md,
+ * Token prefixes), chosen so a secret scanner can tell them from runner tokens (`glrt-`).
+ */
+export const REGISTRATION_ACCESS_TOKEN_PREFIX = "glrat-";
 
 export interface NewApplication {
   name: string;
@@ -36,6 +41,10 @@ export interface NewApplication {
   jwks?: string | null;
   jwksUri?: string | null;
   tokenEndpointAuthMethod?: string | null;
+  /** RFC 7592: SHA-256 of the registration access token (dynamic registrations only). */
+  registrationTokenHash?: string | null;
+  /** OpenID Connect Registration §2 application_type, as a dynamic client sent it. */
+  applicationType?: string | null;
   /** OpenID Connect logout settings (src/domain/logout-settings.ts). */
   postLogoutRedirectUris?: string;
   backchannelLogoutUri?: string | null;
@@ -73,6 +82,8 @@ export async function createApplication(
       jwks: input.jwks ?? null,
       jwksUri: input.jwksUri ?? null,
       tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? null,
+      registrationTokenHash: input.registrationTokenHash ?? null,
+      applicationType: input.applicationType ?? null,
       postLogoutRedirectUris: input.postLogoutRedirectUris ?? "",
       backchannelLogoutUri: input.backchannelLogoutUri ?? null,
       backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired ?? false,
@@ -140,6 +151,50 @@ export async function saveMetadataDocumentApplication(db: Db, input: MetadataDoc
 export async function findApplicationByUid(db: Db, uid: string): Promise<ApplicationRow | null> {
   const [row] = await db.select().from(applications).where(eq(applications.uid, uid)).limit(1);
   return row ?? null;
+}
+
+/** The application whose registration access token (RFC 7592) has this SHA-256, through its unique index. */
+export async function findApplicationByRegistrationTokenHash(db: Db, tokenHash: string): Promise<ApplicationRow | null> {
+  const [row] = await db.select().from(applications).where(eq(applications.registrationTokenHash, tokenHash)).limit(1);
+  return row ?? null;
+}
+
+/** The application whose secret has this SHA-256 (the admin token API's look-up of a `gloas-` secret). */
+export async function findApplicationBySecretHash(db: Db, secretHash: string): Promise<ApplicationRow | null> {
+  const [row] = await db.select().from(applications).where(eq(applications.secretHash, secretHash)).limit(1);
+  return row ?? null;
+}
+
+/**
+ * RFC 7592 §2.2: a dynamic client's new metadata and its new registration access token, written
+ * only while the token presented is still the current one (of two updates with one token, one
+ * wins), together with the audit row in one batch. Null when the token was replaced meanwhile.
+ */
+export async function replaceDynamicRegistration(
+  db: Db,
+  id: number,
+  presentedHash: string,
+  patch: Pick<ApplicationRow, "name" | "redirectUri" | "scopes" | "confidential" | "dpopBoundAccessTokens" | "requirePushedAuthorizationRequests" | "jwks" | "jwksUri" | "tokenEndpointAuthMethod" | "registrationTokenHash" | "applicationType">,
+  audit: AuditEvent,
+): Promise<ApplicationRow | null> {
+  const update = db
+    .update(applications)
+    .set(patch)
+    .where(and(eq(applications.id, id), eq(applications.registrationTokenHash, presentedHash)))
+    .returning();
+  // The audit row is written only if the update found the row (same condition, checked after it).
+  const entry = db.insert(auditEvents).select(
+    sql`SELECT NULL, ${audit.action}, NULL, NULL, ${audit.entityType}, ${String(audit.entityId)}, ${JSON.stringify(audit.details ?? {})}, ${audit.ip ?? null}, ${Date.now()}
+        WHERE EXISTS (SELECT 1 FROM ${applications} WHERE ${applications.id} = ${id} AND ${applications.registrationTokenHash} = ${patch.registrationTokenHash})`,
+  );
+  const [[row]] = await db.batch([update, entry]);
+  return row ?? null;
+}
+
+/** Admin token API: ends an application's registration access token (a reset without a new value shown). */
+export async function clearRegistrationToken(db: Db, id: number): Promise<boolean> {
+  const rows = await db.update(applications).set({ registrationTokenHash: null }).where(and(eq(applications.id, id), isNotNull(applications.registrationTokenHash))).returning({ id: applications.id });
+  return rows.length > 0;
 }
 
 export async function findApplicationById(db: Db, id: number): Promise<ApplicationRow | null> {

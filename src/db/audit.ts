@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { cappedCount, totalOrNull } from "./listing";
 import { auditEvents, users } from "./schema/accounts";
@@ -44,6 +44,8 @@ export type AuditAction =
   | "device_authorization_approved"
   | "device_authorization_denied"
   | "dynamic_application_registered"
+  /** An administrator ended a client's RFC 7592 registration access token (DELETE /api/v4/admin/token). */
+  | "registration_access_token_revoked"
   /** A dynamically registered client that never received a grant, removed by the cron (src/services/dynamic-clients.ts). */
   | "dynamic_application_swept"
   /** The cron's integrity check found disagreements, or found none after a run that had (src/setup/integrity.ts). */
@@ -163,6 +165,11 @@ export interface AuditQuery {
   entityId?: string;
   actions?: readonly AuditAction[];
   id?: number;
+  /**
+   * GitLab's keyset of audit events (order id desc): the page is read by id, below `beforeId` when
+   * a cursor gave one, and has no total.
+   */
+  keyset?: { beforeId?: number };
 }
 
 /**
@@ -180,9 +187,9 @@ export async function listAuditEvents(
   if (q.entityId !== undefined) conds.push(eq(auditEvents.entityId, q.entityId));
   if (q.id !== undefined) conds.push(eq(auditEvents.id, q.id));
   if (q.actions) conds.push(inArray(auditEvents.action, [...q.actions]));
+  if (q.keyset?.beforeId !== undefined) conds.push(lt(auditEvents.id, q.keyset.beforeId));
   const where = conds.length ? and(...conds) : undefined;
-  const [rows, [{ n }]] = await db.batch([
-    db
+  const page = db
       .select({
         event: auditEvents,
         author: { username: users.username, name: users.name },
@@ -192,18 +199,20 @@ export async function listAuditEvents(
       .from(auditEvents)
       .leftJoin(users, eq(users.id, auditEvents.authorId))
       .where(where)
-      .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
+      .orderBy(...(q.keyset ? [desc(auditEvents.id)] : [desc(auditEvents.createdAt), desc(auditEvents.id)]))
       .limit(q.limit + 1)
-      .offset(q.offset),
-    // Counted no further than GitLab's 10,000 (above it the headers carry no total).
-    db.select({ n: cappedCount(sql`${auditEvents}`, where) }).from(sql`(SELECT 1)`),
-  ]);
+      .offset(q.keyset ? 0 : q.offset);
+  // Counted no further than GitLab's 10,000 (above it the headers carry no total); a keyset page
+  // is one statement.
+  const [rows, n] = q.keyset
+    ? [await page, null]
+    : await db.batch([page, db.select({ n: cappedCount(sql`${auditEvents}`, where) }).from(sql`(SELECT 1)`)]).then(([r, [{ n }]]) => [r, n] as const);
   const person = (p: { username: string | null; name: string | null } | null) => (p?.username ? (p as Person) : null);
   return {
     rows: rows
       .slice(0, q.limit)
       .map((r) => ({ event: r.event, author: person(r.author), impersonator: person({ username: r.impersonatorUsername, name: r.impersonatorName }) })),
-    total: totalOrNull(n),
+    total: n === null ? null : totalOrNull(n),
     hasNext: rows.length > q.limit,
   };
 }

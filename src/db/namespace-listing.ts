@@ -34,6 +34,8 @@ export interface ListOptions<O extends string> {
   after?: { value: unknown; id: number };
   /** A ?search= condition (projectSearch, groupSearch): the listing is read from its matches. */
   search?: SQL | null;
+  /** A keyset page (GitLab's legacy id_after/id_before keyset of projects): no total is counted. */
+  withoutTotal?: boolean;
 }
 
 /** A listing's page (src/db/page.ts): no total above COUNT_CAP or on keyset pages. */
@@ -43,11 +45,14 @@ export type ListResult<T> = ListPage<T>;
 const memberGroupIds = (userId: number) =>
   groupsAndDescendants(sql`SELECT source_id FROM members WHERE source_type = 'group' AND user_id = ${userId}`);
 
-/** Ids of the projects of the user's personal namespace, direct memberships and member groups' trees. */
+/**
+ * Ids of the projects of the user's personal namespace, direct memberships and member groups' trees.
+ * UNION ALL: an IN list needs no distinct ids, and UNION made SQLite merge-sort the three sets.
+ */
 const myProjectIds = (userId: number) => sql`(
   SELECT p2.id FROM projects p2 WHERE p2.namespace_kind = 'user' AND p2.namespace_id = ${userId}
-  UNION SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId}
-  UNION SELECT p3.id FROM projects p3 WHERE p3.namespace_kind = 'group' AND p3.namespace_id IN ${memberGroupIds(userId)})`;
+  UNION ALL SELECT source_id FROM members WHERE source_type = 'project' AND user_id = ${userId}
+  UNION ALL SELECT p3.id FROM projects p3 WHERE p3.namespace_kind = 'group' AND p3.namespace_id IN ${memberGroupIds(userId)})`;
 
 interface Listable {
   table: typeof projects | typeof groups;
@@ -93,6 +98,27 @@ function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
   return and(search, sql`(+${t.visibility} IN ('public', 'internal') OR ${t.mine(v.userId)})`)!;
 }
 
+/**
+ * The ids of the page's rows (and one more: it tells whether a next page exists, without a count),
+ * found from the indexes alone; only those rows are then read from the table. Several branches
+ * are merged in the listing's order: each is a UNION ALL arm that its index delivers already
+ * sorted (the private arm is sorted from the user's memberships), so SQLite merges them (MERGE
+ * (UNION ALL)) and stops at offset + page + 1 rows in all, where sorting the union of every
+ * branch's first offset + page rows read three times as many and sorted them in a temporary
+ * B-tree (docs/scaling.md, "Listings at GitLab's sizes": page 200 of a non-administrator).
+ */
+function pageIds(t: Listable, parts: SQL[], col: SQLiteColumn | SQL, o: ListOptions<string>): SQL {
+  const window = sql`LIMIT ${o.limit + 1} OFFSET ${o.offset}`;
+  if (parts.length === 1) {
+    return sql`SELECT ${t.id} AS id FROM ${t.table} WHERE ${parts[0]} ORDER BY ${col} ${sql.raw(o.sort)}, ${t.id} ${sql.raw(o.sort)} ${window}`;
+  }
+  const arms = sql.join(
+    parts.map((p) => sql`SELECT ${t.id} AS id, ${col} AS k FROM ${t.table} WHERE ${p}`),
+    sql` UNION ALL `,
+  );
+  return sql`${arms} ORDER BY k ${sql.raw(o.sort)}, id ${sql.raw(o.sort)} ${window}`;
+}
+
 async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListPage<T>> {
   const dir = o.sort === "asc" ? asc : desc;
   const col: SQLiteColumn | SQL = o.search ? sql`+${orderCol}` : orderCol;
@@ -101,26 +127,13 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
   const found = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
   const parts = found.map((b) => and(b.where, ...conds)!);
   if (o.search && !o.after) return searchPage<T>(db, t.table, t.id, parts[0], [dir(col), dir(t.id)], o);
-  // One row beyond the page tells whether a next page exists, without a count.
-  const end = o.offset + o.limit + 1;
-  let where: SQL;
-  if (parts.length === 1) {
-    where = parts[0];
-  } else {
-    const order = sql`${col} ${sql.raw(o.sort)}, ${t.id} ${sql.raw(o.sort)}`;
-    const union = sql.join(
-      parts.map((p) => sql`SELECT id FROM (SELECT ${t.id} AS id FROM ${t.table} WHERE ${p} ORDER BY ${order} LIMIT ${end})`),
-      sql` UNION ALL `,
-    );
-    where = sql`${t.id} IN (${union})`;
-  }
+  const ids = pageIds(t, parts, col, o);
   const page = db
     .select(getTableColumns(t.table))
     .from(t.table)
-    .where(where)
+    .where(sql`${t.id} IN (SELECT id FROM (${ids}))`)
     .orderBy(dir(col), dir(t.id))
-    .limit(o.limit + 1)
-    .offset(o.offset);
+    .limit(o.limit + 1);
   // A branch that is a whole visibility (or the whole table), with nothing else to filter it, is
   // counted by triggers; the others count their rows, no further than COUNT_CAP.
   const count = sql.join(
@@ -128,7 +141,7 @@ async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: S
     sql` + `,
   );
   // A keyset page has no total (GitLab sends none) and is one statement.
-  return listPage<T>(db, page, o.after ? null : db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`), o.limit);
+  return listPage<T>(db, page, o.after || o.withoutTotal ? null : db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`), o.limit);
 }
 
 const PROJECT_ORDER = {

@@ -141,7 +141,8 @@ const secretHashes = sha256HexMemo(1024);
 
 /**
  * `authenticateClient` through the validation cache (DESIGN, "Validation cache"), for calls that
- * need an authenticated client and nothing else of it (introspection): a confidential client's
+ * need an authenticated client and nothing else of it (introspection, and the refresh grant's
+ * client, whose grant its family governs: src/oauth/grants/client.ts): a confidential client's
  * id and secret, once verified against D1, are remembered for at most L, keyed by the secret's
  * hash (never the secret). Renewing the secret or deleting the application waits out L before it
  * answers (src/services/applications.ts), so after it answers the old secret authenticates

@@ -1,11 +1,10 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
-import { countBearerFailure } from "../credentials/bearer-throttle";
-import { extractBearerOrQuery } from "../credentials/extract";
-import { expiryForced, USER_SNAPSHOT_TTL_MS, validateAccessToken } from "../credentials/oauth-access-token";
+import { frontDoor, type Door } from "../credentials/front-door";
+import { expiryForced, USER_SNAPSHOT_TTL_MS } from "../credentials/oauth-access-token";
 import { familyStub, revokeFamilies } from "../credentials/oauth-family";
 import { outlastValidationCache, rememberedFor } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
@@ -13,13 +12,11 @@ import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
 import { authenticateClient, authenticateClientRemembered, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
-import { NO_USER_ID, familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
+import { NO_USER_ID, familyOfToken, hashToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
 import { resourcePathOf, resourceUrl } from "../domain/resources";
 import { requireProofFor, tokenRequestProof } from "./dpop";
-import { checkProof, requireBinding } from "../credentials/dpop-binding";
-import { isDpopError } from "../credentials/dpop-proof";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
 const routes = new Hono<AppEnv>();
@@ -62,40 +59,38 @@ function requestedResource(value: string | undefined, issuer: string): string | 
   return path;
 }
 
-routes.get("/token/info", async (c) => {
-  const presented = extractBearerOrQuery(c.req.raw);
-  if (!presented) throw new OAuthError("invalid_token");
-  const token = presented.secret;
-  const parsed = parseAccessToken(token);
-  const failed = async (err: Error) => {
-    await countBearerFailure(c.env, clientAddress(c.req.raw, c.env));
-    throw err;
-  };
-  // RFC 9449 §7: token info is a resource door like the others (src/credentials/dpop-binding.ts).
-  let check;
-  try {
-    let proof;
-    [check, proof] = await Promise.all([parsed ? validateAccessToken(c.env, token, parsed) : null, checkProof(c.env, c.req.raw, presented)]);
-    if (check?.ok) requireBinding(check.family.jkt, proof);
-  } catch (err) {
-    if (isDpopError(err) && err.dpop.error !== "use_dpop_nonce") return failed(err);
-    throw err;
-  }
-  if (!check?.ok) return failed(new OAuthError("invalid_token"));
-  const f = check.family;
-  const expiresIn = f.accessExpiresAt === null ? null : Math.max(0, Math.floor((f.accessExpiresAt - Date.now()) / 1000));
+/**
+ * Token info's door (Doorkeeper's GET /oauth/token/info): an OAuth access token in the RFC 6750
+ * §2.1 header or the `access_token` query parameter, of a user or of an application
+ * (client_credentials), with a DPoP proof when it is bound (RFC 9449 §7), through the front door as
+ * every API route: the validation cache's bound, the failed_bearer throttle, one renderer.
+ */
+const TOKEN_INFO_DOOR = {
+  sources: ["bearer", "access-token-query"],
+  accepts: ["oauth", "application"],
+  failures: { bucket: "failed_bearer" },
+  describesToken: true,
+} as const satisfies Door;
+
+routes.use("/token/info", frontDoor(TOKEN_INFO_DOOR));
+routes.get("/token/info", (c) => {
+  const caller = c.get("caller");
+  const token = caller.kind === "user" ? caller.principal : caller.kind === "application" ? caller.application : null;
+  if (!token || token.issuedAt === undefined) throw new OAuthError("invalid_token");
+  const applicationUid = caller.kind === "user" ? (caller.principal.applicationUid ?? null) : token.kind === "application" ? token.applicationUid : null;
+  const expiresIn = token.expiresAt === null ? null : Math.max(0, Math.floor((token.expiresAt - Date.now()) / 1000));
   const body: Record<string, unknown> = {
     // Doorkeeper's null for a token without resource owner (client_credentials).
-    resource_owner_id: f.userId === NO_USER_ID ? null : f.userId,
-    scope: f.scopes,
+    resource_owner_id: caller.kind === "user" ? caller.principal.user.id : null,
+    scope: token.scopes,
     expires_in: expiresIn,
-    application: { uid: f.applicationUid },
-    created_at: Math.floor(f.accessCreatedAt / 1000),
+    application: { uid: applicationUid },
+    created_at: Math.floor(token.issuedAt / 1000),
   };
   const g = gate(c);
   if (expiresIn === null) g.markDeprecated("oauth-tokens-without-expiry");
   if (!g.isRemoved("oauth-token-info-aliases")) {
-    body.scopes = f.scopes;
+    body.scopes = token.scopes;
     body.expires_in_seconds = expiresIn;
     g.markDeprecated("oauth-token-info-aliases");
   }

@@ -52,5 +52,26 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
     duration_ms: Date.now() - started,
     user_id: c.get("principal")?.user.id ?? c.get("sessionUserId") ?? null,
   };
-  console.log(JSON.stringify(line));
+  emitRequestLine(line);
 });
+
+/** A JSON string literal; the common case (no quote, backslash or control character) without JSON.stringify. */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f]/;
+const jsonString = (s: string) => (NEEDS_ESCAPING.test(s) ? JSON.stringify(s) : `"${s}"`);
+
+/**
+ * The line's text, the same JSON that JSON.stringify(line) gives (test/observability/request-log.test.ts
+ * compares them), assembled by concatenation: every field is a number, null or a short string that
+ * rarely needs escaping (the request id is WELL_FORMED_ID's, the method an HTTP token, the route a
+ * pattern of this code), and one line per request is on every request's path (bench/RESULTS.md).
+ */
+export function requestLineText(line: RequestLineFields): string {
+  return `{"msg":"request","request_id":${jsonString(line.request_id)},"method":${jsonString(line.method)},"route":${jsonString(line.route)},"status":${line.status},"duration_ms":${line.duration_ms},"user_id":${line.user_id}}`;
+}
+
+type RequestLineFields = Omit<RequestLogLine, "msg">;
+
+/** One console.log per request: Workers Logs indexes the JSON's fields (docs/operations.md, Logs). */
+function emitRequestLine(line: RequestLogLine): void {
+  console.log(requestLineText(line));
+}

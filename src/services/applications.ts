@@ -2,6 +2,9 @@ import { getConfig } from "../config";
 import {
   createApplication as insertApplication,
   findApplicationById,
+  clearRegistrationToken,
+  REGISTRATION_ACCESS_TOKEN_PREFIX,
+  replaceDynamicRegistration,
   renewApplicationSecret as storeNewSecret,
   updateApplication as patchApplication,
   type ApplicationRow,
@@ -9,8 +12,9 @@ import {
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
 import { randomToken } from "../crypto/random";
+import { sha256Hex } from "../crypto/hash";
 import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
-import type { LogoutSettingsInput } from "../domain/logout-settings";
+import type { LogoutSettings, LogoutSettingsInput } from "../domain/logout-settings";
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
 import { applicationSubject, makeChange } from "./changes/runner";
@@ -67,7 +71,7 @@ function check(env: Bindings, input: ApplicationFields) {
   );
 }
 
-type ApplicationAction = "application_created" | "application_updated" | "application_deleted" | "application_secret_renewed";
+type ApplicationAction = "application_created" | "application_updated" | "application_deleted" | "application_secret_renewed" | "registration_access_token_revoked";
 
 function audit(env: Bindings, actor: AuditActor, action: ApplicationAction, app: ApplicationRow, details: Record<string, unknown> = {}) {
   return recordAudit(getDb(env.DB), {
@@ -155,14 +159,101 @@ export async function updateApplication(
  * Deletes an application as a change that finishes (src/services/changes/): the intent and the
  * `application_deleted` row first, then every grant of it dies, then its row goes, so no token of it
  * outlives it. A retry while the row is still there finishes the same change (one audit row).
+ * A null actor is the client itself (RFC 7592 §2.3, with its registration access token); the row says so.
  */
-export async function deleteApplication(env: Bindings, actor: AuditActor, app: ApplicationRow): Promise<void> {
+export async function deleteApplication(env: Bindings, actor: AuditActor | null, app: ApplicationRow): Promise<void> {
   await makeChange(env, {
     kind: "application_deleted",
     subject: applicationSubject(app.id),
     payload: { applicationId: app.id },
-    audit: { action: "application_deleted", actor, entityType: "oauth_application", entityId: app.id, details: { name: app.name, application_id: app.uid } },
+    audit: {
+      action: "application_deleted",
+      actor,
+      entityType: "oauth_application",
+      entityId: app.id,
+      details: { name: app.name, application_id: app.uid, ...(actor ? {} : { deleted_by: "client" }) },
+    },
   });
+}
+
+/** What a dynamic registration (RFC 7591 §2, checked by src/oauth/registration/metadata.ts) stores. */
+export interface DynamicRegistrationFields extends LogoutSettings {
+  applicationType: string | null;
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+  dpopBoundAccessTokens: boolean;
+  requirePushedAuthorizationRequests: boolean;
+  jwks: string | null;
+  jwksUri: string | null;
+  tokenEndpointAuthMethod: string | null;
+}
+
+/** A new registration access token (RFC 7592 §3): the value for the answer, its SHA-256 for storage. */
+async function newRegistrationToken(): Promise<{ token: string; hash: string }> {
+  const token = randomToken(REGISTRATION_ACCESS_TOKEN_PREFIX);
+  return { token, hash: await sha256Hex(token) };
+}
+
+const dynamicColumns = (reg: DynamicRegistrationFields) => ({
+  name: reg.name,
+  redirectUri: reg.redirectUris.join("\n"),
+  // A client with a key proves itself with it (private_key_jwt): confidential, yet no secret is issued.
+  confidential: reg.tokenEndpointAuthMethod === "private_key_jwt",
+  dpopBoundAccessTokens: reg.dpopBoundAccessTokens,
+  requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests,
+  jwks: reg.jwks,
+  jwksUri: reg.jwksUri,
+  tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod,
+  applicationType: reg.applicationType,
+  // OpenID Connect logout (RP-Initiated Logout §3.1, Back-Channel Logout §2.2).
+  postLogoutRedirectUris: reg.postLogoutRedirectUris,
+  backchannelLogoutUri: reg.backchannelLogoutUri,
+  backchannelLogoutSessionRequired: reg.backchannelLogoutSessionRequired,
+});
+
+/**
+ * POST /oauth/register (RFC 7591 §3): the client, its registration access token's hash (RFC 7592)
+ * and its `dynamic_application_registered` audit row in one batch. A client whose answer never
+ * reached anyone (the request killed after the batch) receives no grant and is swept
+ * (src/services/dynamic-clients.ts). The token is in this answer only.
+ */
+export async function createDynamicApplication(env: Bindings, ip: string | null, reg: DynamicRegistrationFields): Promise<{ row: ApplicationRow; registrationToken: string }> {
+  const { token, hash } = await newRegistrationToken();
+  const { row } = await insertApplication(
+    getDb(env.DB),
+    { ...dynamicColumns(reg), scopes: reg.scopes, trusted: false, ownerId: null, dynamic: true, accessTokenTtlSeconds: newApplicationTtl(env), registrationTokenHash: hash },
+    { action: "dynamic_application_registered", details: { name: reg.name }, ip },
+  );
+  return { row, registrationToken: token };
+}
+
+/**
+ * RFC 7592 §2.2: the client replaces its metadata, validated as at registration, and receives a
+ * new registration access token (the one presented stops working). Only while the presented token
+ * is still current: null when another update replaced it meanwhile.
+ */
+export async function updateDynamicApplication(
+  env: Bindings,
+  ip: string | null,
+  app: ApplicationRow,
+  presentedTokenHash: string,
+  reg: DynamicRegistrationFields,
+): Promise<{ row: ApplicationRow; registrationToken: string } | null> {
+  const { token, hash } = await newRegistrationToken();
+  const row = await replaceDynamicRegistration(
+    getDb(env.DB),
+    app.id,
+    presentedTokenHash,
+    { ...dynamicColumns(reg), scopes: formatScopes(reg.scopes), registrationTokenHash: hash },
+    { action: "application_updated", authorId: null, ip, entityType: "oauth_application", entityId: app.id, details: { name: reg.name, application_id: app.uid, updated_by: "client" } },
+  );
+  if (!row) return null;
+  // Introspection remembers an authenticated client for at most L (src/oauth/request.ts): keys
+  // replaced are keys no isolate may still accept once this answers.
+  const keysChanged = app.jwks !== row.jwks || app.jwksUri !== row.jwksUri || app.tokenEndpointAuthMethod !== row.tokenEndpointAuthMethod;
+  if (keysChanged) await outlastValidationCacheFromNow(env);
+  return { row, registrationToken: token };
 }
 
 /** A new secret replaces the old at once; null when the application is gone. */
@@ -170,7 +261,18 @@ export async function renewApplicationSecret(env: Bindings, actor: AuditActor, a
   const renewed = await storeNewSecret(getDb(env.DB), app.id);
   if (!renewed) return null;
   await audit(env, actor, "application_secret_renewed", renewed.row);
-  // The old secret may be remembered by introspection for at most L (src/oauth/request.ts).
+  // The old secret may be remembered by introspection and the refresh grant for at most L (src/oauth/request.ts).
   await outlastValidationCacheFromNow(env);
   return renewed;
+}
+
+/**
+ * Ends a client's registration access token (RFC 7592) without issuing another: the client keeps
+ * working with its grants but can no longer read, change or delete its registration. False when it
+ * had none (already ended, or not a dynamic registration).
+ */
+export async function revokeRegistrationToken(env: Bindings, actor: AuditActor, app: ApplicationRow): Promise<boolean> {
+  if (!(await clearRegistrationToken(getDb(env.DB), app.id))) return false;
+  await audit(env, actor, "registration_access_token_revoked", app);
+  return true;
 }

@@ -74,6 +74,15 @@ describe("throttle of failed bearer tokens per client address (docs/security.md 
     expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED" } }] });
   });
 
+  it("RFC 7592 client configuration: bad registration access tokens count too; the limit answers 429 in OAuth's shape", async () => {
+    const ip = "203.0.113.171";
+    const bad = `glrat-${"0".repeat(64)}`;
+    for (let i = 1; i < LIMIT; i++) expect((await from(ip, "/oauth/register/some-client", { token: bad })).status).toBe(401);
+    const refused = await from(ip, "/oauth/register/some-client", { token: bad });
+    expectRateLimitHeaders(refused);
+    expect(((await refused.json()) as { error: string }).error).toBe("too_many_requests");
+  });
+
   it("Plugin RPC: 429 as Connect resource_exhausted", async () => {
     const ip = "203.0.113.94";
     const rpc = { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" };

@@ -113,6 +113,28 @@ describe("RFC 9449 DPoP at the REST door", () => {
     expectChallenge(await send(), "invalid_dpop_proof");
   });
 
+  it("§4.3 step 6: a proof naming the token's key in its jwk header but signed by another key is invalid_dpop_proof, though that key's import is remembered", async () => {
+    const b = await boundToken();
+    // The key's import is remembered after its first proof; a forged one must still fail its signature check.
+    expect((await dpopCall(b, USER)).status).toBe(200);
+    const forger = await dpopKey();
+    const forged = { ...b, key: { ...forger, jwk: b.key.jwk, jkt: b.key.jkt } };
+    expectChallenge(await dpopCall(forged, USER), "invalid_dpop_proof");
+    expect((await dpopCall(b, USER)).status).toBe(200);
+  });
+
+  it("§11.1 with the replay state sharded by jti: each of many proofs of one key is accepted once and refused when replayed", async () => {
+    const b = await boundToken();
+    const proofs = await Promise.all(Array.from({ length: 24 }, () => proof(b.key, USER, { htm: "GET", nonce: b.nonce, accessToken: b.token })));
+    const send = (dpop: string) => call(USER, { headers: { Authorization: `DPoP ${b.token}`, DPoP: dpop } });
+    expect((await Promise.all(proofs.map(send))).map((r) => r.status)).toEqual(proofs.map(() => 200));
+    for (const res of await Promise.all(proofs.map(send))) expectChallenge(res, "invalid_dpop_proof");
+    // The same fresh proof sent twice at once: exactly one is accepted.
+    const twice = await proof(b.key, USER, { htm: "GET", nonce: b.nonce, accessToken: b.token });
+    const statuses = (await Promise.all([send(twice), send(twice)])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 401]);
+  });
+
   it("§7.1: a proof by another key than the token's is invalid_token", async () => {
     const b = await boundToken();
     const thief = { ...b, key: await dpopKey() };

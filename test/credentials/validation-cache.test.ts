@@ -71,7 +71,7 @@ async function send(e: Bindings, path: string, init: RequestInit & { token?: str
  * Requests with `token` in `loops` concurrent chains while `takeAway` runs, until a while after it
  * answered; returns every request's start time and status and the time of the answer.
  */
-async function raceAgainst(e: Bindings, token: string, takeAway: () => Promise<unknown>) {
+async function raceAgainst(e: Bindings, token: string, takeAway: () => Promise<unknown>, path = "/api/v4/user") {
   const seen: { startedAt: number; status: number }[] = [];
   let answeredAt: number | null = null;
   // Each chain goes on until it has made a few requests begun after the answer.
@@ -80,7 +80,7 @@ async function raceAgainst(e: Bindings, token: string, takeAway: () => Promise<u
     while (afterAnswer < 3) {
       const startedAt = Date.now();
       if (answeredAt !== null && startedAt > answeredAt) afterAnswer++;
-      const res = await send(e, "/api/v4/user", { token });
+      const res = await send(e, path, { token });
       seen.push({ startedAt, status: res.status });
       // A client's pace, not a flood: the change taking access away must get its turn.
       await new Promise((r) => setTimeout(r, 10));
@@ -106,6 +106,16 @@ describe("DESIGN, Validation cache: positive answers remembered for at most L", 
     const c = cacheEnv("5");
     const hitsBefore = validationCacheStats.hits;
     for (let i = 0; i < 4; i++) expect((await send(c.env, "/api/v4/user", { token })).status).toBe(200);
+    expect(c.familyCalls()).toBe(1);
+    expect(validationCacheStats.hits - hitsBefore).toBe(3);
+  });
+
+  it("a repeated GET /oauth/token/info within L skips the family's object, as the API does (one front door)", async () => {
+    const user = await makeUser();
+    const token = await oauthToken(user.username, TEST_PASSWORD);
+    const c = cacheEnv("5");
+    const hitsBefore = validationCacheStats.hits;
+    for (let i = 0; i < 4; i++) expect((await send(c.env, "/oauth/token/info", { token })).status).toBe(200);
     expect(c.familyCalls()).toBe(1);
     expect(validationCacheStats.hits - hitsBefore).toBe(3);
   });
@@ -186,6 +196,21 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
       expect(res.status).toBe(200);
     });
     // The cache was in use while the requests ran (hits), and the token's object was asked far less often than requests were made.
+    expect(validationCacheStats.hits - hitsBefore, "cache hits while the requests ran").toBeGreaterThan(0);
+    const after = seen.filter((s) => s.startedAt > answeredAt);
+    expect(after.length, "requests begun after the answer").toBeGreaterThan(0);
+    expect(after.filter((s) => s.status === 200)).toEqual([]);
+  });
+
+  it("RFC 7009 /oauth/revoke with token info requests running concurrently (token info takes the front door): none begun after the answer succeeds", async () => {
+    const { app: client, tokens } = await pkceTokens();
+    const c = cacheEnv();
+    const hitsBefore = validationCacheStats.hits;
+    const revoke = async () => {
+      const res = await send(c.env, "/oauth/revoke", { method: "POST", body: new URLSearchParams({ client_id: client.uid, token: tokens.access_token }) });
+      expect(res.status).toBe(200);
+    };
+    const { seen, answeredAt } = await raceAgainst(c.env, tokens.access_token, revoke, "/oauth/token/info");
     expect(validationCacheStats.hits - hitsBefore, "cache hits while the requests ran").toBeGreaterThan(0);
     const after = seen.filter((s) => s.startedAt > answeredAt);
     expect(after.length, "requests begun after the answer").toBeGreaterThan(0);

@@ -46,6 +46,16 @@ for name, manager, kwargs in [
     w = walk(manager, **kwargs)
     out[name] = {"keyset": w["ids"], "offset": offset(manager, **kwargs), "total": w["total"]}
 
+# Audit events (GitLab: order_by=id, sort=desc, a cursor): one user's, blocked and unblocked
+# twice, so that other files' events on the shared server do not change the walk.
+audited = gl.users.create({"username": f"keyset-audited-{tag}", "name": "Keyset audited", "email": f"keyset-audited-{tag}@example.com", "password": f"long enough pass {tag}!", "skip_confirmation": True})
+for _ in range(2):
+    audited.block()
+    audited.unblock()
+filters = {"entity_type": "User", "entity_id": audited.id}
+w = walk(gl.audit_events, **filters)
+out["audit_events"] = {"keyset": w["ids"], "offset": offset(gl.audit_events, **filters), "total": w["total"]}
+
 try:
     list(gl.projects.list(iterator=True, pagination="keyset", order_by="name"))
     out["unsupported"] = "accepted"

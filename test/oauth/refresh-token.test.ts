@@ -145,7 +145,7 @@ describe("POST /oauth/token grant_type=refresh_token (spec; DESIGN, Refresh toke
  */
 describe.each(VALIDATION_CACHE_SETTINGS)("DESIGN Refresh tokens 4, reuse revokes the family at once ($setting)", ({ seconds }) => {
   const call = callWithValidationCache(seconds);
-  // The API resolves the token through the validation cache (/oauth/token/info asks the family every time).
+  // The API resolves the token through the validation cache (as /oauth/token/info does: one front door).
   const info = (token: string) => call("/api/v4/user", { token });
   const refresh = (app: { uid: string }, refreshToken: string) => tokenRequest({ grant_type: "refresh_token", client_id: app.uid, refresh_token: refreshToken }, { fetcher: call });
 

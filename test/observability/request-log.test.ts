@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import { REQUEST_ID_HEADER, type RequestLogLine } from "../../src/observability/request-log";
+import { REQUEST_ID_HEADER, requestLineText, type RequestLogLine } from "../../src/observability/request-log";
 import { Browser, signedInUser } from "../helpers/browser";
 import { TEST_PASSWORD, call, json, makeUser, makeUserWithToken } from "../helpers/fixtures";
 import { REDIRECT, getCode, makeApp, pkce, refresh, tokenRequest, type Tokens } from "../oauth/helpers";
@@ -69,6 +69,19 @@ describe("one structured log line per request (DESIGN, Hardening)", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ method: "GET", route: "/api/v4/users/:id", status: 200, user_id: user.id });
     expect(lines[0].duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("docs/operations.md, Logs: the line assembled without JSON.stringify is the JSON JSON.stringify gives, for plain and for escaped values", () => {
+    const lines: RequestLogLine[] = [
+      { msg: "request", request_id: "0b5c7d", method: "GET", route: "/api/v4/projects/:id", status: 200, duration_ms: 12, user_id: 42 },
+      { msg: "request", request_id: "a.b:c+d=e/f-g", method: "PATCH", route: "unmatched", status: 404, duration_ms: 0, user_id: null },
+      { msg: "request", request_id: 'x"y\\z', method: "M\u0001", route: '/a/:b{"c"}', status: 500, duration_ms: 3, user_id: 1 },
+    ];
+    for (const line of lines) {
+      const { msg: _msg, ...fields } = line;
+      expect(requestLineText(fields)).toBe(JSON.stringify(line));
+      expect(JSON.parse(requestLineText(fields))).toEqual(line);
+    }
   });
 
   it("logs the signed-in user of a page and null for anonymous requests", async () => {

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { recordAudit } from "../../src/db/audit";
+import { getDb } from "../../src/db/client";
 import { makeUserWithToken } from "../helpers/fixtures";
 import { makeGroup, makeProject } from "../helpers/resources";
 import { callAt } from "../helpers/versioned";
@@ -23,6 +26,7 @@ beforeAll(async () => {
   const other = await makeUserWithToken();
   await makeProject(other.user.id, { visibility: "private" });
   await makeGroup(other.user.id, { visibility: "private" });
+  for (let i = 0; i < 5; i++) await recordAudit(getDb(env.DB), { action: "user_blocked", entityType: "user", entityId: other.user.id, actor: { id: admin.user.id, ip: null } });
 });
 
 /** Follows rel="next" from the first page; the ids in order, and every page's headers. */
@@ -30,7 +34,7 @@ async function walk(first: string, token: string) {
   const ids: number[] = [];
   const pages: Headers[] = [];
   let url: string | null = first;
-  while (url && pages.length < 50) {
+  while (url && pages.length < 200) {
     const res = await callAt("16.0", url, { token });
     expect(res.status, await res.clone().text()).toBe(200);
     ids.push(...((await res.json()) as { id: number }[]).map((r) => r.id));
@@ -111,4 +115,62 @@ describe("keyset pagination: GET /users (id, name, username, created_at; both di
       expect(await res.json()).toEqual({ error: "cursor is invalid" });
     }
   });
+});
+
+describe("keyset pagination: GET /audit_events (GitLab: order_by=id, sort=desc only)", () => {
+  it("walks every event by id descending with a cursor, with no total, the same events as offset pages", async () => {
+    const { ids, pages } = await walk("/api/v4/audit_events?pagination=keyset&per_page=2", admin.token);
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(new Set(ids).size).toBe(ids.length);
+    // The offset listing (newest first) holds the same events.
+    expect([...(await all("/api/v4/audit_events", admin.token))].sort((a, b) => b - a)).toEqual(ids);
+    for (const h of pages) {
+      expect(h.get("X-Total")).toBeNull();
+      expect(h.get("X-Total-Pages")).toBeNull();
+    }
+    expect(pages[0].get("Link")).toMatch(/[?&]cursor=[A-Za-z0-9_=-]+/);
+  });
+  it("the cursor is GitLab's: URL-safe base64 of the last id as a string, with _kd", async () => {
+    const res = await callAt("16.0", "/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=1", { token: admin.token });
+    const [first] = (await res.json()) as { id: number }[];
+    const cursor = new URL(/<([^>]+)>; rel="next"/.exec(res.headers.get("Link")!)![1]).searchParams.get("cursor")!;
+    expect(JSON.parse(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")))).toEqual({ id: String(first.id), _kd: "n" });
+  });
+  it("another order or ascending is 405 with GitLab's message; a cursor that is not one is 400", async () => {
+    for (const q of ["order_by=created_at", "sort=asc"]) {
+      const res = await callAt("16.0", `/api/v4/audit_events?pagination=keyset&${q}`, { token: admin.token });
+      expect(res.status).toBe(405);
+      expect(await res.json()).toEqual({ error: "Keyset pagination is not yet available for this type of request" });
+    }
+    const bad = await callAt("16.0", "/api/v4/audit_events?pagination=keyset&cursor=notacursor", { token: admin.token });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: "cursor is invalid" });
+  });
+});
+
+/**
+ * GitLab's keyset pages link to the next page only (Gitlab::Pagination::Keyset::HeaderBuilder: one
+ * rel="next", no rel="first", "prev" or "last", which would need a count or a backwards walk), and the
+ * last page has no Link at all.
+ */
+describe("keyset pagination: the Link header carries rel=\"next\" only, and none on the last page", () => {
+  const LISTINGS: [string, () => string][] = [
+    ["/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=1", () => viewer.token],
+    ["/api/v4/groups?pagination=keyset&order_by=name&sort=asc&per_page=1", () => viewer.token],
+    ["/api/v4/users?pagination=keyset&order_by=id&sort=asc&per_page=1", () => admin.token],
+    ["/api/v4/audit_events?pagination=keyset&per_page=1", () => admin.token],
+  ];
+  for (const [first, token] of LISTINGS) {
+    it(first.split("?")[0], async () => {
+      const { pages } = await walk(first, token());
+      expect(pages.length).toBeGreaterThan(1);
+      for (const h of pages.slice(0, -1)) {
+        const rels = [...(h.get("Link") ?? "").matchAll(/rel="([^"]+)"/g)].map((m) => m[1]);
+        expect(rels).toEqual(["next"]);
+        expect(h.get("X-Next-Page")).toBeNull();
+      }
+      expect(pages[pages.length - 1].get("Link")).toBeNull();
+    });
+  }
 });

@@ -21,7 +21,7 @@ const applications = new Hono<AppEnv>();
 applications.use("/applications", requireAuth(WRITE_API), requireAdmin);
 applications.use("/applications/*", requireAuth(WRITE_API), requireAdmin);
 
-function entity(app: ApplicationRow) {
+export function applicationEntity(app: ApplicationRow) {
   return {
     id: app.id,
     application_id: app.uid,
@@ -96,14 +96,14 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     ownerId: null,
   });
   if (!created.ok) throw new ApiError(400, { message: created.errors });
-  return c.json({ ...entity(created.row), secret: created.secret }, 201);
+  return c.json({ ...applicationEntity(created.row), secret: created.secret }, 201);
 });
 
 applications.get("/applications", async (c) => {
   const req = parsePage(c);
   const page = await listInstanceApplicationsPage(getDb(c.env.DB), { offset: req.offset, limit: req.perPage });
   setPaginationHeaders(c, req, page.total, page.hasNext);
-  return c.json(page.rows.map(entity));
+  return c.json(page.rows.map(applicationEntity));
 });
 
 async function instanceApplication(c: Context<AppEnv>): Promise<ApplicationRow> {
@@ -123,7 +123,7 @@ applications.delete("/applications/:id", async (c) => {
 applications.post("/applications/:id/renew-secret", async (c) => {
   const renewed = await renewApplicationSecret(c.env, requestActor(c), await instanceApplication(c));
   if (!renewed) throw notFound("Application Not Found");
-  return c.json({ ...entity(renewed.row), secret: renewed.secret }, 201);
+  return c.json({ ...applicationEntity(renewed.row), secret: renewed.secret }, 201);
 });
 
 export default applications;

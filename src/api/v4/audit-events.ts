@@ -6,7 +6,8 @@ import type { AppEnv } from "../../env";
 import { READ_API, requireAdmin, requireAuth } from "./auth";
 import { invalidParam, notFound } from "./errors";
 import { iso } from "./load";
-import { parsePage, setPaginationHeaders } from "./pagination";
+import { cursorAfter, keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
+import { encodeCursor } from "../../db/listing";
 import { idParam } from "./params";
 import { validate } from "./validate";
 
@@ -44,6 +45,11 @@ const Query = z.object({
   entity_id: z.string().max(40).optional(),
   page: z.string().optional(),
   per_page: z.string().optional(),
+  // GitLab's keyset of audit events: order_by=id, sort=desc only (Gitlab::Pagination::CursorBasedKeyset).
+  pagination: z.enum(["offset", "keyset"]).optional(),
+  order_by: z.string().max(40).optional(),
+  sort: z.string().max(10).optional(),
+  cursor: z.string().max(2000).optional(),
 });
 
 type Person = { username: string; name: string } | null;
@@ -88,6 +94,8 @@ auditEventsApi.get("/audit_events", requireAuth(READ_API), requireAdmin, validat
     if (!entityType) throw invalidParam("entity_type", "does not have a valid value");
   }
   const page = parsePage(c);
+  const keyset = q.pagination === "keyset";
+  if (keyset && ((q.order_by ?? "id") !== "id" || (q.sort ?? "desc") !== "desc")) throw keysetUnavailable();
   const { rows, total, hasNext } = await listAuditEvents(getDb(c.env.DB), {
     offset: page.offset,
     limit: page.perPage,
@@ -95,8 +103,14 @@ auditEventsApi.get("/audit_events", requireAuth(READ_API), requireAdmin, validat
     createdBefore: q.created_before,
     entityType,
     entityId: q.entity_id,
+    keyset: keyset ? { beforeId: q.cursor === undefined ? undefined : cursorAfter(q.cursor, "id").id } : undefined,
   });
-  setPaginationHeaders(c, page, total, hasNext);
+  if (keyset) {
+    const last = rows[rows.length - 1];
+    setKeysetNext(c, page.perPage, hasNext && last ? { cursor: encodeCursor({ id: String(last.event.id) }) } : null);
+  } else {
+    setPaginationHeaders(c, page, total, hasNext);
+  }
   return c.json(rows.map((r) => entity(r.event, r.author, r.impersonator)));
 });
 

@@ -28,6 +28,7 @@ import applications from "./applications";
 import personalAccessTokens from "./personal-access-tokens";
 import oidcSigningKeys from "./oidc-signing-keys";
 import integrity from "./integrity";
+import adminTokens from "./admin-tokens";
 
 /** /api/v4: one file per resource, joined here. */
 const api = new Hono<AppEnv>();
@@ -59,6 +60,7 @@ api.route("/", plugins);
 api.route("/", metadata);
 api.route("/", oidcSigningKeys);
 api.route("/", integrity);
+api.route("/", adminTokens);
 // Last: answers what no route above took (GitLab's JSON 404 and 405).
 answerUnmatched(api);
 

@@ -84,6 +84,20 @@ export function setKeysetLink(c: Context, perPage: number, lastId: number | null
   setKeysetNext(c, perPage, lastId === null ? null : { id_after: String(lastId) });
 }
 
+/**
+ * GitLab's offset limit (instance limit "max offset allowed by the REST API for offset-based
+ * pagination", 50,000 by default): for the types that offer keyset pagination, an offset page whose
+ * page x per_page passes it is 405, pointing to keyset (API::Helpers::PaginationStrategies).
+ */
+export const MAX_OFFSET = 50_000;
+
+export function refuseOffsetPastLimit(req: PageRequest, type: "Project"): void {
+  if (req.page * req.perPage <= MAX_OFFSET) return;
+  throw new ApiError(405, {
+    error: `Offset pagination has a maximum allowed offset of ${MAX_OFFSET} for requests that return objects of type ${type}. Remaining records can be retrieved using keyset pagination.`,
+  });
+}
+
 /** GitLab's answer to keyset pagination with an order it does not offer keyset for. */
 export const keysetUnavailable = () => new ApiError(405, { error: "Keyset pagination is not yet available for this type of request" });
 

@@ -13,7 +13,7 @@ import { createProject, destroyProject, updateProject } from "../../services/nam
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
-import { keysetUnavailable, parsePage, setKeysetNext, setPaginationHeaders } from "./pagination";
+import { keysetUnavailable, parsePage, refuseOffsetPastLimit, setKeysetNext, setPaginationHeaders } from "./pagination";
 import { coerceBool, displayName, idParam } from "./params";
 
 /** Projects (GitLab: POST /projects, GET /projects, GET /projects/:id by id or URL-encoded path). */
@@ -102,6 +102,7 @@ async function list(c: Context<AppEnv>, groupId?: number) {
   const keyset = q.pagination === "keyset";
   // GitLab offers keyset pagination of projects by id only (id_after / id_before in the next link).
   if (keyset && q.order_by !== "id") throw keysetUnavailable();
+  if (!keyset) refuseOffsetPastLimit(page, "Project");
   // Without a token (allowAnonymous): public projects only, as GitLab.
   const user = c.var.caller?.kind === "user" ? c.var.principal.user : null;
   const membershipOnly = coerceBool(q.membership) === true || coerceBool(q.owned) === true;
@@ -112,6 +113,7 @@ async function list(c: Context<AppEnv>, groupId?: number) {
     limit: page.perPage,
     offset: keyset ? 0 : page.offset,
     search: q.search ? projectSearch(q.search, coerceBool(q.search_namespaces) === true) : null,
+    withoutTotal: keyset,
   });
   if (keyset) {
     const last = rows[rows.length - 1];

@@ -48,6 +48,14 @@ export const applications = sqliteTable(
     /** RFC 7591 token_endpoint_auth_method; null: by its kind (confidential: client_secret_basic, public: none). */
     tokenEndpointAuthMethod: text("token_endpoint_auth_method"),
     /**
+     * RFC 7592 §3: SHA-256 of the client's registration access token (`glrat-`), with which a
+     * dynamically registered client reads, updates and deletes its own registration; replaced on
+     * each update. Null: no client configuration (every application not made by POST /oauth/register).
+     */
+    registrationTokenHash: text("registration_token_hash").unique(),
+    /** OpenID Connect Registration §2 application_type (web or native) as a dynamic client sent it; null: not sent. */
+    applicationType: text("application_type"),
+    /**
      * OpenID Connect RP-Initiated Logout 1.0 §3.1 (post_logout_redirect_uris): where the end-session
      * endpoint may send the browser back, one URI per line, matched exactly. Empty: nowhere.
      */

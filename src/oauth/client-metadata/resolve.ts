@@ -121,6 +121,9 @@ function unstoredRow(f: MetadataDocumentClient): ApplicationRow {
     jwks: f.jwks ?? null,
     jwksUri: f.jwksUri ?? null,
     tokenEndpointAuthMethod: f.tokenEndpointAuthMethod ?? null,
+    // Its document is its configuration: no RFC 7592 token, no registration type.
+    registrationTokenHash: null,
+    applicationType: null,
     // No logout settings for a document client (docs/oidc.md, "Signing out").
     postLogoutRedirectUris: "",
     backchannelLogoutUri: null,

@@ -1,7 +1,7 @@
 import type { ApplicationRow } from "../../db/applications";
 import type { Bindings } from "../../env";
 import { OAuthError } from "../errors";
-import { authenticateClient, identifyClient, type AuthenticatedClient, type ClientCredentials } from "../request";
+import { authenticateClient, authenticateClientRemembered, identifyClient, type AuthenticatedClient, type ClientCredentials } from "../request";
 
 /**
  * The grant types a client may use (DESIGN, Agents: "every grant checks that the client registered
@@ -38,8 +38,14 @@ export function requireGrantType(app: Pick<ApplicationRow, "dynamic" | "confiden
   if (!grantTypesOf(app).includes(grantType)) throw new OAuthError("unauthorized_client", "The client is not authorized to use this grant type.", 400);
 }
 
-/** How a grant needs its client: authenticated (confidential clients with their secret) or only named. */
-export type ClientMode = "authenticate" | "identify";
+/**
+ * How a grant needs its client: authenticated (confidential clients with their secret) or only
+ * named. "remembered" is "identify" whose secret, once verified against D1, is remembered under
+ * the validation cache's bound (authenticateClientRemembered): for the refresh grant, whose
+ * family is the authority over the grant (deleting the application revokes it, and renewing the
+ * secret or deleting the application answers only once no isolate remembers the old secret).
+ */
+export type ClientMode = "authenticate" | "identify" | "remembered";
 
 /**
  * The client of a request for one grant type: identified or authenticated (src/oauth/request.ts),
@@ -47,7 +53,12 @@ export type ClientMode = "authenticate" | "identify";
  * and the device authorization endpoint (RFC 8628 §3.1) calls it for the device grant.
  */
 export async function clientForGrant(env: Bindings, creds: ClientCredentials, grantType: string, mode: ClientMode): Promise<AuthenticatedClient> {
-  const client = mode === "authenticate" ? await authenticateClient(env, creds) : await identifyClient(env, creds);
+  const client =
+    mode === "authenticate"
+      ? await authenticateClient(env, creds)
+      : mode === "remembered" && creds.clientSecret
+        ? await authenticateClientRemembered(env, creds)
+        : await identifyClient(env, creds);
   requireGrantType(client.app, grantType);
   return client;
 }

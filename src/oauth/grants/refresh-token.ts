@@ -24,7 +24,8 @@ interface SealedTokens {
  *
  * A client that sends no secret is checked by the family itself (client_id and a PKCE grant), so
  * a PKCE rotation costs one storage hop; a secret is verified against D1 first, with the client's
- * grant types. Every client holds refresh_token with each grant that issues refresh tokens
+ * grant types, and then remembered for at most L (the validation cache, keyed by the secret's
+ * hash), so a confidential client's rotations cost one storage hop too (bench/RESULTS.md). Every client holds refresh_token with each grant that issues refresh tokens
  * (grants/client.ts), so the family's client check is the grant-type check without a secret.
  */
 export const refreshTokenGrant: Grant = {
@@ -40,7 +41,7 @@ export const refreshTokenGrant: Grant = {
     const db = getDb(env.DB);
     let clientAuthenticated = false;
     if (creds.clientSecret || creds.assertion) {
-      const client = await clientOf("identify");
+      const client = await clientOf("remembered");
       clientAuthenticated = client.authenticated;
     }
     const { fid, userId } = parsed;

@@ -76,7 +76,9 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   // One URI per entry: a line break would smuggle a second one past the per-entry check.
   if (uris.some((u) => /\s/.test(u))) throw new OAuthError("invalid_redirect_uri", "A redirect URI cannot contain white space.");
   if (m.client_name !== undefined && typeof m.client_name !== "string") throw bad("client_name must be a string.");
-  const clientName = cleanDisplayName((m.client_name as string | undefined) ?? "") || "Dynamic Application";
+  // A client that sends back the name it was given (RFC 7592 §2.2: an update repeats every field) keeps it, not the prefix twice.
+  const sentName = cleanDisplayName((m.client_name as string | undefined) ?? "");
+  const clientName = (sentName.startsWith(UNVERIFIED_PREFIX.trim()) ? cleanDisplayName(sentName.slice(UNVERIFIED_PREFIX.trim().length)) : sentName) || "Dynamic Application";
   if (m.token_endpoint_auth_method !== undefined && m.token_endpoint_auth_method !== "none" && m.token_endpoint_auth_method !== "private_key_jwt") {
     throw bad("token_endpoint_auth_method must be none or private_key_jwt: no client secret is issued at registration.");
   }
@@ -141,4 +143,14 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
     backchannelLogoutUri: checked.value.backchannelLogoutUri,
     backchannelLogoutSessionRequired: checked.value.backchannelLogoutSessionRequired,
   };
+}
+
+/** The client metadata of a registration or an update (RFC 7591 §3.1, RFC 7592 §2.2): a JSON body. */
+export async function readMetadataBody(req: Request): Promise<unknown> {
+  if (!(req.headers.get("content-type") ?? "").includes("application/json")) throw bad("Send the client metadata as JSON.");
+  try {
+    return await req.json();
+  } catch {
+    throw bad("The request body is not valid JSON.");
+  }
 }
