@@ -1,14 +1,12 @@
 import { passwordExpired } from "../services/accounts/password-expiry";
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
 import { getConfig } from "../config";
 import type { ApplicationRow } from "../db/applications";
 import { getDb } from "../db/client";
 import { MAX_PENDING_QUERY_LENGTH, findPendingAuthorization, savePendingAuthorization } from "../db/pending-authorizations";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
-import { renderPage } from "../web/page";
-import { pageSecurityHeaders, requireCsrf } from "../web/security";
-import { csrfToken, currentSessionSid, currentUser, endSession, sessionAuthTime } from "../web/session";
+import { pageApp, pageVisit } from "./page-door";
 import type { UserRow } from "../db/users";
 import { listAuthorizedApplications } from "../services/authorizations";
 import { afterReauthentication, decidePrompt } from "./oidc/prompt";
@@ -23,21 +21,21 @@ import { issueAccessOnly, issueCode, tokenResponse } from "./issue";
 import { issuerOf } from "./issuer";
 import { clientAddress } from "../http/client-address";
 import { logUnexpectedError } from "../observability/error-log";
-import { pageRefusal } from "../web/refusal";
 
 /**
- * GET /oauth/authorize and the consent decision (POST /oauth/authorize). Never CORS-enabled and
- * never framed (frame-ancestors 'none', X-Frame-Options: DENY via pageSecurityHeaders). The
- * consent form redirects to another site, so its CSP leaves form-action open.
+ * GET /oauth/authorize and the consent decision (POST /oauth/authorize), behind a page door open to
+ * anyone (the endpoint decides itself when to send a person to sign in: OIDC's prompt and max_age),
+ * which checks the consent form's CSRF token and Origin. Never CORS-enabled and never framed
+ * (frame-ancestors 'none', X-Frame-Options: DENY). The consent form redirects to another site, so
+ * its CSP leaves form-action open.
  */
-const routes = new Hono<AppEnv>();
-routes.use("/authorize", pageSecurityHeaders({ formAction: false }));
+const routes = pageApp<AppEnv>({ enter: "anyone", formAction: false });
 /** The authorize endpoint's error renderer: an HTML page, since a person's browser is on it. */
 export async function renderAuthorizeError(err: Error, c: Context): Promise<Response> {
-  const refusal = pageRefusal(err, c);
+  const refusal = pageVisit(c).refusal(err);
   if (!refusal) logUnexpectedError("oauth_authorize", err, c);
   const { status, message } = refusal ?? { status: 500, message: "Something went wrong. Try again." };
-  return renderPage(c, "Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
+  return pageVisit(c).render("Authorization error", <AuthorizeErrorPage error={status === 403 ? "Forbidden" : "Error"} description={message} />, status);
 }
 routes.onError(renderAuthorizeError);
 
@@ -74,7 +72,7 @@ function repeatedNames(pairs: Iterable<[string, unknown]>): string[] {
 
 /** An invalid request: shown when client or redirect_uri is bad, else redirected back with the error. */
 async function refuse(c: Context<AppEnv>, result: Exclude<AuthorizeCheck, { kind: "ok" }>, status: 302 | 303): Promise<Response> {
-  if (result.kind === "show_error") return renderPage(c, "Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
+  if (result.kind === "show_error") return pageVisit(c).render("Authorization error", <AuthorizeErrorPage error={result.error} description={result.description} />, 400);
   const { redirectUri, fragment, error, description, state } = result;
   return c.redirect(clientRedirect(redirectUri, { error, error_description: description, state, iss: issuerOf(c) }, fragment), status);
 }
@@ -89,7 +87,7 @@ async function approve(c: Context<AppEnv>, request: AuthorizeRequest, user: User
   const r = { ...request, app: await storeDocumentClient(c.env, request.app, { userId, ip: clientAddress(c.req.raw, c.env) }) };
   if (r.responseType === "code") {
     // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
-    const [authTime, claims, sid] = await Promise.all([sessionAuthTime(c), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null, currentSessionSid(c)]);
+    const [authTime, claims, sid] = await Promise.all([pageVisit(c).authTime(), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null, pageVisit(c).sid()]);
     const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
     const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource, dpopJkt: r.dpopJkt, sid, endsWithSession: !r.offlineAccess });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
@@ -129,16 +127,16 @@ routes.get("/authorize", async (c) => {
   const source = await authorizeQuery(c);
   if (!source) {
     const description = "This authorization request has expired or is unknown. Start again from the application.";
-    return renderPage(c, "Authorization error", <AuthorizeErrorPage error="invalid_request" description={description} />, 400);
+    return pageVisit(c).render("Authorization error", <AuthorizeErrorPage error="invalid_request" description={description} />, 400);
   }
-  if (!source.ok) return renderPage(c, "Authorization error", <AuthorizeErrorPage error={source.error} description={source.description} />, 400);
+  if (!source.ok) return pageVisit(c).render("Authorization error", <AuthorizeErrorPage error={source.error} description={source.description} />, 400);
   const { params, pushed } = source;
   const q: Query = (n) => params.get(n) ?? undefined;
   const result = await check(c, q, repeatedNames(params), pushed);
   if (result.kind !== "ok") return refuse(c, result, 302);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
-  const user = await currentUser(c);
+  const user = await pageVisit(c).user();
   return carryOutPrompt(c, r, user, params, pushed);
 });
 
@@ -163,7 +161,7 @@ async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: Use
   if (user && passwordExpired(user)) return signInFirst(c, r, params, pushed, "/profile/password/new");
   const decision = decidePrompt(r.oidc, {
     signedIn: user !== null,
-    authTime: await sessionAuthTime(c),
+    authTime: await pageVisit(c).authTime(),
     now: Date.now(),
     // Trusted (first-party) applications skip the consent page (GitLab).
     trusted: r.app.trusted,
@@ -173,14 +171,14 @@ async function carryOutPrompt(c: Context<AppEnv>, r: AuthorizeRequest, user: Use
     case "sign_in":
       return signInFirst(c, r, params, pushed);
     case "reauthenticate":
-      await endSession(c);
+      await pageVisit(c).endSession();
       return signInFirst(c, r, afterReauthentication(params), pushed);
     case "error":
       return refuse(c, { kind: "redirect_error", redirectUri: r.redirectUri, fragment: r.responseType === "token", error: decision.error, description: decision.description, state: r.state }, 302);
     case "approve":
       return approve(c, r, user!, 302);
     case "consent":
-      return renderPage(c, "Authorize application", <ConsentPage request={r} username={user!.username} csrf={await csrfToken(c)} />);
+      return pageVisit(c).render("Authorize application", <ConsentPage request={r} username={user!.username} csrf={await pageVisit(c).csrfToken()} />);
   }
 }
 
@@ -190,7 +188,7 @@ async function coversScopes(c: Context<AppEnv>, userId: number, r: AuthorizeRequ
   return granted !== undefined && r.scopes.every((s) => granted.scopes.includes(s));
 }
 
-routes.post("/authorize", requireCsrf, async (c) => {
+routes.post("/authorize", async (c) => {
   // all: a repeated field arrives as an array, so that it can be refused (RFC 6749 §3.1).
   const body = await c.req.parseBody({ all: true });
   const q: Query = (n) => (typeof body[n] === "string" ? (body[n] as string) : undefined);
@@ -200,7 +198,7 @@ routes.post("/authorize", requireCsrf, async (c) => {
   if (result.kind !== "ok") return refuse(c, result, 303);
   const r = result.request;
   if (r.responseType === "token") gate(c).markDeprecated("oauth-implicit-grant");
-  const user = await currentUser(c);
+  const user = await pageVisit(c).user();
   if (!user) return c.redirect(`/users/sign_in`, 303);
   if (q("decision") !== "approve") {
     return c.redirect(

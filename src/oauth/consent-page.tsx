@@ -1,6 +1,6 @@
 import { documentHost } from "./client-metadata/fetch-document";
 import { SCOPES, formatScopes, isScope } from "../domain/scopes";
-import { CsrfField } from "../web/page";
+import { CsrfField } from "./page-door";
 import type { AuthorizeRequest } from "./authorize-request";
 import { oidcHiddenFields } from "./oidc/authorize-params";
 

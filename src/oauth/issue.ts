@@ -1,5 +1,5 @@
 import { getConfig } from "../config";
-import { recordAudit } from "../db/audit";
+import { recordIssuedFamily } from "../services/token-families";
 import type { ApplicationRow } from "../db/applications";
 import type { UserRow } from "../db/users";
 import { getDb } from "../db/client";
@@ -231,8 +231,7 @@ async function startFamily(
   } else {
     await Promise.all([
       familyStub(env, fid).init(state),
-      insertFamilyRow(db, row),
-      recordAudit(db, { action: "token_issued", authorId, entityType: "oauth_token_family", entityId: fid, details, ip: input.ip ?? null }),
+      recordIssuedFamily(db, row, { authorId, details, ip: input.ip ?? null }),
     ]);
   }
   return {

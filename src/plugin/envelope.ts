@@ -1,12 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { HeaderSchema, type Header } from "../gen/proto/plugin_pb";
+import { CORE, isPluginName } from "../domain/plugin-registration";
+
+export { CORE, isPluginName };
 
 /** Header rules (DESIGN, "Plugin RPC protocol"; docs/plugin-protocol.md, "Header"). */
 export const MAX_SKEW_MS = 5 * 60 * 1000;
-export const CORE = "core";
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const FUNC_RE = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/;
 
 export interface CheckedHeader {
@@ -36,11 +37,11 @@ export function checkHeader(header: Header | undefined, now: number, opts: { fun
       Code.InvalidArgument,
     );
   }
-  if (header.From !== "" && !NAME_RE.test(header.From)) {
+  if (header.From !== "" && !isPluginName(header.From)) {
     throw new ConnectError("Header.From is not a plugin name", Code.InvalidArgument);
   }
   const to = header.To === "" ? CORE : header.To;
-  if (!NAME_RE.test(to)) throw new ConnectError("Header.To is not a plugin name", Code.InvalidArgument);
+  if (!isPluginName(to)) throw new ConnectError("Header.To is not a plugin name", Code.InvalidArgument);
   if (opts.funcRequired && !header.Func) throw new ConnectError("Header.Func is required", Code.InvalidArgument);
   if (header.Func !== "" && !FUNC_RE.test(header.Func)) {
     throw new ConnectError("Header.Func is not a function name", Code.InvalidArgument);
@@ -53,6 +54,3 @@ export function replyHeader(h: CheckedHeader, now = Date.now()): Header {
   return create(HeaderSchema, { UUID: h.uuid, Func: h.func, From: h.to, To: h.from, Timestamp: BigInt(now) });
 }
 
-export function isPluginName(name: string): boolean {
-  return NAME_RE.test(name);
-}

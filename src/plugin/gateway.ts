@@ -20,20 +20,6 @@ const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 type FetchFn = typeof fetch;
 
-export function endpointProblem(endpoint: string): string | null {
-  if (endpoint === "") return null;
-  if (/^service:[A-Z][A-Z0-9_]*$/.test(endpoint)) return null;
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    return "endpoint must be service:<BINDING> or an http(s) URL";
-  }
-  if (url.protocol === "https:") return null;
-  if (url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) return null;
-  return "endpoint must be service:<BINDING>, an https URL, or an http URL on a loopback host";
-}
-
 function resolveEndpoint(env: Bindings, endpoint: string): { fetch: FetchFn; baseUrl: string } {
   if (endpoint.startsWith("service:")) {
     const binding = (env as unknown as Record<string, unknown>)[endpoint.slice("service:".length)] as Fetcher | undefined;

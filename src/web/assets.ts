@@ -1,5 +1,5 @@
-import { Hono } from "hono";
 import type { AppEnv } from "../env";
+import { pageApp } from "./door";
 
 /**
  * The pages' one small stylesheet and one small script, served as files so the Content Security
@@ -88,7 +88,7 @@ document.addEventListener("submit", function (e) {
 });
 `;
 
-const assets = new Hono<AppEnv>();
+const assets = pageApp<AppEnv>({ enter: "anyone" });
 const cache = "public, max-age=3600";
 assets.get("/-/assets/pages.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": cache, "X-Content-Type-Options": "nosniff" }));
 assets.get("/-/assets/pages.js", (c) => c.body(SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": cache, "X-Content-Type-Options": "nosniff" }));

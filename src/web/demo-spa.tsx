@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import { html } from "hono/html";
 import { getConfig } from "../config";
 import { findApplicationByUid } from "../db/applications";
@@ -7,13 +6,14 @@ import type { AppEnv } from "../env";
 import { DEMO_SPA_PATH, DEMO_SPA_SCOPES, DEMO_SPA_UID } from "../setup/demo-spa";
 import { DEMO_SPA_SCRIPT } from "./demo-spa-script";
 import { SERVICE_NAME } from "./layout";
+import { pageApp } from "./door";
 
 /**
  * The demo single-page app: static HTML and a script, served by the Worker. It talks to the
  * authorization server only through the public OAuth endpoints and the API, as a SPA hosted
  * elsewhere would; the server address is the configured ISSUER, or this origin.
  */
-const spa = new Hono<AppEnv>();
+const spa = pageApp<AppEnv>({ enter: "anyone" });
 
 spa.get(`${DEMO_SPA_PATH}.js`, (c) =>
   c.body(DEMO_SPA_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" }),

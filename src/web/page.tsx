@@ -1,8 +1,6 @@
-import { passwordExpired } from "../services/accounts/password-expiry";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { createMiddleware } from "hono/factory";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AuditActor } from "../db/audit";
@@ -14,7 +12,7 @@ import { csrfToken, currentUser } from "./session";
 
 type Ctx = Context<any>;
 
-/** Env of page sub-apps: requireUser puts the signed-in user in c.var.user. */
+/** Env of page sub-apps: a signed-in door (src/web/door.ts) puts the signed-in user in c.var.user. */
 export type PageEnv = { Bindings: Bindings; Variables: Variables & { user: UserRow } };
 
 /** Renders a page in the layout, with the navigation bar when someone is signed in. */
@@ -46,24 +44,6 @@ export function Flash({ kind, message }: { kind: "error" | "notice" | "warning";
     </div>
   );
 }
-
-/** Pages for signed-in users: others go to sign-in and come back afterwards. */
-export const requireUser = createMiddleware<PageEnv>(async (c, next) => {
-  const user = await currentUser(c);
-  if (!user) {
-    const url = new URL(c.req.url);
-    const back = c.req.method === "GET" ? `${url.pathname}${url.search}` : url.pathname;
-    return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(back)}`, 302);
-  }
-  // GitLab's check_password_expiration: a password an administrator set must be replaced first.
-  if (passwordExpired(user) && !new URL(c.req.url).pathname.startsWith("/profile/password/new")) {
-    const url = new URL(c.req.url);
-    const back = c.req.method === "GET" ? `${url.pathname}${url.search}` : "/";
-    return c.redirect(`/profile/password/new?redirect_to=${encodeURIComponent(back)}`, 302);
-  }
-  c.set("user", user);
-  await next();
-});
 
 /** The acting principal of a page request (a session has no Sudo): what src/services audit. */
 export function sessionActor(c: Context<PageEnv>): AuditActor {

@@ -1,11 +1,7 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { getDb } from "../db/client";
-import { findProject, projectAccessLevel, type ProjectRow } from "../db/projects";
-import { AccessLevel, canReadProject, type Visibility } from "../domain/access";
-import { pageSecurityHeaders, requireCsrf } from "./security";
-import { requireUser, type PageEnv } from "./page";
-import type { Hono } from "hono";
+import type { ProjectAbility } from "../domain/abilities";
+import { checkProject, sessionAsker, type CheckedProject, type ProjectAccess } from "../services/abilities";
+import type { PageEnv } from "./page";
 import { projectRoute } from "../http/router";
 
 /**
@@ -14,24 +10,13 @@ import { projectRoute } from "../http/router";
  */
 export const PROJECT_PATH = projectRoute();
 
-/** Security headers, CSRF and sign-in on a project page and everything below it. */
-export function guardProjectPage(app: Hono<PageEnv>, suffix: string): void {
-  for (const p of [`${PROJECT_PATH}${suffix}`, `${PROJECT_PATH}${suffix}/*`]) app.use(p, pageSecurityHeaders(), requireCsrf, requireUser);
-}
-
 /**
- * The project of the URL for the signed-in user: 404 when they may not see it (existence is not
- * revealed), 403 when they see it but lack `minLevel`.
+ * The project of the URL for the signed-in user, checked for `ability` by the one resolver
+ * (src/services/abilities.ts): not found when they may not see it (existence is not revealed),
+ * forbidden when they see it but may not do this; the pages' refusal renders both in their words.
  */
-export async function projectForPage(c: Context<PageEnv>, minLevel: number): Promise<{ project: ProjectRow; level: number }> {
-  const db = getDb(c.env.DB);
-  const user = c.var.user;
-  const project = await findProject(db, c.req.param("project") ?? "");
-  if (!project) throw new HTTPException(404, { message: "The project you were looking for could not be found." });
-  const level = user.isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, user.id);
-  if (!canReadProject(project.visibility as Visibility, level, true, user.isAdmin)) throw new HTTPException(404, { message: "The project you were looking for could not be found." });
-  if (level < minLevel) throw new HTTPException(403, { message: "You are not allowed to do this in this project." });
-  return { project, level };
+export async function projectForPage<A extends ProjectAbility>(c: Context<PageEnv>, ability: A): Promise<{ project: CheckedProject<A>; access: ProjectAccess }> {
+  return checkProject(c.env, sessionAsker(c.var.user), c.req.param("project") ?? "", ability);
 }
 
 /** Bytes as people read them (GitLab shows MiB with one decimal). */

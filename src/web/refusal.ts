@@ -1,9 +1,17 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, ERROR_STATUS } from "../domain/errors";
+import { AppError, ERROR_STATUS, reasonOf } from "../domain/errors";
 import { ThrottledError } from "../throttle";
 import { throttledPageError } from "./throttled";
+
+/** The abilities resolver's refusals (src/services/abilities.ts), as the pages word them. */
+const ABILITY_REASONS = ["project_not_found", "group_not_found", "ability_forbidden"] as const;
+const ABILITY_SENTENCES: Record<string, string> = {
+  project_not_found: "The project you were looking for could not be found.",
+  group_not_found: "The group you were looking for could not be found.",
+  ability_forbidden: "You are not allowed to do this in this project.",
+};
 
 /**
  * What a page shows for a refused request (the pages' and the authorize endpoint's renderers): the
@@ -13,7 +21,7 @@ import { throttledPageError } from "./throttled";
  */
 export function pageRefusal(err: Error, c: Context): { status: ContentfulStatusCode; message: string } | null {
   if (err instanceof ThrottledError) return { status: 429, message: throttledPageError(c, err) };
-  if (err instanceof AppError && err.code !== "internal") return { status: ERROR_STATUS[err.code], message: err.message };
+  if (err instanceof AppError && err.code !== "internal") return { status: ERROR_STATUS[err.code], message: ABILITY_SENTENCES[reasonOf(err, ABILITY_REASONS) ?? ""] ?? err.message };
   if (err instanceof HTTPException && err.status < 500) return { status: err.status as ContentfulStatusCode, message: err.message || "The request was refused." };
   return null;
 }

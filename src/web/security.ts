@@ -13,25 +13,29 @@ import { verifyCsrf } from "./session";
 export function pageSecurityHeaders(opts: { formAction?: boolean } = {}) {
   return createMiddleware<AppEnv>(async (c, next) => {
     await next();
-    const csp = [
-      "default-src 'none'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      "connect-src 'self'",
-      "base-uri 'none'",
-      "frame-ancestors 'none'",
-      ...(opts.formAction === false ? [] : ["form-action 'self'"]),
-    ].join("; ");
-    const h = c.res.headers;
-    if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", csp);
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("X-Frame-Options", "DENY");
-    if (!h.has("Referrer-Policy")) h.set("Referrer-Policy", "strict-origin-when-cross-origin");
-    h.set("Cross-Origin-Opener-Policy", "same-origin");
-    if (new URL(c.req.url).protocol === "https:") h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
-    if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
+    setPageSecurityHeaders(c, c.res.headers, opts);
   });
+}
+
+/** The headers of pageSecurityHeaders on one response (a page answered outside any page door: the not-found page). */
+export function setPageSecurityHeaders(c: Context, h: Headers, opts: { formAction?: boolean } = {}): void {
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    ...(opts.formAction === false ? [] : ["form-action 'self'"]),
+  ].join("; ");
+  if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", csp);
+  h.set("X-Content-Type-Options", "nosniff");
+  h.set("X-Frame-Options", "DENY");
+  if (!h.has("Referrer-Policy")) h.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  h.set("Cross-Origin-Opener-Policy", "same-origin");
+  if (new URL(c.req.url).protocol === "https:") h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+  if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
 }
 
 const csrfRefused = () => new AppError("forbidden", "The form's security token is missing or out of date. Go back, reload the page and try again.", { reason: "csrf" });

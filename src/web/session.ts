@@ -17,6 +17,7 @@ import type { Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
 import { issuerOf } from "../oauth/issuer";
 import { endBrowserSession } from "../services/logout/session-end";
+import { revokeSession } from "../services/accounts/sessions";
 import { deliverDueLogouts } from "../services/logout/backchannel";
 
 /**
@@ -121,13 +122,11 @@ export async function signOutBrowser(c: Ctx, reason: "sign_out" | "rp_initiated_
   return ended;
 }
 
-/** Ends another session of the signed-in user (/profile/active_sessions), as signOutBrowser does; false when it was not theirs. */
+/** Ends another session of the signed-in user (/profile/active_sessions) through the sessions service, then sends its back-channel logouts after the response; false when it was not theirs. */
 export async function revokeOtherSession(c: Ctx, userId: number, idHash: string): Promise<boolean> {
   const env = c.env as Bindings;
-  const target = (await listSessionsOfUser(env, userId, Date.now())).find((r) => r.idHash === idHash);
-  if (!target) return false;
-  const ended = await endBrowserSession(env, { session: target, issuer: issuerOf(c), reason: "session_revoked", actor: { id: userId, ip: clientAddress(c.req.raw, env) } });
-  await defer(c, deliverDueLogouts(env));
+  const ended = await revokeSession(env, { id: userId, ip: clientAddress(c.req.raw, env) }, userId, idHash, issuerOf(c));
+  if (ended) await defer(c, deliverDueLogouts(env));
   return ended;
 }
 

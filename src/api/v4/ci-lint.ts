@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { parse, stringify } from "yaml";
 import { z } from "zod";
 import { lintPipeline } from "../../domain/ci-lint";
-import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAuth } from "./auth";
@@ -45,7 +44,7 @@ ciLint.post("/ci/lint", requireAuth(READ_API), async (c) => {
 });
 
 ciLint.post("/projects/:id/ci/lint", requireAuth(READ_API), async (c) => {
-  await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
+  await loadProject(c, c.req.param("id"), "create_pipeline");
   const input = parseParams(LintBody, await readParams(c));
   const result = lintPipeline(input.content, gate(c).version);
   for (const id of result.deprecatedIds) gate(c).markDeprecated(id);

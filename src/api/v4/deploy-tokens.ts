@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
 import { getDeployToken, listDeployTokens, type DeployTokenOwner, type DeployTokenRow } from "../../db/deploy-tokens";
-import { Ability } from "../../domain/access";
 import { isDeployTokenExpired } from "../../domain/deploy-token-input";
 import type { AppEnv } from "../../env";
 import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
@@ -41,8 +40,8 @@ const NewToken = z.object({
 });
 
 async function ownerOf(c: Context<AppEnv>, kind: "projects" | "groups"): Promise<DeployTokenOwner> {
-  if (kind === "projects") return { projectId: (await loadProject(c, c.req.param("id")!, Ability.manageDeployTokens)).project.id };
-  return { groupId: (await loadGroup(c, c.req.param("id")!, Ability.manageDeployTokens)).group.id };
+  if (kind === "projects") return { projectId: (await loadProject(c, c.req.param("id")!, "admin_project")).project.id };
+  return { groupId: (await loadGroup(c, c.req.param("id")!, "maintain_group")).group.id };
 }
 
 async function respondList(c: Context<AppEnv>, owner: DeployTokenOwner | null) {

@@ -5,7 +5,6 @@ import { createGroup } from "../../services/namespaces";
 import { groupSearch, listGroups } from "../../db/namespace-listing";
 import { encodeCursor } from "../../db/listing";
 import type { GroupRow } from "../../db/projects";
-import { AccessLevel } from "../../domain/access";
 import { isValidNamespacePath, VISIBILITIES } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
@@ -48,7 +47,7 @@ groups.post("/groups", requireAuth(WRITE_API), async (c) => {
   const input = parseParams(CreateGroup, await readParams(c));
   const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id))).group : null;
   // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
-  if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), AccessLevel.OWNER);
+  if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), "admin_group");
   // A taken or reserved path is NamespacePathError: 400 {"message":{"path":[...]}} as GitLab.
   const group = await createGroup(c.env, requestActor(c), { name: input.name, path: input.path, parent, visibility: input.visibility, description: input.description });
   return c.json(renderGroup(c, group), 201);

@@ -1,46 +1,35 @@
 import type { Context } from "hono";
 import { isUniqueViolation } from "../../db/errors";
 import { getDb } from "../../db/client";
-import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../../db/projects";
-import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
+import type { GroupAbility, ProjectAbility } from "../../domain/abilities";
+import { checkGroup, checkProject, type Asker, type CheckedGroup, type CheckedProject, type GroupAccess, type ProjectAccess } from "../../services/abilities";
 import type { AppEnv } from "../../env";
 import { z, type ZodType } from "zod";
 import { badRequest, forbidden, invalidParam, notFound } from "./errors";
 
 /**
- * Loads the :id of a project or group route (numeric id or URL-encoded full path) and checks the
- * caller's role. GitLab answers 404 for what the caller may not see, 403 for what they may see but
- * not do. Administrators see and may do all.
+ * The :id of a project or group route (numeric id or URL-encoded full path), checked for an ability
+ * of the REST caller by the one resolver (src/services/abilities.ts): 404 for what the caller may
+ * not see, 403 for what they may see but not do. REST's door has judged the token's scopes.
  */
-export async function loadProject(
+export async function loadProject<A extends ProjectAbility = "read_project">(
   c: Context<AppEnv>,
   idOrPath: string,
-  minLevel: number = AccessLevel.NONE,
-): Promise<{ project: ProjectRow; level: number }> {
-  const db = getDb(c.env.DB);
-  const project = await findProject(db, idOrPath);
-  if (!project) throw notFound("Project Not Found");
-  const { user } = c.get("principal");
-  const level = user.isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, user.id);
-  if (!canReadProject(project.visibility as Visibility, level, true, user.isAdmin)) throw notFound("Project Not Found");
-  if (level < minLevel) throw forbidden();
-  return { project, level };
+  ability: A = "read_project" as A,
+): Promise<{ project: CheckedProject<A>; access: ProjectAccess }> {
+  return checkProject(c.env, restAsker(c), idOrPath, ability);
 }
 
-export async function loadGroup(
+export async function loadGroup<A extends GroupAbility = "read_group">(
   c: Context<AppEnv>,
   idOrPath: string,
-  minLevel: number = AccessLevel.NONE,
-): Promise<{ group: GroupRow; level: number }> {
-  const db = getDb(c.env.DB);
-  const group = await findGroup(db, idOrPath);
-  if (!group) throw notFound("Group Not Found");
-  const { user } = c.get("principal");
-  const level = user.isAdmin ? AccessLevel.OWNER : await groupAccessLevel(db, group.id, user.id);
-  if (!canReadProject(group.visibility as Visibility, level, true, user.isAdmin)) throw notFound("Group Not Found");
-  if (level < minLevel) throw forbidden();
-  return { group, level };
+  ability: A = "read_group" as A,
+): Promise<{ group: CheckedGroup<A>; access: GroupAccess }> {
+  return checkGroup(c.env, restAsker(c), idOrPath, ability);
 }
+
+/** The REST caller as the resolver asks it (a user principal: REST's routes that load projects require one). */
+export const restAsker = (c: Context<AppEnv>): Asker => ({ kind: "user", user: c.get("principal").user, scopes: null });
 
 /** GitLab's ISO 8601 timestamps with milliseconds. */
 export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());

@@ -9,7 +9,6 @@ import {
   updateManagedLicense,
   type ManagedLicenseRow,
 } from "../../db/licenses";
-import { AccessLevel } from "../../domain/access";
 import { approvalStatusName, parseApprovalStatus, usesOldNames, type ApprovalStatus } from "../../domain/license-policy";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
@@ -47,19 +46,19 @@ licenses.get("/projects/:id/managed_licenses", requireAuth(READ_API), async (c) 
   return c.json(rows.map((l) => render(c, l)));
 });
 
-async function loadLicense(c: Context<AppEnv>, minLevel: number) {
-  const { project } = await loadProject(c, c.req.param("id")!, minLevel);
+async function loadLicense(c: Context<AppEnv>, ability: "read_project" | "admin_project") {
+  const { project } = await loadProject(c, c.req.param("id")!, ability);
   const license = await findManagedLicense(getDb(c.env.DB), project.id, c.req.param("managed_license_id")!);
   if (!license) throw notFound();
   return license;
 }
 
 licenses.get("/projects/:id/managed_licenses/:managed_license_id", requireAuth(READ_API), async (c) => {
-  return c.json(render(c, await loadLicense(c, AccessLevel.NONE)));
+  return c.json(render(c, await loadLicense(c, "read_project")));
 });
 
 licenses.post("/projects/:id/managed_licenses", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id"), "admin_project");
   const input = parseParams(z.object({ name: z.string().min(1).max(255), approval_status: z.string().min(1) }), await readParams(c));
   const status = approval(c, input.approval_status);
   const row = await createManagedLicense(getDb(c.env.DB), project.id, input.name, status);
@@ -68,14 +67,14 @@ licenses.post("/projects/:id/managed_licenses", requireAuth(WRITE_API), async (c
 });
 
 licenses.patch("/projects/:id/managed_licenses/:managed_license_id", requireAuth(WRITE_API), async (c) => {
-  const license = await loadLicense(c, AccessLevel.MAINTAINER);
+  const license = await loadLicense(c, "admin_project");
   const input = parseParams(z.object({ approval_status: z.string().min(1) }), await readParams(c));
   const row = await updateManagedLicense(getDb(c.env.DB), license.id, approval(c, input.approval_status));
   return c.json(render(c, row));
 });
 
 licenses.delete("/projects/:id/managed_licenses/:managed_license_id", requireAuth(WRITE_API), async (c) => {
-  const license = await loadLicense(c, AccessLevel.MAINTAINER);
+  const license = await loadLicense(c, "admin_project");
   await deleteManagedLicense(getDb(c.env.DB), license.id);
   return c.body(null, 204);
 });

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { getDb } from "../../db/client";
 import { findMember, listMembers, type MemberView } from "../../db/namespaces";
 import { addMember, removeMember, updateMember, type MembershipSource } from "../../services/memberships";
-import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { notFound } from "./errors";
@@ -37,13 +36,12 @@ type Kind = "project" | "group";
 /** The source and the caller's level; reading needs visibility, managing needs maintainer (owner for groups). */
 async function source(c: Context<AppEnv>, kind: Kind, manage: boolean): Promise<MembershipSource> {
   const id = c.req.param("id")!;
-  const min = manage ? (kind === "group" ? AccessLevel.OWNER : AccessLevel.MAINTAINER) : AccessLevel.NONE;
   if (kind === "project") {
-    const { project, level } = await loadProject(c, id, min);
-    return { kind, id: project.id, actorLevel: level };
+    const { project, access } = await loadProject(c, id, manage ? "admin_project" : "read_project");
+    return { kind, id: project.id, actorLevel: access.level };
   }
-  const { group, level } = await loadGroup(c, id, min);
-  return { kind, id: group.id, actorLevel: level };
+  const { group, access } = await loadGroup(c, id, manage ? "admin_group" : "read_group");
+  return { kind, id: group.id, actorLevel: access.level };
 }
 
 for (const kind of ["project", "group"] as const) {

@@ -13,7 +13,6 @@ import {
   type MergeRequestRow,
 } from "../../db/merge-requests";
 import type { ProjectRow } from "../../db/projects";
-import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
@@ -66,10 +65,10 @@ export function renderMergeRequest(c: Context<AppEnv>, mr: MergeRequestRow, proj
   return view;
 }
 
-/** Reading merge requests: reporter on private projects (guests do not see them in GitLab). */
+/** Reading merge requests is read_code (guests of private projects do not see them in GitLab); writing, create_merge_request. */
 export async function loadMergeRequestProject(c: Context<AppEnv>, write: boolean) {
-  const { project, level } = await loadProject(c, c.req.param("id")!, write ? AccessLevel.DEVELOPER : AccessLevel.NONE);
-  if (project.visibility === "private" && level < AccessLevel.REPORTER) throw new ApiError(404, { message: "404 Project Not Found" });
+  const { project, access } = await loadProject(c, c.req.param("id")!, write ? "create_merge_request" : "read_code");
+  access.check("read_code");
   return project;
 }
 

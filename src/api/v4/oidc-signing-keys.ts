@@ -1,8 +1,7 @@
 import { Hono } from "hono";
-import { recordAudit, type AuditAction } from "../../db/audit";
-import { getDb } from "../../db/client";
+import { rotateSigningKeys } from "../../services/signing-keys";
 import type { AppEnv } from "../../env";
-import { listKeys, rotateKeys, type KeyInfo, type KeyPurpose } from "../../credentials/signing-keys";
+import { listKeys, type KeyInfo, type KeyPurpose } from "../../credentials/signing-keys";
 import { WRITE_API, requestActor, requireAdmin, requireAuth } from "./auth";
 
 /**
@@ -22,26 +21,19 @@ const entity = (k: KeyInfo) => ({
   retire_at: iso(k.retireAt),
 });
 
-const RINGS: { purpose: KeyPurpose; path: string; audit: { action: AuditAction; entityType: string } }[] = [
-  { purpose: "oidc", path: "/admin/oidc/signing_keys", audit: { action: "oidc_signing_key_rotated", entityType: "oidc_signing_key" } },
-  { purpose: "registry", path: "/admin/registry/signing_keys", audit: { action: "registry_signing_key_rotated", entityType: "registry_signing_key" } },
+const RINGS: { purpose: KeyPurpose; path: string }[] = [
+  { purpose: "oidc", path: "/admin/oidc/signing_keys" },
+  { purpose: "registry", path: "/admin/registry/signing_keys" },
 ];
 
-for (const { purpose, path, audit } of RINGS) {
+for (const { purpose, path } of RINGS) {
   keys.use(path, requireAuth(WRITE_API), requireAdmin);
   keys.use(`${path}/*`, requireAuth(WRITE_API), requireAdmin);
 
   keys.get(path, async (c) => c.json((await listKeys(c.env, purpose)).map(entity)));
 
   keys.post(`${path}/rotate`, async (c) => {
-    const ring: KeyInfo[] = await rotateKeys(c.env, purpose);
-    await recordAudit(getDb(c.env.DB), {
-      action: audit.action,
-      actor: requestActor(c),
-      entityType: audit.entityType,
-      entityId: ring.find((k) => k.state === "active")!.kid,
-      details: {},
-    });
+    const ring: KeyInfo[] = await rotateSigningKeys(c.env, requestActor(c), purpose);
     return c.json(ring.map(entity), 201);
   });
 }

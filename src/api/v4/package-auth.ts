@@ -1,15 +1,12 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { deployTokenCovers } from "../../credentials/deploy-token";
 import { admitRequest, type Door } from "../../credentials/front-door";
 import { requireScopes } from "../../credentials/resolve";
-import { getDb } from "../../db/client";
-import { findProject, type ProjectRow } from "../../db/projects";
-import { AccessLevel } from "../../domain/access";
+import type { ProjectRow } from "../../db/projects";
+import { askerOf, checkProject } from "../../services/abilities";
 import { hasAnyScope } from "../../domain/scopes";
 import type { AppEnv } from "../../env";
 import { ApiError, forbidden, notFound } from "./errors";
-import { loadProject } from "./load";
 
 /**
  * Who may use the generic package registry (spec: OAuth access tokens do not authenticate to the
@@ -55,13 +52,9 @@ export function requirePackageAuth(mode: "read" | "write") {
  * to cover the project.
  */
 export async function loadPackageProject(c: Context<AppEnv>, mode: "read" | "write"): Promise<ProjectRow> {
-  const caller = c.get("caller");
-  if (caller.kind === "deploy_token") {
-    const project = await findProject(getDb(c.env.DB), c.req.param("id")!);
-    if (!project || !(await deployTokenCovers(c.env, caller.token, project))) throw notFound("Project Not Found");
-    return project;
-  }
-  const { project, level } = await loadProject(c, c.req.param("id")!, mode === "write" ? AccessLevel.DEVELOPER : AccessLevel.NONE);
-  if (mode === "read" && project.visibility === "private" && level < AccessLevel.REPORTER) throw notFound();
+  // The door judged the token's scopes for the mode (PAT_SCOPES, DEPLOY_SCOPES); the table the project.
+  const asker = askerOf(c.get("caller"), "judged_by_door");
+  const { project, access } = await checkProject(c.env, asker, c.req.param("id")!, mode === "write" ? "create_package" : "read_package");
+  if (mode === "write") access.check("read_package");
   return project;
 }

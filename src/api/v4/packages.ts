@@ -16,7 +16,6 @@ import {
   type PipelineRow,
 } from "../../db/packages";
 import type { ProjectRow } from "../../db/projects";
-import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requireAuth, WRITE_API } from "./auth";
@@ -71,8 +70,6 @@ function renderPackage(c: Context<AppEnv>, pkg: PackageRow, project: ProjectRow,
   return view;
 }
 
-/** Reading packages: reporter on private projects (GitLab's read_package), anyone who sees a public one. */
-const readLevel = (project: ProjectRow) => (project.visibility === "private" ? AccessLevel.REPORTER : AccessLevel.NONE);
 
 packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requirePackageAuth("write"), async (c) => {
   const project = await loadPackageProject(c, "write");
@@ -151,8 +148,7 @@ const ListPackages = z.object({
 });
 
 packagesApp.get("/projects/:id/packages", requireAuth(READ_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"));
-  if (level < readLevel(project)) throw notFound();
+  const { project } = await loadProject(c, c.req.param("id"), "read_package");
   const q = parseParams(ListPackages, queryParams(c));
   const page = parsePage(c);
   const db = getDb(c.env.DB);
@@ -166,9 +162,9 @@ packagesApp.get("/projects/:id/packages", requireAuth(READ_API), async (c) => {
   return c.json(rows.map((r) => renderPackage(c, r, project, pipelines ? (pipelines.get(r.id) ?? []) : null)));
 });
 
-async function loadPackage(c: Context<AppEnv>, minLevel?: number) {
-  const { project, level } = await loadProject(c, c.req.param("id")!, minLevel);
-  if (level < readLevel(project)) throw notFound();
+async function loadPackage(c: Context<AppEnv>, ability: "read_package" | "destroy_package" = "read_package") {
+  const { project, access } = await loadProject(c, c.req.param("id")!, ability);
+  access.check("read_package");
   const id = parseParams(idParam, c.req.param("package_id"));
   const pkg = await findPackage(getDb(c.env.DB), project.id, id);
   if (!pkg) throw notFound();
@@ -206,7 +202,7 @@ packagesApp.get("/projects/:id/packages/:package_id/pipelines", requireAuth(READ
 });
 
 packagesApp.delete("/projects/:id/packages/:package_id", requireAuth(WRITE_API), async (c) => {
-  const { pkg } = await loadPackage(c, AccessLevel.MAINTAINER);
+  const { pkg } = await loadPackage(c, "destroy_package");
   const keys = await deletePackage(getDb(c.env.DB), pkg.id);
   if (keys.length) await c.env.FILES.delete(keys);
   return c.body(null, 204);

@@ -4,7 +4,6 @@ import { getDb } from "../../db/client";
 import { listProjects, projectSearch, type ProjectOrder } from "../../db/namespace-listing";
 import type { ProjectRow } from "../../db/projects";
 import { projectRegistrySize } from "../../db/registry-content";
-import { AccessLevel } from "../../domain/access";
 import { pathFromName } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
@@ -64,7 +63,7 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
   let namespace: { kind: "group" | "user"; id: number; fullPath: string };
   if (input.namespace_id) {
     // GitLab's default project creation level: developers and maintainers.
-    const { group } = await loadGroup(c, String(input.namespace_id), AccessLevel.DEVELOPER);
+    const { group } = await loadGroup(c, String(input.namespace_id), "create_projects");
     namespace = { kind: "group", id: group.id, fullPath: group.fullPath };
   } else {
     namespace = { kind: "user", id: user.id, fullPath: user.username };
@@ -132,9 +131,9 @@ projects.get("/groups/:id/projects", requireAuth(READ_API), async (c) => {
 });
 
 projects.get("/projects/:id", requireAuth(READ_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"));
+  const { project, access } = await loadProject(c, c.req.param("id"));
   // GitLab: ?statistics=true adds the project's storage statistics for reporters and above.
-  if (c.req.query("statistics") === "true" && level >= AccessLevel.REPORTER) {
+  if (c.req.query("statistics") === "true" && access.can("read_statistics")) {
     const containerRegistrySize = await projectRegistrySize(getDb(c.env.DB), project.id);
     return c.json({ ...renderProject(c, project), statistics: { container_registry_size: containerRegistrySize } });
   }
@@ -151,9 +150,9 @@ const UpdateProject = z.object({
 
 // GitLab: maintainers edit a project (admin_project), only owners rename it (rename_project).
 projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project, access } = await loadProject(c, c.req.param("id"), "admin_project");
   const input = parseParams(UpdateProject, await readParams(c));
-  if (input.name !== undefined && input.name !== project.name && level < AccessLevel.OWNER) throw forbidden();
+  if (input.name !== undefined && input.name !== project.name) access.check("rename_project");
   const updated = await updateProject(c.env, requestActor(c), project, {
     name: input.name,
     path: input.path,
@@ -166,7 +165,7 @@ projects.put("/projects/:id", requireAuth(WRITE_API), async (c) => {
 
 // GitLab: owners delete a project (remove_project); the answer is 202 and storage goes afterwards.
 projects.delete("/projects/:id", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.OWNER);
+  const { project } = await loadProject(c, c.req.param("id"), "remove_project");
   const { afterwards } = await destroyProject(c.env, requestActor(c), project);
   c.executionCtx.waitUntil(afterwards);
   return c.json({ message: "202 Accepted" }, 202);

@@ -13,7 +13,6 @@ import {
   type RegistryRepositoryRow,
   type RegistryTagRow,
 } from "../../db/registry";
-import { Ability, AccessLevel, canReadContainerImages, type Visibility } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { gate } from "../../http/gate";
@@ -78,18 +77,13 @@ async function respondRepositories(c: Context<AppEnv>, scope: RepositoryScope, h
   );
 }
 
-/** Reading images (read_container_image, src/domain/access.ts; GraphQL asks the same rule). */
-const mayReadImages = (c: Context<AppEnv>, project: ProjectRow, level: number) =>
-  canReadContainerImages(project.visibility as Visibility, level, true, c.get("principal").user.isAdmin);
-
 registry.get("/projects/:id/registry/repositories", requireAuth(READ_API), async (c) => {
-  const { project, level } = await loadProject(c, c.req.param("id"));
-  if (!mayReadImages(c, project, level)) throw notFound();
+  const { project } = await loadProject(c, c.req.param("id"), "read_container_image");
   return respondRepositories(c, { projectId: project.id }, true);
 });
 
 registry.get("/groups/:id/registry/repositories", requireAuth(READ_API), async (c) => {
-  const { group } = await loadGroup(c, c.req.param("id"), AccessLevel.REPORTER);
+  const { group } = await loadGroup(c, c.req.param("id"), "read_group_container_images");
   const g = gate(c);
   // tags and tags_count: honoured (deprecated) below 15.0, ignored from 15.0 (no tag information).
   const usesTags = c.req.query("tags") !== undefined || c.req.query("tags_count") !== undefined;
@@ -109,8 +103,7 @@ registry.get("/registry/repositories/:id", requireAuth(READ_API), async (c) => {
   if (!repo) throw notFound();
   const project = await findProject(db, String(repo.projectId));
   if (!project) throw notFound();
-  const { level } = await loadProject(c, String(project.id));
-  if (!mayReadImages(c, project, level)) throw notFound();
+  await loadProject(c, String(project.id), "read_container_image");
   const wantTags = q.tags === true;
   const wantCount = q.tag_count === true;
   const wantSize = q.size === true;
@@ -124,9 +117,9 @@ registry.get("/registry/repositories/:id", requireAuth(READ_API), async (c) => {
   );
 });
 
-async function loadRepository(c: Context<AppEnv>, minLevel: number) {
-  const { project, level } = await loadProject(c, c.req.param("id")!, minLevel);
-  if (!mayReadImages(c, project, level)) throw notFound();
+async function loadRepository(c: Context<AppEnv>, ability: "read_container_image" | "destroy_container_image") {
+  const { project, access } = await loadProject(c, c.req.param("id")!, ability);
+  access.check("read_container_image");
   const repoId = parseParams(idParam, c.req.param("repository_id"));
   const repo = await findRepository(getDb(c.env.DB), repoId);
   if (!repo || repo.projectId !== project.id) throw notFound("Repository Not Found");
@@ -134,14 +127,14 @@ async function loadRepository(c: Context<AppEnv>, minLevel: number) {
 }
 
 registry.delete("/projects/:id/registry/repositories/:repository_id", requireAuth(WRITE_API), async (c) => {
-  const repo = await loadRepository(c, Ability.destroyContainerImage);
+  const repo = await loadRepository(c, "destroy_container_image");
   // Gone from /v2/ when this answers; GitLab schedules the deletion and answers 202.
   await deleteContainerRepository(c.env, requestActor(c), repo);
   return c.body(null, 202);
 });
 
 registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireAuth(READ_API), async (c) => {
-  const repo = await loadRepository(c, AccessLevel.NONE);
+  const repo = await loadRepository(c, "read_container_image");
   const page = parsePage(c);
   const { rows, total, hasNext } = await listTags(getDb(c.env.DB), repo.id, { limit: page.perPage, offset: page.offset });
   setPaginationHeaders(c, page, total, hasNext);
@@ -149,7 +142,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireA
 });
 
 registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(READ_API), async (c) => {
-  const repo = await loadRepository(c, AccessLevel.NONE);
+  const repo = await loadRepository(c, "read_container_image");
   const tag = await findTag(getDb(c.env.DB), repo.id, c.req.param("tag_name"));
   if (!tag) throw notFound("Tag Not Found");
   return c.json({
@@ -163,7 +156,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name"
 });
 
 registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
-  const repo = await loadRepository(c, Ability.destroyContainerImage);
+  const repo = await loadRepository(c, "destroy_container_image");
   const deleted = await deleteContainerTags(c.env, requestActor(c), repo, [c.req.param("tag_name")]);
   if (!deleted.length) throw notFound("Tag Not Found");
   return c.body(null, 200);

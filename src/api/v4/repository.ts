@@ -1,6 +1,5 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { canPushCode, canReadCode, type Visibility } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { originSettings } from "../../git/origin-client";
 import { readBlob, readBranches, readCommit, readCommits, readTree } from "../../git/repository-reader";
@@ -25,10 +24,8 @@ const repository = new Hono<AppEnv>();
 const FILE_SCOPES = [...READ_API, "read_repository"] as const;
 
 async function loadReadableProject(c: Context<AppEnv>) {
-  const { project, level } = await loadProject(c, c.req.param("id") ?? "");
-  const { user } = c.var.principal;
-  if (!canReadCode(project.visibility as Visibility, level, true, user.isAdmin)) throw forbidden();
-  return { project, level, origin: originSettings(c.env) };
+  const { project, access } = await loadProject(c, c.req.param("id") ?? "", "read_code");
+  return { project, access, origin: originSettings(c.env) };
 }
 
 /** The origin's refusals in GitLab's words: a 404 names what is missing, a 400 the parameter. */
@@ -126,23 +123,23 @@ function matchesSearch(name: string, search: string | undefined): boolean {
 }
 
 repository.get("/projects/:id/repository/branches", requireAuth(READ_API), async (c) => {
-  const { project, level, origin } = await loadReadableProject(c);
+  const { project, access, origin } = await loadReadableProject(c);
   const q = parseParams(z.object({ search: z.string().max(255).optional() }), queryParams(c));
   const page = parsePage(c);
   const { branches } = await readBranches(origin, project.id);
   const found = branches.filter((b) => matchesSearch(b.name, q.search));
   setPaginationHeaders(c, page, found.length);
-  const canPush = canPushCode(level, c.var.principal.user.isAdmin);
+  const canPush = access.can("push_code");
   return c.json(found.slice(page.offset, page.offset + page.perPage).map((b) => renderBranch(c, project, b, canPush)));
 });
 
 repository.get("/projects/:id/repository/branches/:branch", requireAuth(READ_API), async (c) => {
-  const { project, level, origin } = await loadReadableProject(c);
+  const { project, access, origin } = await loadReadableProject(c);
   const name = c.req.param("branch");
   const { branches } = await gitlabMissing("Branch Not Found", () => readBranches(origin, project.id, name));
   const branch = branches[0];
   if (!branch) throw notFound("Branch Not Found");
-  return c.json(renderBranch(c, project, branch, canPushCode(level, c.var.principal.user.isAdmin)));
+  return c.json(renderBranch(c, project, branch, access.can("push_code")));
 });
 
 const CommitsQuery = z.object({

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { getDb } from "../../db/client";
 import { findRegistrationScope, findRunnerByToken, recordContact, type NewRunner } from "../../db/runners";
 import { registerRunner, removeRunner, resetRegistrationToken } from "../../services/runners";
-import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, forbidden, invalidParam } from "./errors";
@@ -48,10 +47,10 @@ registration.post("/user/runners", requireAuth(WRITE_API), async (c) => {
     if (!c.var.principal.user.isAdmin) throw forbidden();
   } else if (input.runner_type === "group_type") {
     if (!input.group_id) throw invalidParam("group_id", "is missing");
-    base.groupId = (await loadGroup(c, String(input.group_id), AccessLevel.OWNER)).group.id;
+    base.groupId = (await loadGroup(c, String(input.group_id), "admin_group")).group.id;
   } else {
     if (!input.project_id) throw invalidParam("project_id", "is missing");
-    base.projectId = (await loadProject(c, String(input.project_id), AccessLevel.MAINTAINER)).project.id;
+    base.projectId = (await loadProject(c, String(input.project_id), "admin_project")).project.id;
   }
   const created = await registerRunner(c.env, { actor: requestActor(c) }, base, "created");
   if (!created.ok) throw new ApiError(400, { message: created.errors });
@@ -109,13 +108,13 @@ registration.post("/runners/reset_registration_token", requireAuth(WRITE_API), r
 });
 
 registration.post("/projects/:id/runners/reset_registration_token", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id"), "admin_project");
   const token = await resetRegistrationToken(c.env, requestActor(c), { scopeType: "project", scopeId: project.id });
   return c.json({ token, token_expires_at: null }, 201);
 });
 
 registration.post("/groups/:id/runners/reset_registration_token", requireAuth(WRITE_API), async (c) => {
-  const { group } = await loadGroup(c, c.req.param("id"), AccessLevel.OWNER);
+  const { group } = await loadGroup(c, c.req.param("id"), "admin_group");
   const token = await resetRegistrationToken(c.env, requestActor(c), { scopeType: "group", scopeId: group.id });
   return c.json({ token, token_expires_at: null }, 201);
 });

@@ -13,7 +13,6 @@ import {
   type RunnerRow,
 } from "../../db/runners";
 import { assignRunnerToProject, removeRunner, unassignRunnerFromProject, updateRunnerSettings } from "../../services/runners";
-import { AccessLevel } from "../../domain/access";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
 import { READ_API, requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
@@ -105,12 +104,12 @@ runnersApp.delete("/runners/:id", requireAuth(WRITE_API), async (c) => {
 
 // Project runners: those enabled on the project, its ancestor groups' runners and instance runners.
 runnersApp.get("/projects/:id/runners", requireAuth(READ_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id"), "admin_project");
   return respondList(c, projectRunnerScope(project), { scopes: RUNNER_ALL_SCOPES });
 });
 
 runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id"), "admin_project");
   const { runner_id } = parseParams(z.object({ runner_id: idParam }), await readParams(c));
   const db = getDb(c.env.DB);
   const runner = await findRunner(db, runner_id);
@@ -135,7 +134,7 @@ runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
 });
 
 runnersApp.delete("/projects/:id/runners/:runner_id", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id"), "admin_project");
   const db = getDb(c.env.DB);
   const runnerId = parseParams(idParam, c.req.param("runner_id"));
   const ids = await runnerProjectIds(db, runnerId);
@@ -148,7 +147,7 @@ runnersApp.delete("/projects/:id/runners/:runner_id", requireAuth(WRITE_API), as
 
 // Group runners: the group's and its ancestors' runners and instance runners.
 runnersApp.get("/groups/:id/runners", requireAuth(READ_API), async (c) => {
-  const { group } = await loadGroup(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { group } = await loadGroup(c, c.req.param("id"), "maintain_group");
   const g = gate(c);
   if (c.req.query("type") === "project_type") {
     // Always an empty collection; refused from 16.0.

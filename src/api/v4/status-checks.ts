@@ -11,7 +11,6 @@ import {
   updateStatusCheck,
   type StatusCheckRow,
 } from "../../db/merge-requests";
-import { AccessLevel } from "../../domain/access";
 import { statusCheckOutcome } from "../../domain/status-checks";
 import type { AppEnv } from "../../env";
 import { gate } from "../../http/gate";
@@ -29,19 +28,19 @@ const renderCheck = (s: StatusCheckRow) => ({ id: s.id, name: s.name, project_id
 const url = z.string().url().max(255).refine((u) => /^https?:/.test(u));
 
 checks.get("/projects/:id/external_status_checks", requireAuth(READ_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.DEVELOPER);
+  const { project } = await loadProject(c, c.req.param("id"), "read_status_checks");
   return c.json((await listStatusChecks(getDb(c.env.DB), project.id)).map(renderCheck));
 });
 
 checks.post("/projects/:id/external_status_checks", requireAuth(WRITE_API), async (c) => {
-  const { project } = await loadProject(c, c.req.param("id"), AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id"), "admin_project");
   const input = parseParams(z.object({ name: z.string().min(1).max(255), external_url: url }), await readParams(c));
   const check = await uniqueOr400("name", () => createStatusCheck(getDb(c.env.DB), project.id, input.name, input.external_url));
   return c.json(renderCheck(check), 201);
 });
 
 async function loadCheck(c: Context<AppEnv>) {
-  const { project } = await loadProject(c, c.req.param("id")!, AccessLevel.MAINTAINER);
+  const { project } = await loadProject(c, c.req.param("id")!, "admin_project");
   const id = parseParams(idParam, c.req.param("check_id"));
   const check = await findStatusCheck(getDb(c.env.DB), project.id, id);
   if (!check) throw notFound();

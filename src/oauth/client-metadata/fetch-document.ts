@@ -1,5 +1,8 @@
 import { isLoopbackAddressUrl, isPublicHost } from "../../domain/public-host";
 import { OAuthError } from "../errors";
+import { looksLikeDocumentUrl } from "../../domain/client-id-url";
+
+export { documentHost, looksLikeDocumentUrl } from "../../domain/client-id-url";
 
 /**
  * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): which client ids
@@ -20,20 +23,6 @@ export const MAX_URL_LENGTH = 2048;
 
 const refuse = (why: string) => new OAuthError("invalid_client", `Client metadata document refused: ${why}`);
 
-/** Whether a client_id is meant as a document URL (it has an http(s) scheme), whatever its validity. */
-export function looksLikeDocumentUrl(clientId: string): boolean {
-  return /^https?:\/\//i.test(clientId);
-}
-
-/** The host to show a person for a client identified by its metadata document's URL; null for other clients. */
-export function documentHost(clientId: string): string | null {
-  if (!looksLikeDocumentUrl(clientId)) return null;
-  try {
-    return new URL(clientId).host;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The document URL a client_id names, checked by the draft's rules (§3: https, a path, no

@@ -1,5 +1,5 @@
 import { getConfig, newApplicationTtl } from "../../config";
-import { recordAudit } from "../../db/audit";
+import { storeMetadataDocumentApplication } from "../../services/metadata-document-clients";
 import { findApplicationByUid, saveMetadataDocumentApplication, type ApplicationRow, type MetadataDocumentClient } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { AppError } from "../../domain/errors";
@@ -64,8 +64,7 @@ export async function findAuthorizeClient(env: Bindings, clientId: string, ip: s
  */
 export async function storeDocumentClient(env: Bindings, app: ApplicationRow, who: { userId: number; ip: string | null }): Promise<ApplicationRow> {
   if (!isUnstoredDocumentClient(app)) return app;
-  const db = getDb(env.DB);
-  const saved = await saveMetadataDocumentApplication(db, {
+  const saved = await storeMetadataDocumentApplication(env, { id: who.userId, ip: who.ip }, {
     uid: app.uid,
     name: app.name,
     redirectUri: app.redirectUri,
@@ -77,14 +76,6 @@ export async function storeDocumentClient(env: Bindings, app: ApplicationRow, wh
     tokenEndpointAuthMethod: app.tokenEndpointAuthMethod,
   });
   if (!saved) throw new OAuthError("invalid_client", "Client metadata document refused: another application has this client_id.");
-  await recordAudit(db, {
-    action: "metadata_document_application_created",
-    entityType: "oauth_application",
-    entityId: saved.id,
-    details: { name: saved.name, client_id: saved.uid },
-    authorId: who.userId,
-    ip: who.ip,
-  });
   return saved;
 }
 

@@ -1,13 +1,12 @@
-import { Hono, type Context } from "hono";
-import { recordAudit } from "../../db/audit";
+import type { Context } from "hono";
+import { decideDeviceAuthorization } from "../../services/device-authorizations";
 import { findApplicationById } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { normalizeUserCode } from "../../domain/user-code";
-import { CsrfField, Flash, renderPage, requireUser, type PageEnv } from "../../web/page";
-import { csrfToken, sessionAuthTime } from "../../web/session";
+import { CsrfField, Flash, pageApp, pageVisit, type PageEnv } from "../page-door";
 import { DecisionForm, ScopeList, UnverifiedNotice } from "../consent-page";
 import { attemptKeys, attemptRefused, countAttempt } from "../throttle";
-import { decideDeviceGrant, findDeviceGrantByUserCode, type DeviceGrantRow } from "../../db/device-grants";
+import { findDeviceGrantByUserCode, type DeviceGrantRow } from "../../db/device-grants";
 import { clientAddress } from "../../http/client-address";
 import { parseScopes } from "../../domain/scopes";
 
@@ -16,10 +15,8 @@ import { parseScopes } from "../../domain/scopes";
  * labelled "Code"), then authorizes or denies. Wrong codes are counted per person and per client
  * address, and a banned one is refused before any lookup, so codes cannot be guessed.
  */
-const pages = new Hono<PageEnv>();
-// Mounted at /oauth among the pages (src/web/pages/index.tsx), which add security headers and CSRF checks.
-pages.use("/device", requireUser);
-pages.use("/device/*", requireUser);
+// Mounted at /oauth by src/app.ts; a page (src/http/families.ts), so its errors render as the pages' do.
+const pages = pageApp({ enter: "signed-in" });
 
 function CodeForm(props: { csrf: string; code?: string; error?: string }) {
   return (
@@ -39,7 +36,7 @@ function CodeForm(props: { csrf: string; code?: string; error?: string }) {
   );
 }
 
-pages.get("/device", async (c) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} code={c.req.query("user_code")?.slice(0, 20)} />));
+pages.get("/device", async (c) => pageVisit(c).render("Connect a device", <CodeForm csrf={await pageVisit(c).csrfToken()} code={c.req.query("user_code")?.slice(0, 20)} />));
 
 /** A grant the person may still decide on, or why not (in words for the page). */
 function usable(grant: DeviceGrantRow | null, now: number): string | null {
@@ -79,7 +76,7 @@ async function typedUserCode(c: Context<PageEnv>, typed: string, now: number): P
 pages.post("/device", async (c) => {
   const body = await c.req.parseBody();
   const typed = typeof body.user_code === "string" ? body.user_code.slice(0, 40) : "";
-  const again = async (error: string, status: 422 | 429) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} code={typed} error={error} />, status);
+  const again = async (error: string, status: 422 | 429) => pageVisit(c).render("Connect a device", <CodeForm csrf={await pageVisit(c).csrfToken()} code={typed} error={error} />, status);
   const user = c.get("user");
   const entry = await typedUserCode(c, typed, Date.now());
   if (entry.kind === "refused") return again(TOO_MANY, 429);
@@ -88,8 +85,7 @@ pages.post("/device", async (c) => {
   const app = await findApplicationById(getDb(c.env.DB), grant.application_id);
   if (!app) return again("That code is not valid. Check the code on your device and try again.", 422);
   const scopes = parseScopes(grant!.scopes);
-  return renderPage(
-    c,
+  return pageVisit(c).render(
     "Authorize device",
     <div class="narrow">
       <h1>
@@ -102,7 +98,7 @@ pages.post("/device", async (c) => {
       </p>
       <UnverifiedNotice app={app} />
       <ScopeList scopes={scopes} />
-      <DecisionForm action="/oauth/device/decision" csrf={await csrfToken(c)} hidden={{ user_code: code }} />
+      <DecisionForm action="/oauth/device/decision" csrf={await pageVisit(c).csrfToken()} hidden={{ user_code: code }} />
     </div>,
   );
 });
@@ -112,23 +108,15 @@ pages.post("/device/decision", async (c) => {
   const approve = body.decision === "approve";
   const user = c.get("user");
   const now = Date.now();
-  const again = async (error: string, status: 422 | 429) => renderPage(c, "Connect a device", <CodeForm csrf={await csrfToken(c)} error={error} />, status);
+  const again = async (error: string, status: 422 | 429) => pageVisit(c).render("Connect a device", <CodeForm csrf={await pageVisit(c).csrfToken()} error={error} />, status);
   const entry = await typedUserCode(c, typeof body.user_code === "string" ? body.user_code.slice(0, 40) : "", now);
   if (entry.kind === "refused") return again(TOO_MANY, 429);
   if (entry.kind === "unusable") return again(entry.problem, 422);
   const grant = entry.grant;
-  const decided = await decideDeviceGrant(c.env.DB, grant.id, { approve, userId: user.id, authTime: (await sessionAuthTime(c)) ?? now, now });
+  const actor = { id: user.id, ip: clientAddress(c.req.raw, c.env) };
+  const decided = await decideDeviceAuthorization(c.env, actor, grant, { approve, authTime: (await pageVisit(c).authTime()) ?? now, now });
   if (!decided) return again("That code has already been used.", 422);
-  await recordAudit(getDb(c.env.DB), {
-    action: approve ? "device_authorization_approved" : "device_authorization_denied",
-    authorId: user.id,
-    entityType: "oauth_application",
-    entityId: grant.application_id,
-    details: { scopes: grant.scopes },
-    ip: clientAddress(c.req.raw, c.env),
-  });
-  return renderPage(
-    c,
+  return pageVisit(c).render(
     approve ? "Device authorized" : "Device denied",
     <div class="narrow">
       <h1>{approve ? "Device authorized" : "Access denied"}</h1>

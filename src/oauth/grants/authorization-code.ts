@@ -1,11 +1,10 @@
-import { recordAudit } from "../../db/audit";
+import { recordCodeExchanged } from "../../services/token-families";
 import { getDb } from "../../db/client";
 import { findUserById } from "../../db/users";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
 import { expiryForced } from "../../credentials/oauth-access-token";
 import { familyStub } from "../../credentials/oauth-family";
-import { markFamilyActive } from "../../db/oauth-grants";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
 import { hashToken, mintAccessToken, mintRefreshToken, parseCode } from "../../credentials/oauth-token-format";
@@ -61,12 +60,8 @@ export const authorizationCodeGrant: Grant = {
     // The id_token's reads run beside the bookkeeping writes: with openid the exchange waits for no extra hop.
     const [idToken] = await Promise.all([
       idTokenFor(env, issuer, result.family, { withNonce: true, recorded: true }),
-      markFamilyActive(db, fid),
-      recordAudit(db, {
-        action: "token_issued",
+      recordCodeExchanged(db, fid, {
         authorId: userId,
-        entityType: "oauth_token_family",
-        entityId: fid,
         details: { grant_type: "authorization_code", application_id: client.app.id, scopes: result.family.scopes, pkce: verifier !== null },
         ip,
       }),

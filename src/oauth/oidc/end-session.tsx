@@ -1,19 +1,20 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
 import { AppError } from "../../domain/errors";
 import { findApplicationByUid, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
 import { isRegisteredPostLogoutUri } from "../../domain/logout-settings";
-import { CsrfField, renderPage, type PageEnv } from "../../web/page";
-import { csrfToken, currentSession, signOutBrowser } from "../../web/session";
+import { CsrfField, pageApp, pageVisit, type PageEnv } from "../page-door";
 import { issuerOf } from "../issuer";
 import { checkIdTokenHint, type IdTokenHint } from "./id-token-hint";
 import { MAX_STATE_LENGTH } from "../authorize-request";
 
 /**
  * The end-session endpoint, /oauth/logout (OpenID Connect RP-Initiated Logout 1.0; docs/oidc.md,
- * "Signing out"). A page, mounted at /oauth among the pages (src/web/pages/index.tsx): GET and
- * POST (§2: both), without the pages' CSRF check, since a relying party sends the browser here from
- * its own site; the confirmation it shows posts to /oauth/logout/confirm, which has the check.
+ * "Signing out"). A page behind its page door (src/web/door.ts), mounted at /oauth by src/app.ts:
+ * GET and POST (§2: both) on a door without the CSRF check (`crossSiteForm`), since a relying party
+ * sends the browser here from its own site; the confirmation it shows posts to
+ * /oauth/logout/confirm, behind an ordinary door with the check. Both without form-action: the
+ * confirmation's answer redirects to the application (as on the consent page).
  *
  * The request is checked first and refused on a page (never redirected) when it is wrong: an
  * `id_token_hint` not issued by this server, an unknown `client_id` or one not in the hint's `aud`,
@@ -21,13 +22,14 @@ import { MAX_STATE_LENGTH } from "../authorize-request";
  * exactly (§3). Then the browser is signed out at once when the request proves it comes for the
  * signed-in person (a hint whose `sub` is the session's user, whose `sid`, when it has one, is the
  * session's, and a `logout_hint`, when given, naming that user), and otherwise asked (§2: "the OP
- * SHOULD ask the End-User whether to log out"). Signing out is src/web/session.ts
- * signOutBrowser: the session ends as a change, the clients it signed into get their logout tokens.
+ * SHOULD ask the End-User whether to log out"). Signing out is pageVisit's signOut
+ * (src/web/session.ts signOutBrowser): the session ends as a change, the clients it signed into get their logout tokens.
  * Last, the browser goes back to the registered `post_logout_redirect_uri` with `state` (§3), or
  * sees a page saying it is signed out. `ui_locales` is accepted and the page stays in English, the
  * only language served.
  */
-const pages = new Hono<PageEnv>();
+const endpoint = pageApp({ enter: "anyone", formAction: false, crossSiteForm: true });
+const confirmation = pageApp({ enter: "anyone", formAction: false });
 
 interface EndSessionRequest {
   app: ApplicationRow | null;
@@ -84,8 +86,7 @@ function provesSession(r: EndSessionRequest, session: { userId: number; sid: str
 }
 
 function refused(c: Context<PageEnv>, description: string): Promise<Response> {
-  return renderPage(
-    c,
+  return pageVisit(c).render(
     "Sign-out error",
     <div class="narrow">
       <h1>Sign-out error</h1>
@@ -105,8 +106,7 @@ function finish(c: Context<PageEnv>, r: EndSessionRequest, signedOut: boolean): 
     return c.redirect(url.href, c.req.method === "POST" ? 303 : 302);
   }
   const title = signedOut ? "You have been signed out" : "You are signed out";
-  return renderPage(
-    c,
+  return pageVisit(c).render(
     title,
     <div class="narrow">
       <h1>{title}</h1>
@@ -121,15 +121,15 @@ async function endSessionEndpoint(c: Context<PageEnv>, params: URLSearchParams):
   const checked = await checkRequest(c, params);
   if (!checked.ok) return refused(c, checked.description);
   const r = checked.request;
-  const current = await currentSession(c);
+  const visit = pageVisit(c);
+  const current = await visit.session();
   if (!current) return finish(c, r, false);
   if (provesSession(r, { userId: current.user.id, sid: current.row.sid, username: current.user.username, email: current.user.email })) {
-    await signOutBrowser(c, "rp_initiated_logout");
+    await visit.signOut("rp_initiated_logout");
     return finish(c, r, true);
   }
   const appName = r.app?.name ?? null;
-  return renderPage(
-    c,
+  return visit.render(
     "Sign out",
     <div class="narrow">
       <h1>Sign out?</h1>
@@ -144,7 +144,7 @@ async function endSessionEndpoint(c: Context<PageEnv>, params: URLSearchParams):
         of <strong>{current.user.username}</strong>'s session here. Applications you signed in to with this session are told.
       </p>
       <form method="post" action="/oauth/logout/confirm" class="card">
-        <CsrfField token={await csrfToken(c)} />
+        <CsrfField token={await visit.csrfToken()} />
         {r.app ? <input type="hidden" name="client_id" value={r.app.uid} /> : null}
         {r.redirect ? <input type="hidden" name="post_logout_redirect_uri" value={r.redirect} /> : null}
         {r.state ? <input type="hidden" name="state" value={r.state} /> : null}
@@ -174,20 +174,22 @@ async function formParams(c: Context<PageEnv>): Promise<URLSearchParams> {
   return out;
 }
 
-pages.get("/logout", (c) => endSessionEndpoint(c, new URL(c.req.url).searchParams));
-pages.post("/logout", async (c) => endSessionEndpoint(c, await formParams(c)));
+endpoint.get("/logout", (c) => endSessionEndpoint(c, new URL(c.req.url).searchParams));
+endpoint.post("/logout", async (c) => endSessionEndpoint(c, await formParams(c)));
 
 /** The answer to the confirmation (CSRF-checked by the pages): sign out, or stay; then back to the application. */
-pages.post("/logout/confirm", async (c) => {
+confirmation.post("/logout/confirm", async (c) => {
   const params = await formParams(c);
   const decision = params.get("decision");
   params.delete("decision");
   params.delete("authenticity_token");
   const checked = await checkRequest(c, params);
   if (!checked.ok) return refused(c, checked.description);
-  const signedOut = decision === "sign_out" && (await signOutBrowser(c, "rp_initiated_logout"));
+  const signedOut = decision === "sign_out" && (await pageVisit(c).signOut("rp_initiated_logout"));
   if (decision !== "sign_out" && !checked.request.redirect) return c.redirect("/", 303);
   return finish(c, checked.request, signedOut);
 });
 
-export default pages;
+endpoint.route("/", confirmation);
+
+export default endpoint;

@@ -1,18 +1,16 @@
-import { Hono } from "hono";
 import { listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
-import { Flash, formatDate, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { Flash, formatDate, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, currentSessionIdHash, revokeOtherSession } from "../session";
+import { pageApp } from "../door";
 
 /**
  * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
  * address, sign-in and last request; the current one is marked and has no Revoke (sign out does
  * that). A session is named by its stored SHA-256, never by the cookie value.
  */
-const activeSessions = new Hono<PageEnv>();
-activeSessions.use("/profile/active_sessions", requireUser);
-activeSessions.use("/profile/active_sessions/*", requireUser);
+const activeSessions = pageApp({ enter: "signed-in" });
 
 activeSessions.get("/profile/active_sessions", async (c) => {
   const rows = await listSessionsOfUser(c.env, c.var.user.id, Date.now());

@@ -1,4 +1,4 @@
-import { documentHost } from "../../oauth/client-metadata/fetch-document";
+import { documentHost } from "../../domain/client-id-url";
 import type { ApplicationRow } from "../../db/applications";
 import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS, type ApplicationErrors } from "../../domain/application-input";
 import { registeredUris } from "../../domain/redirect-uri";

@@ -1,13 +1,13 @@
 import { ConnectGuide } from "./connect-guide";
-import { issuerOf } from "../../oauth/issuer";
-import { Hono, type Context } from "hono";
+import { issuerOf } from "../../http/issuer";
+import { type Context } from "hono";
 import { getConfig } from "../../config";
 import { findApplicationById, listApplications, type ApplicationRow } from "../../db/applications";
 import { getDb } from "../../db/client";
 import type { ApplicationErrors } from "../../domain/application-input";
 import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../services/authorizations";
 import { createApplication, deleteApplication, renewApplicationSecret, updateApplication } from "../../services/applications";
-import { CsrfField, Flash, renderPage, requireUser, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import {
   ApplicationDetails,
@@ -21,14 +21,13 @@ import {
 import { applicationFieldsOf, readApplicationForm } from "../application-form";
 import { whenParamIs } from "../../http/router";
 import { pathTail } from "../../http/path-decoding";
+import { pageApp } from "../door";
 
 /**
  * /profile/applications: the user's own OAuth applications (create, show, edit, renew the
  * secret, delete) and, below, the applications the user has authorized (revoke).
  */
-const apps = new Hono<PageEnv>();
-apps.use("/profile/applications", requireUser);
-apps.use("/profile/applications/*", requireUser);
+const apps = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 

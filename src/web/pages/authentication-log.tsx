@@ -1,15 +1,14 @@
-import { Hono } from "hono";
 import { listAuditEvents, type AuditAction } from "../../db/audit";
 import { getDb } from "../../db/client";
 import { TableHead } from "../components";
-import { formatDate, renderPage, requireUser, type PageEnv } from "../page";
+import { formatDate, renderPage, type PageEnv } from "../page";
+import { pageApp } from "../door";
 
 /**
  * /profile/authentication_log (GitLab's "Authentication log"): the user's own sign-ins, failures,
  * lockouts and account changes, read from the audit events already recorded, newest first.
  */
-const authenticationLog = new Hono<PageEnv>();
-authenticationLog.use("/profile/authentication_log", requireUser);
+const authenticationLog = pageApp({ enter: "signed-in" });
 
 const PER_PAGE = 50;
 

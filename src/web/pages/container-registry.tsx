@@ -1,34 +1,33 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findRepository, listRepositories, tagsOf } from "../../db/registry";
 import { projectRegistrySize } from "../../db/registry-content";
 import { getConfig } from "../../config";
-import { AccessLevel } from "../../domain/access";
 import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { RevokeForm, TableHead } from "../components";
 import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
-import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>/container_registry: the project's image repositories with their tags and
  * sizes (GitLab's Packages and registries → Container registry); developers delete tags and
  * repositories, after a confirmation, through the same code as the REST API.
  */
-const registryPage = new Hono<PageEnv>();
-guardProjectPage(registryPage, "/container_registry");
+const registryPage = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 const MAX_REPOSITORIES = 100;
 
 async function page(c: Ctx) {
-  const { project, level } = await projectForPage(c, AccessLevel.REPORTER);
+  const { project, access } = await projectForPage(c, "read_container_image");
   const db = getDb(c.env.DB);
   const { rows: repos } = await listRepositories(db, { projectId: project.id }, { limit: MAX_REPOSITORIES, offset: 0 });
   const tags = await tagsOf(db, repos.map((r) => r.id));
   const [used, quota] = [await projectRegistrySize(db, project.id), getConfig(c.env).registry.projectQuotaBytes];
   const host = new URL(c.req.url).host;
-  const canDelete = level >= AccessLevel.DEVELOPER;
+  const canDelete = access.can("destroy_container_image");
   const token = await csrfToken(c);
   const base = `/${project.pathWithNamespace}/container_registry`;
   return renderPage(
@@ -140,7 +139,7 @@ function InsecureRegistryNote({ host }: { host: string }) {
 }
 
 async function repositoryOf(c: Ctx) {
-  const { project } = await projectForPage(c, AccessLevel.DEVELOPER);
+  const { project } = await projectForPage(c, "destroy_container_image");
   const repo = await findRepository(getDb(c.env.DB), Number(c.req.param("repo")));
   return { project, repo: repo && repo.projectId === project.id ? repo : null };
 }

@@ -1,16 +1,16 @@
-import { Hono } from "hono";
 import { getDb } from "../../db/client";
 import { listGroups, projectsByActivity } from "../../db/namespace-listing";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
-import { renderPage, requireUser, type PageEnv } from "../page";
+import { renderPage, type PageEnv } from "../page";
+import { pageApp } from "../door";
+import { notFoundPage } from "./not-found";
 
 /**
  * /dashboard/projects and /dashboard/groups (GitLab's paths): the signed-in person's projects
  * (their own, their memberships' and their groups') and groups, through the listing the REST
  * API's `membership=true` uses.
  */
-const dashboard = new Hono<PageEnv>();
-dashboard.use("/dashboard/*", requireUser);
+const dashboard = pageApp({ enter: "signed-in" });
 const PER_PAGE = 20;
 
 dashboard.get("/dashboard/projects", async (c) => {
@@ -61,5 +61,8 @@ dashboard.get("/dashboard/groups", async (c) => {
     </>,
   );
 });
+
+// Last: any other dashboard path is behind the same door (a visitor signs in first), then "Page not found".
+dashboard.get("/dashboard/*", (c) => notFoundPage(c));
 
 export default dashboard;

@@ -1,21 +1,20 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { getDeployToken, listDeployTokens } from "../../db/deploy-tokens";
-import { AccessLevel } from "../../domain/access";
 import { DEPLOY_TOKEN_SCOPES, isDeployTokenExpired, type DeployTokenErrors } from "../../domain/deploy-token-input";
 import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
 import { RevokeForm, ScopeBadges, ShownOnce, TableHead } from "../components";
 import { CsrfField, Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
-import { guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>/-/settings/repository: the project's deploy tokens (GitLab puts them in
  * Settings → Repository). Maintainers create one (shown once) and revoke it.
  */
-const deployTokensPage = new Hono<PageEnv>();
-guardProjectPage(deployTokensPage, "/-/settings/repository");
+const deployTokensPage = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 interface FormValues {
@@ -34,7 +33,7 @@ const SCOPE_HINTS: Record<(typeof DEPLOY_TOKEN_SCOPES)[number], string> = {
 };
 
 async function page(c: Ctx, opts: { values?: FormValues; errors?: DeployTokenErrors; created?: { token: string; username: string } } = {}) {
-  const { project } = await projectForPage(c, AccessLevel.MAINTAINER);
+  const { project } = await projectForPage(c, "admin_project");
   const now = Date.now();
   const { rows } = await listDeployTokens(getDb(c.env.DB), { projectId: project.id }, { active: true, now, limit: 100, offset: 0 });
   const token = await csrfToken(c);
@@ -119,7 +118,7 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: DeployTokenErr
 deployTokensPage.get(`${PROJECT_PATH}/-/settings/repository`, (c) => page(c));
 
 deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens`, async (c) => {
-  const { project } = await projectForPage(c, AccessLevel.MAINTAINER);
+  const { project } = await projectForPage(c, "admin_project");
   const body = await c.req.parseBody({ all: true });
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const values: FormValues = {
@@ -135,7 +134,7 @@ deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens`, asy
 });
 
 deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens/:id/revoke`, async (c) => {
-  const { project } = await projectForPage(c, AccessLevel.MAINTAINER);
+  const { project } = await projectForPage(c, "admin_project");
   const row = await getDeployToken(getDb(c.env.DB), { projectId: project.id }, Number(c.req.param("id")));
   if (row) await revokeDeployToken(c.env, sessionActor(c), row);
   setFlash(c, row ? `The deploy token ${row.name} was revoked.` : "No such deploy token.");

@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import { CATALOGUE } from "../../versioning/catalogue";
 import { gate } from "../../http/gate";
 import { stateAt, type ChangeState } from "../../versioning/gate";
@@ -7,13 +6,14 @@ import type { AppEnv } from "../../env";
 import { TableHead } from "../components";
 import { renderPage } from "../page";
 import { DeprecationTimeline } from "./deprecation-timeline";
+import { pageApp } from "../door";
 
 /**
  * /help/deprecations: the catalogue of announced changes with each entry's state at the configured
  * service version. Each entry has an anchor, because the Link header of a deprecated response
  * points at /help/deprecations#<id>.
  */
-const deprecations = new Hono<AppEnv>();
+const deprecations = pageApp<AppEnv>({ enter: "anyone" });
 
 const STATE_TEXT: Record<ChangeState, string> = {
   removed: "Removed at this version",

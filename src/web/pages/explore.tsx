@@ -1,16 +1,16 @@
-import { Hono } from "hono";
 import { getDb } from "../../db/client";
 import { projectsByActivity } from "../../db/namespace-listing";
 import type { AppEnv } from "../../env";
 import { Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { renderPage } from "../page";
 import { currentUser } from "../session";
+import { pageApp } from "../door";
 
 /**
  * /explore/projects (GitLab's path): the projects the viewer may see. A visitor sees the public
  * ones; a signed-in person also the internal ones and their own, as `GET /api/v4/projects` lists.
  */
-const explore = new Hono<AppEnv>();
+const explore = pageApp<AppEnv>({ enter: "anyone" });
 const PER_PAGE = 20;
 
 explore.get("/explore", (c) => c.redirect("/explore/projects", 302));

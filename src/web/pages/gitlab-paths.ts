@@ -1,11 +1,11 @@
-import { Hono } from "hono";
 import type { PageEnv } from "../page";
+import { pageApp } from "../door";
 
 /**
  * GitLab's own paths for pages this service keeps elsewhere: a person (or a guide written for
  * GitLab) who opens one is sent to ours, query kept. 301: the move is permanent.
  */
-const gitlabPaths = new Hono<PageEnv>();
+const gitlabPaths = pageApp({ enter: "anyone" });
 
 export const GITLAB_PAGE_REDIRECTS: Record<string, string> = {
   "/oauth/applications": "/profile/applications",

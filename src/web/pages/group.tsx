@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findIteration } from "../../db/iterations";
 import { listGroups, listProjects } from "../../db/namespace-listing";
@@ -8,6 +8,7 @@ import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * /groups/<full path> (GitLab's path, the `web_url` of a group): the group's subgroups and
@@ -16,7 +17,7 @@ import { notFoundPage } from "./not-found";
  * iteration's `web_url`). A group the viewer may not see answers as one that does not exist; a
  * visitor is sent to sign in first.
  */
-const groupPages = new Hono<PageEnv>();
+const groupPages = pageApp({ enter: "anyone" });
 const PER_PAGE = 20;
 
 type Ctx = Context<PageEnv>;

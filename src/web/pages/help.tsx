@@ -1,13 +1,13 @@
-import { Hono } from "hono";
 import { renderPage, type PageEnv } from "../page";
-import { issuerOf } from "../../oauth/issuer";
+import { issuerOf } from "../../http/issuer";
+import { pageApp } from "../door";
 
 /**
  * /help: where an app developer or a user starts (the discovery document's
  * service_documentation). Each topic names the endpoints to call and the document of this
  * repository that explains it (docs/), as GitLab's /help indexes its documentation.
  */
-const help = new Hono<PageEnv>();
+const help = pageApp({ enter: "anyone" });
 
 const TOPICS: { title: string; doc: string; what: string; links: [string, string][] }[] = [
   {

@@ -1,9 +1,9 @@
-import { Hono } from "hono";
 import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { currentUser } from "../session";
+import { pageApp } from "../door";
 
 /** The home page: where to go next, signed in or not. */
-const home = new Hono<PageEnv>();
+const home = pageApp({ enter: "anyone" });
 
 home.get("/", async (c) => {
   const user = await currentUser(c);

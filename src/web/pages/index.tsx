@@ -2,7 +2,6 @@ import { Hono, type Context } from "hono";
 import assets from "../assets";
 import demoSpa from "../demo-spa";
 import { renderPage, type PageEnv } from "../page";
-import { pageSecurityHeaders, requireCsrf } from "../security";
 import { pageRefusal } from "../refusal";
 import activeSessions from "./active-sessions";
 import admin from "./admin";
@@ -30,13 +29,13 @@ import gitlabPaths from "./gitlab-paths";
 import personalAccessTokens from "./personal-access-tokens";
 import signIn from "./sign-in";
 import twoFactor from "./two-factor";
-import devicePages from "../../oauth/device/pages";
-import endSessionPages from "../../oauth/oidc/end-session";
 import { logUnexpectedError } from "../../observability/error-log";
 
 /**
- * Every page a person uses. Security headers and CSRF protection apply to the page paths only,
- * never to the API, the OAuth endpoints or git (which carry tokens, not cookies).
+ * Every page a person uses. Each sub-app declares its page door (src/web/door.ts: security
+ * headers, CSRF and the Origin check on unsafe methods, who may enter), carried by each of its
+ * routes; nothing here guards by path, and the API, the OAuth endpoints and git (which carry
+ * tokens, not cookies) never pass a page door.
  */
 const pages = new Hono<PageEnv>();
 
@@ -64,14 +63,6 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
 }
 pages.onError(renderPagesError);
 
-export const PAGE_PATHS = ["/", "/users/*", "/profile/*", "/profile", "/help", "/help/*", "/-/demo/*", "/-/mail", "/-/mail/*", "/admin", "/admin/*", "/dashboard/*", "/groups", "/groups/*", "/projects", "/projects/*", "/explore", "/explore/*", "/oauth/device", "/oauth/device/*"] as const;
-for (const path of PAGE_PATHS) pages.use(path, pageSecurityHeaders(), requireCsrf);
-// RP-Initiated Logout's end-session endpoint: a relying party sends the browser here from its own
-// site (GET or a cross-site form POST), so no CSRF check; its confirmation form posts to
-// /oauth/logout/confirm, which has it. The form's answer redirects to the application, so no
-// form-action (as on the consent page).
-pages.use("/oauth/logout", pageSecurityHeaders({ formAction: false }));
-pages.use("/oauth/logout/confirm", pageSecurityHeaders({ formAction: false }), requireCsrf);
 
 pages.route("/", assets);
 pages.route("/", demoSpa);
@@ -82,8 +73,6 @@ pages.route("/", signIn);
 pages.route("/", twoFactor);
 pages.route("/", applications);
 pages.route("/", personalAccessTokens);
-pages.route("/oauth", devicePages);
-pages.route("/oauth", endSessionPages);
 pages.route("/", deprecations);
 pages.route("/", activeSessions);
 pages.route("/", password);

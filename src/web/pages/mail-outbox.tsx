@@ -1,9 +1,10 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getConfig } from "../../config";
 import { getDb } from "../../db/client";
 import { findOutboxMail, listOutboxMail } from "../../db/mail-outbox";
 import { formatDate, renderPage, type PageEnv } from "../page";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * /-/mail: the local outbox of `npm start` (src/mail/outbox.ts), like GitLab's letter_opener: the
@@ -11,7 +12,7 @@ import { notFoundPage } from "./not-found";
  * true; a deployed Worker answers 404 here, as for any unknown path. Nobody needs to sign in: a
  * developer resetting a forgotten password is not signed in.
  */
-const mailOutbox = new Hono<PageEnv>();
+const mailOutbox = pageApp({ enter: "anyone" });
 const SHOWN = 50;
 
 const localOnly = (c: Context<PageEnv>) => getConfig(c.env).localDev;

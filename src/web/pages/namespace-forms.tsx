@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { listGroups } from "../../db/namespace-listing";
 import { findGroup, groupAccessLevel, type GroupRow } from "../../db/projects";
@@ -6,9 +6,10 @@ import { AccessLevel } from "../../domain/access";
 import { AppError } from "../../domain/errors";
 import { isValidNamespacePath, pathFromName, VISIBILITIES, type VisibilityLevel } from "../../domain/namespace-input";
 import { createGroup, createProject } from "../../services/namespaces";
-import { CsrfField, Flash, renderPage, requireUser, sessionActor, setFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import { canCreateProjectIn, canCreateSubgroupIn } from "./group";
+import { pageApp } from "../door";
 
 /**
  * GitLab's create pages: /projects/new (a project in the person's own namespace or a group they
@@ -16,8 +17,7 @@ import { canCreateProjectIn, canCreateSubgroupIn } from "./group";
  * Both call the same services as POST /api/v4/projects and /groups (src/services/namespaces.ts),
  * with the same rules; the forms post to /projects and /groups as GitLab's do.
  */
-const forms = new Hono<PageEnv>();
-for (const p of ["/projects/new", "/projects", "/groups/new", "/groups"]) forms.use(p, requireUser);
+const forms = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 type Values = { name: string; path: string; description: string; visibility: VisibilityLevel; namespace: string; readme: boolean };

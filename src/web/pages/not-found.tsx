@@ -1,12 +1,13 @@
 import type { Context } from "hono";
 import { renderPage } from "../page";
+import { setPageSecurityHeaders } from "../security";
 
 /**
  * The page a person sees for an address that does not exist, in the pages' style (the API
  * families answer their own 404s in their own shapes).
  */
-export function notFoundPage(c: Context<any>): Promise<Response> {
-  return renderPage(
+export async function notFoundPage(c: Context<any>): Promise<Response> {
+  const res = await renderPage(
     c,
     "Page not found",
     <section class="error-page">
@@ -19,4 +20,7 @@ export function notFoundPage(c: Context<any>): Promise<Response> {
     </section>,
     404,
   );
+  // Most not-found pages pass no page door (no route matched): they carry its headers all the same.
+  setPageSecurityHeaders(c, res.headers);
+  return res;
 }

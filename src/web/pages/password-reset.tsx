@@ -1,12 +1,13 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { reasonOf } from "../../domain/errors";
 import { clientAddress } from "../../http/client-address";
 import { logUnexpectedError } from "../../observability/error-log";
-import { issuerOf } from "../../oauth/issuer";
+import { issuerOf } from "../../http/issuer";
 import { RESET_FAILURES, requestPasswordReset, resetPassword, userOfResetToken } from "../../services/accounts/password-reset";
 import { confirmEmail } from "../../services/accounts/email-confirmation";
 import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
+import { pageApp } from "../door";
 
 /**
  * GitLab's (Devise's) mailed account links: "Forgot your password?" (/users/password/new, the
@@ -14,7 +15,7 @@ import { csrfToken } from "../session";
  * (/users/confirmation). The rules are src/services/accounts/password-reset.ts and
  * email-confirmation.ts; these pages only parse and render.
  */
-const passwordReset = new Hono<PageEnv>();
+const passwordReset = pageApp({ enter: "anyone" });
 type Ctx = Context<PageEnv>;
 
 /** Devise's paranoid answer: the same whether or not the address belongs to anyone. */

@@ -1,17 +1,16 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { PASSWORD_CHANGE_FAILURES, changePassword, type PasswordChangeFailure } from "../../services/accounts/password-change";
 import { reasonOf } from "../../domain/errors";
 import { throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
-import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, endOtherSessions } from "../session";
 import { clientAddress } from "../../http/client-address";
 import { safeRedirectPath } from "../redirect";
+import { pageApp } from "../door";
 
 /** /profile/password/edit: change the password (GitLab's path); every other session ends. */
-const password = new Hono<PageEnv>();
-password.use("/profile/password", requireUser);
-password.use("/profile/password/*", requireUser);
+const password = pageApp({ enter: "signed-in" });
 
 const ERRORS: Record<PasswordChangeFailure, string> = {
   wrong_password: "You must provide a valid current password.",

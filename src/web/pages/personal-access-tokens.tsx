@@ -1,17 +1,16 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { getPersonalAccessToken, listPersonalAccessTokens } from "../../db/personal-access-tokens";
 import { PAT_SCOPES, isoDay, maxPatExpiry, type PatErrors } from "../../domain/pat-input";
 import { createPersonalAccessToken, revokePersonalAccessToken } from "../../services/personal-access-tokens";
 import { RevokeForm, ScopeBadges, ScopeCheckboxes, ShownOnce, TableHead } from "../components";
-import { CsrfField, Flash, formatDate, renderPage, requireUser, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
+import { pageApp } from "../door";
 
 /** /profile/personal_access_tokens: create (expiry required, at most a year), shown once, list, revoke. */
-const pats = new Hono<PageEnv>();
-pats.use("/profile/personal_access_tokens", requireUser);
-pats.use("/profile/personal_access_tokens/*", requireUser);
+const pats = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 interface FormValues {

@@ -1,19 +1,19 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { reasonOf } from "../../domain/errors";
 import { clientAddress } from "../../http/client-address";
-import { issuerOf } from "../../oauth/issuer";
+import { issuerOf } from "../../http/issuer";
 import { EMAIL_CHANGE_FAILURES, requestOwnEmailChange } from "../../services/accounts/email-confirmation";
 import { ThrottledError } from "../../throttle";
-import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
 import { throttledPageError } from "../throttled";
+import { pageApp } from "../door";
 
 /**
  * /profile/email: a person changes their e-mail address (GitLab's Edit profile, Email). The new
  * address takes effect once the link mailed to it is opened (src/services/accounts/email-confirmation.ts).
  */
-const profileEmail = new Hono<PageEnv>();
-profileEmail.use("/profile/email", requireUser);
+const profileEmail = pageApp({ enter: "signed-in" });
 
 const ERRORS: Record<(typeof EMAIL_CHANGE_FAILURES)[number], string> = {
   wrong_password: "You must provide a valid current password.",

@@ -1,14 +1,14 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findIssueByIid } from "../../db/issues";
 import { findMergeRequest, usersById } from "../../db/merge-requests";
 import { findPackage, findPipeline, packageFilesOf } from "../../db/packages";
 import type { ProjectRow } from "../../db/projects";
-import { AccessLevel, canReadCode, type Visibility } from "../../domain/access";
 import { TableHead } from "../components";
 import { formatDate, renderPage, type PageEnv } from "../page";
-import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * Read-only pages of a project's records, at the `web_url` and `_links.web_path` the APIs return:
@@ -17,8 +17,7 @@ import { notFoundPage } from "./not-found";
  * Each needs what its REST read needs: code readers for merge requests and pipelines, reporters
  * on a private project for packages, any viewer of the project for issues.
  */
-const records = new Hono<PageEnv>();
-for (const section of ["/-/merge_requests", "/-/issues", "/-/pipelines", "/-/packages"]) guardProjectPage(records, section);
+const records = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 
@@ -26,8 +25,8 @@ const idOf = (raw: string | undefined) => (raw && /^[1-9][0-9]{0,15}$/.test(raw)
 
 /** The project, when the viewer may read its code (else null: the page answers not found). */
 async function codeReader(c: Ctx): Promise<ProjectRow | null> {
-  const { project, level } = await projectForPage(c, AccessLevel.NONE);
-  return canReadCode(project.visibility as Visibility, level, true, c.var.user.isAdmin) ? project : null;
+  const { project, access } = await projectForPage(c, "read_project");
+  return access.can("read_code") ? project : null;
 }
 
 const ProjectLine = ({ project }: { project: ProjectRow }) => (
@@ -100,7 +99,7 @@ records.get(PROJECT_PATH + "/-/merge_requests/:iid", async (c) => {
 });
 
 records.get(PROJECT_PATH + "/-/issues/:iid", async (c) => {
-  const { project } = await projectForPage(c, AccessLevel.NONE);
+  const { project } = await projectForPage(c, "read_project");
   const db = getDb(c.env.DB);
   const issue = await findIssueByIid(db, project.id, idOf(c.req.param("iid")));
   if (!issue) return notFoundPage(c);
@@ -157,9 +156,9 @@ records.get(PROJECT_PATH + "/-/pipelines/:id", async (c) => {
 
 records.get(PROJECT_PATH + "/-/packages/:id", async (c) => {
   // GitLab's read_package: reporters on a private project, anyone who sees a public or internal one.
-  const { project, level } = await projectForPage(c, AccessLevel.NONE);
+  const { project, access } = await projectForPage(c, "read_project");
   const db = getDb(c.env.DB);
-  const readable = project.visibility !== "private" || level >= AccessLevel.REPORTER;
+  const readable = access.can("read_package");
   const pkg = readable ? await findPackage(db, project.id, idOf(c.req.param("id"))) : null;
   if (!pkg) return notFoundPage(c);
   const files = await packageFilesOf(db, pkg.id);

@@ -1,4 +1,4 @@
-import { Hono, type Context, type Next } from "hono";
+import { type Context, type Next } from "hono";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { listPackages } from "../../db/packages";
@@ -12,11 +12,11 @@ import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
 import { Flash, formatDate, renderPage, takeFlash } from "../page";
 import { PROJECT_PATH } from "../project-page";
-import { pageSecurityHeaders } from "../security";
 import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
 import { originSettings } from "../../git/origin-client";
 import { FileList, FileText, fileText, listDirectory, readmeOf } from "../repository-view";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>: a project's page, from which its sections are reached: the clone URL,
@@ -28,14 +28,12 @@ import { FileList, FileText, fileText, listDirectory, readmeOf } from "../reposi
  * The path pattern also matches git's endpoints below a repository (`/<ns>/<p>.git/info/refs`),
  * which belong to the git family (src/http/families.ts): those pass on to it untouched.
  */
-const projectPage = new Hono<AppEnv>();
+const projectPage = pageApp<AppEnv>({ enter: "anyone" });
 const MAX_PACKAGES = 20;
 const MAX_RUNNERS = 20;
 const MAX_FILES = 50;
 
 const isPagePath = (c: Context) => familyOf(c.req.path) === "pages";
-const headers = pageSecurityHeaders();
-projectPage.use(PROJECT_PATH, (c, next) => (isPagePath(c) ? headers(c, next) : next()));
 
 projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   if (!isPagePath(c)) return next();

@@ -1,27 +1,26 @@
-import { Hono, type Context } from "hono";
-import { AccessLevel, canReadCode, type Visibility } from "../../domain/access";
+import { type Context } from "hono";
 import { originSettings } from "../../git/origin-client";
 import { encodeRefPath, readCommit } from "../../git/repository-reader";
 import { reasonOf } from "../../domain/errors";
 import type { ProjectRow } from "../../db/projects";
 import { renderPage, type PageEnv } from "../page";
-import { formatBytes, guardProjectPage, projectForPage, PROJECT_PATH } from "../project-page";
+import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { FileList, FileText, fileText, listDirectory, splitRefPath } from "../repository-view";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * A repository's pages, read-only (GitLab's paths): a directory at a ref (/-/tree/<ref>/<path>,
  * a branch's `web_url`), a file (/-/blob/<ref>/<path>) and a commit (/-/commit/<sha>, a commit's
  * `web_url`). The viewer must be able to read the code, as for git fetch and the Repository API.
  */
-const repositoryPages = new Hono<PageEnv>();
-for (const section of ["/-/tree", "/-/blob", "/-/commit"]) guardProjectPage(repositoryPages, section);
+const repositoryPages = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 
 async function codeReader(c: Ctx): Promise<ProjectRow | null> {
-  const { project, level } = await projectForPage(c, AccessLevel.NONE);
-  return canReadCode(project.visibility as Visibility, level, true, c.var.user.isAdmin) ? project : null;
+  const { project, access } = await projectForPage(c, "read_project");
+  return access.can("read_code") ? project : null;
 }
 
 /** The `<ref>/<path>` after /-/tree/ or /-/blob/ in the request's path. */

@@ -1,11 +1,8 @@
-import { Hono } from "hono";
 import { guardRefuses } from "../../services/accounts/account-guard";
 import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../services/accounts/lockout";
 import { LOGIN_FAILURES, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { reasonOf } from "../../domain/errors";
 import { verifySecondFactor } from "../../services/accounts/two-factor";
-import { recordAudit } from "../../db/audit";
-import { getDb } from "../../db/client";
 import { CsrfField, Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
@@ -13,9 +10,10 @@ import { csrfToken, currentUser, endSession, pendingTwoFactorUser, signOutBrowse
 import { clientAddress } from "../../http/client-address";
 import { passwordExpired } from "../../services/accounts/password-expiry";
 import type { UserRow } from "../../db/users";
+import { pageApp } from "../door";
 
 /** Sign-in (password, then two-factor when enabled) and sign-out. */
-const signIn = new Hono<PageEnv>();
+const signIn = pageApp({ enter: "anyone" });
 
 /** One message for unknown users, wrong passwords and locked-out addresses (no username enumeration). */
 const INVALID = "Invalid username or password.";

@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import { raw } from "hono/html";
 import qrcode from "qrcode-generator";
 import {
@@ -15,14 +14,13 @@ import { reasonOf } from "../../domain/errors";
 import type { UserRow } from "../../db/users";
 import { statusFor, throttledPageError } from "../throttled";
 import { ThrottledError } from "../../throttle";
-import { CsrfField, Flash, renderPage, requireUser, setFlash, takeFlash, type PageEnv } from "../page";
+import { CsrfField, Flash, renderPage, setFlash, takeFlash, type PageEnv } from "../page";
 import { csrfToken, endOtherSessions } from "../session";
 import { clientAddress } from "../../http/client-address";
+import { pageApp } from "../door";
 
 /** /profile/two_factor_auth: enrol TOTP (secret, otpauth URI, QR code), recovery codes, disable. */
-const twoFactor = new Hono<PageEnv>();
-twoFactor.use("/profile/two_factor_auth", requireUser);
-twoFactor.use("/profile/two_factor_auth/*", requireUser);
+const twoFactor = pageApp({ enter: "signed-in" });
 
 const ERRORS: Record<TwoFactorFailure, string> = {
   wrong_password: "The current password is incorrect.",

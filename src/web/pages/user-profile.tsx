@@ -1,10 +1,9 @@
-import { Hono } from "hono";
 import { getDb } from "../../db/client";
 import { findUserByUsername } from "../../db/users";
 import { userRoute } from "../../http/router";
-import { pageSecurityHeaders } from "../security";
 import { renderPage, type PageEnv } from "../page";
 import { notFoundPage } from "./not-found";
+import { pageApp } from "../door";
 
 /**
  * /<username> (GitLab's path, the `web_url` of every user the APIs return, and the "address of
@@ -12,9 +11,8 @@ import { notFoundPage } from "./not-found";
  * profiles are; no e-mail address. The router sends every top-level path that is not reserved
  * here (src/http/router.ts, userRoute), so no page path is ever taken for a username.
  */
-const userProfile = new Hono<PageEnv>();
+const userProfile = pageApp({ enter: "anyone" });
 
-userProfile.use(userRoute(), pageSecurityHeaders());
 userProfile.get(userRoute(), async (c) => {
   const username = c.req.param("username") ?? "";
   const user = await findUserByUsername(getDb(c.env.DB), username);

@@ -1,6 +1,6 @@
 import { ConnectGuide } from "../connect-guide";
-import { issuerOf } from "../../../oauth/issuer";
-import { Hono, type Context } from "hono";
+import { issuerOf } from "../../../http/issuer";
+import { type Context } from "hono";
 import { getConfig } from "../../../config";
 import type { ApplicationRow } from "../../../db/applications";
 import type { ApplicationErrors } from "../../../domain/application-input";
@@ -10,13 +10,14 @@ import { CsrfField, Flash, sessionActor, renderPage, setFlash, takeFlash, type P
 import { csrfToken } from "../../session";
 import { notFoundPage } from "../not-found";
 import { ApplicationDetails, ApplicationForm, formValuesOf, type AppFormValues } from "../application-views";
+import { pageApp } from "../../door";
 
 /**
  * /admin/applications/:id: one instance-wide application: details, edit (with the trusted flag),
  * renew secret (shown once), delete after a confirmation page. Each change goes through
  * src/services/applications.ts, as the admin API's do, and is audited there.
  */
-const adminApplication = new Hono<PageEnv>();
+const adminApplication = pageApp({ enter: "administrator" });
 type Ctx = Context<PageEnv>;
 const BASE = "/admin/applications";
 const ID = "/admin/applications/:id";

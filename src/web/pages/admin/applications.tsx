@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getConfig } from "../../../config";
 import { listInstanceApplicationsPage } from "../../../db/applications";
 import { getDb } from "../../../db/client";
@@ -13,13 +13,14 @@ import { ApplicationForm, ClientKindBadge, EMPTY_FORM, type AppFormValues } from
 import { applicationPage } from "./application";
 import { whenParamIs } from "../../../http/router";
 import { Pager, pageNumber } from "../../namespace-lists";
+import { pageApp } from "../../door";
 
 /**
  * /admin/applications: the instance-wide applications (GitLab's Admin area → Applications), the
  * ones `POST /api/v4/applications` creates and the ones clients registered themselves (marked);
  * creating one shows its secret once. PER_PAGE a page, newest first, with page links.
  */
-const adminApplications = new Hono<PageEnv>();
+const adminApplications = pageApp({ enter: "administrator" });
 type Ctx = Context<PageEnv>;
 const PER_PAGE = 50;
 

@@ -1,6 +1,5 @@
-import { Hono } from "hono";
-import { guardAdmin } from "../../admin-guard";
-import { renderPage, type PageEnv } from "../../page";
+import { renderPage } from "../../page";
+import { notFoundPage } from "../not-found";
 import adminApplication from "./application";
 import adminApplications from "./applications";
 import adminLockout from "./lockout";
@@ -9,13 +8,13 @@ import adminUserTwoFactor from "./user-two-factor";
 import adminUsers from "./users";
 import adminUserNew from "./user-new";
 import adminUserEdit from "./user-edit";
+import { pageApp } from "../../door";
 
 /**
  * The admin area, GitLab's paths: `/admin` (this overview), `/admin/users`, `/admin/applications`.
  * The guard is registered once here, before every admin route.
  */
-const admin = new Hono<PageEnv>();
-guardAdmin(admin);
+const admin = pageApp({ enter: "administrator" });
 
 admin.get("/admin", (c) =>
   renderPage(
@@ -44,5 +43,8 @@ admin.route("/", adminUserEdit);
 admin.route("/", adminLockout);
 admin.route("/", adminApplications);
 admin.route("/", adminApplication);
+// Last: any other path of the area is behind the same door (a visitor signs in first, a user who
+// is not an administrator learns nothing), then "Page not found".
+admin.get("/admin/*", (c) => notFoundPage(c));
 
 export default admin;

@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import { whenParamIs } from "../../../http/router";
 import { HTTPException } from "hono/http-exception";
 import { accountLocks } from "../../../services/accounts/lockout";
@@ -8,13 +7,14 @@ import { getDb } from "../../../db/client";
 import { findUserByLogin } from "../../../db/users";
 import { CsrfField, Flash, formatDate, sessionActor, renderPage, setFlash, takeFlash, type PageEnv } from "../../page";
 import { csrfToken } from "../../session";
+import { pageApp } from "../../door";
 
 /**
  * /admin/users/:username/lockout (administrators): which client addresses are locked out of the
  * account and until when, with the Unlock button (GitLab's admin user page has the same action).
  * The unlock is audited (`account_unlocked`). Mounted behind the admin guard (./index.tsx).
  */
-const adminLockout = new Hono<PageEnv>();
+const adminLockout = pageApp({ enter: "administrator" });
 
 async function target(c: { env: PageEnv["Bindings"]; req: { param(name: "username"): string } }) {
   const user = await findUserByLogin(getDb(c.env.DB), c.req.param("username"));

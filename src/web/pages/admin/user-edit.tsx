@@ -1,13 +1,14 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { AppError, reasonOf } from "../../../domain/errors";
 import { isValidUsername } from "../../../domain/namespace-paths";
 import { getDb } from "../../../db/client";
 import { findUserByLogin, type UserRow } from "../../../db/users";
-import { issuerOf } from "../../../oauth/issuer";
+import { issuerOf } from "../../../http/issuer";
 import { updateUser } from "../../../services/accounts/user-edit";
 import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../../page";
 import { csrfToken } from "../../session";
 import { notFoundPage } from "../not-found";
+import { pageApp } from "../../door";
 
 /**
  * /admin/users/:username/edit (GitLab's admin area, Edit user): name, username, email (with
@@ -16,7 +17,7 @@ import { notFoundPage } from "../not-found";
  * and its audit row are the API's. The form posts to /admin/users/:username, the path GitLab's
  * form sends its PATCH to (a page form can only POST).
  */
-const adminUserEdit = new Hono<PageEnv>();
+const adminUserEdit = pageApp({ enter: "administrator" });
 type Ctx = Context<PageEnv>;
 
 type Values = { name: string; username: string; email: string; admin: boolean; skipReconfirmation: boolean };

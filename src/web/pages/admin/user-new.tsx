@@ -1,15 +1,16 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { createUserAccount } from "../../../services/accounts/user-create";
 import { CsrfField, Flash, renderPage, setFlash, type PageEnv } from "../../page";
 import { csrfToken } from "../../session";
 import { whenParamIs } from "../../../http/router";
+import { pageApp } from "../../door";
 
 /**
  * /admin/users/new (GitLab's admin area, New user): an account made through the service POST
  * /api/v4/users uses (src/services/accounts/user-create.ts), so the username, password and
  * uniqueness rules and their words are the API's. Registered before /admin/users/:username.
  */
-const adminUserNew = new Hono<PageEnv>();
+const adminUserNew = pageApp({ enter: "administrator" });
 
 type Values = { name: string; username: string; email: string; admin: boolean };
 const FIELDS = [

@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import { AppError } from "../../../domain/errors";
 import { getDb } from "../../../db/client";
 import { findUserByLogin, type UserRow } from "../../../db/users";
@@ -6,6 +5,7 @@ import { whenParamIs } from "../../../http/router";
 import { disableTwoFactorOfUser } from "../../../services/accounts/admin-two-factor";
 import { CsrfField, sessionActor, setFlash, type PageEnv } from "../../page";
 import { notFoundPage } from "../not-found";
+import { pageApp } from "../../door";
 
 /**
  * "Disable two-factor authentication" on the admin user page (GitLab's admin area), for a person who
@@ -13,7 +13,7 @@ import { notFoundPage } from "../not-found";
  * `PATCH /users/:id/disable_two_factor` calls; unlike the API, the admin area may do it for an
  * administrator too, as GitLab's does.
  */
-const adminUserTwoFactor = new Hono<PageEnv>();
+const adminUserTwoFactor = pageApp({ enter: "administrator" });
 
 export function DisableTwoFactorForm(props: { user: UserRow; token: string }) {
   const u = props.user.username;

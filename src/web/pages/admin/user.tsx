@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { MODERATION_ACTIONS } from "../../../services/accounts/moderation";
 import { deleteUser } from "../../../services/accounts/user-delete";
 import type { UserState } from "../../../services/accounts/user-state";
@@ -11,13 +11,14 @@ import { csrfToken } from "../../session";
 import { notFoundPage } from "../not-found";
 import { StateBadge } from "./users";
 import { DisableTwoFactorForm } from "./user-two-factor";
+import { pageApp } from "../../door";
 
 /**
  * /admin/users/:username: one account and the actions its state allows (GitLab's admin user page).
  * Each action is a confirmed POST with the CSRF token that calls the same function as the admin
  * API (src/services/accounts/moderation.ts), so the state change and its audit row are the API's.
  */
-const adminUser = new Hono<PageEnv>();
+const adminUser = pageApp({ enter: "administrator" });
 type Ctx = Context<PageEnv>;
 
 type PageAction = "block" | "unblock" | "deactivate" | "activate";

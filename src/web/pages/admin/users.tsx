@@ -1,11 +1,11 @@
-import { Hono } from "hono";
 import { getDb } from "../../../db/client";
 import { listUsers, type UserRow } from "../../../db/users";
 import { TableHead } from "../../components";
 import { Flash, formatDate, renderPage, takeFlash, type PageEnv } from "../../page";
+import { pageApp } from "../../door";
 
 /** /admin/users: every account, newest first, searchable by username, name or email (GitLab's admin list). */
-const adminUsers = new Hono<PageEnv>();
+const adminUsers = pageApp({ enter: "administrator" });
 const PER_PAGE = 50;
 
 export function StateBadge({ user }: { user: Pick<UserRow, "state" | "isAdmin"> }) {
