@@ -15,7 +15,6 @@ import {
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
-import { issuerOf } from "../oauth/issuer";
 import { endBrowserSession } from "../services/logout/session-end";
 import { revokeSession } from "../services/accounts/sessions";
 import { deliverDueLogouts } from "../services/logout/backchannel";
@@ -49,6 +48,11 @@ function cookieOptions(c: Ctx, maxAgeSeconds?: number) {
     secure: isHttps(c),
     ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
   };
+}
+
+/** The issuer a session signs in under and its logout tokens name (ISSUER, or the request's origin, as src/oauth/issuer.ts). */
+function sessionIssuer(c: Ctx): string {
+  return getConfig(c.env as Bindings).issuer || new URL(c.req.url).origin;
 }
 
 /** Per-request memo: pages ask for the user several times (layout, handler, CSRF). */
@@ -111,7 +115,7 @@ export async function signOutBrowser(c: Ctx, reason: "sign_out" | "rp_initiated_
   let ended = false;
   if (s && !s.row.pendingTwoFactor) {
     const ip = clientAddress(c.req.raw, env);
-    ended = await endBrowserSession(env, { session: s.row, issuer: issuerOf(c), reason, actor: { id: s.user.id, ip } });
+    ended = await endBrowserSession(env, { session: s.row, issuer: sessionIssuer(c), reason, actor: { id: s.user.id, ip } });
     await defer(c, deliverDueLogouts(env));
   } else if (s) {
     await deleteSession(env, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE) ?? "");
@@ -125,7 +129,7 @@ export async function signOutBrowser(c: Ctx, reason: "sign_out" | "rp_initiated_
 /** Ends another session of the signed-in user (/profile/active_sessions) through the sessions service, then sends its back-channel logouts after the response; false when it was not theirs. */
 export async function revokeOtherSession(c: Ctx, userId: number, idHash: string): Promise<boolean> {
   const env = c.env as Bindings;
-  const ended = await revokeSession(env, { id: userId, ip: clientAddress(c.req.raw, env) }, userId, idHash, issuerOf(c));
+  const ended = await revokeSession(env, { id: userId, ip: clientAddress(c.req.raw, env) }, userId, idHash, sessionIssuer(c));
   if (ended) await defer(c, deliverDueLogouts(env));
   return ended;
 }
@@ -179,7 +183,7 @@ export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFac
     userAgent: c.req.header("User-Agent")?.slice(0, 255) ?? null,
     ipAddress: clientAddress(c.req.raw, c.env),
     // The `iss` of the logout tokens this session's end sends (Back-Channel Logout §2.4).
-    issuer: getConfig(env).issuer || new URL(c.req.url).origin,
+    issuer: sessionIssuer(c),
   });
   await defer(c, sweep);
   setCookie(c, SESSION_COOKIE, raw, cookieOptions(c, Math.floor(ttlMs / 1000)));
