@@ -12,6 +12,8 @@ export type AuditAction =
   | "account_unlocked"
   | "throttled"
   | "sign_out"
+  /** A Back-Channel Logout delivery that failed MAX_ATTEMPTS times or whose URL the outbound guard refused (src/services/logout/backchannel.ts). */
+  | "backchannel_logout_failed"
   | "token_issued"
   | "token_refreshed"
   | "refresh_reuse"

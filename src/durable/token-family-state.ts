@@ -94,6 +94,11 @@ export interface OidcFacts {
   authTime: number;
   /** The id_token's claims about the person as of the approval (code grants with openid). */
   claims?: Record<string, string | boolean | string[]> | null;
+  /**
+   * The authorising browser session's sid, for a client that registered
+   * backchannel_logout_session_required (Back-Channel Logout §2.1): every id_token of the family carries it.
+   */
+  sid?: string | null;
 }
 
 export interface NewPair {

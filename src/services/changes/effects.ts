@@ -13,6 +13,7 @@ import { recordIntent } from "../../db/pending-changes";
 import { dropUserSnapshotsSteps, revokeEverythingOfUser, revokeLiveFamiliesStep } from "./credential-steps";
 import { once, PROJECT_CONTENTS_COST, type ChangeRun } from "./slices";
 import { deleteUserEffects, type UserDeletion } from "./user-deletion";
+import { sessionEndedEffects, type SessionEnded } from "../logout/session-grants";
 
 /**
  * What each change that fans out does once its intent is recorded (DESIGN, "Changes that finish";
@@ -40,6 +41,8 @@ export interface ChangePayloads {
   project_deleted: { projectId: number; actor: AuditActor | null };
   /** A user's deletion (GitLab's semantics, src/services/changes/user-deletion.ts): revoke, personal projects, contributions, the row. */
   user_deleted: UserDeletion;
+  /** One browser session ended on purpose (sign-out, RP-Initiated Logout, a revoked session): back-channel logouts queued, its session-bound grants revoked (src/services/logout/). */
+  session_ended: SessionEnded;
 }
 
 export type ChangeKind = keyof ChangePayloads;
@@ -106,6 +109,8 @@ export const EFFECTS: Effects = {
     });
     return removed ?? 0;
   },
+
+  session_ended: sessionEndedEffects,
 
   user_deleted: (env, p, run) =>
     deleteUserEffects(env, p, run, async (projectId) => {

@@ -1,9 +1,8 @@
-import { revokeSession } from "../../services/accounts/sessions";
 import { listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
 import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
-import { csrfToken, currentSessionIdHash } from "../session";
+import { csrfToken, currentSessionIdHash, revokeOtherSession } from "../session";
 import { pageApp } from "../door";
 import { signOutEverywhere } from "../../services/accounts/sign-out-everywhere";
 
@@ -69,7 +68,8 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.
-  const ended = id !== (await currentSessionIdHash(c)) && (await revokeSession(c.env, sessionActor(c), user.id, id));
+  // Ended as a change with its audit row, like a sign-out (src/services/logout/session-end.ts).
+  const ended = id !== (await currentSessionIdHash(c)) && (await revokeOtherSession(c, user.id, id));
   setFlash(c, ended ? "The session was revoked." : "No such session.");
   return c.redirect("/profile/active_sessions", 303);
 });
