@@ -1,7 +1,6 @@
 import { listSessionsOfUser } from "../../credentials/session";
 import { endBrowserSession } from "../logout/session-end";
-import { recordAudit, type AuditActor } from "../../db/audit";
-import { getDb } from "../../db/client";
+import type { AuditActor } from "../../db/audit";
 import type { Bindings } from "../../env";
 
 /**
@@ -9,11 +8,6 @@ import type { Bindings } from "../../env";
  * of a session is audited here, whichever page asked for it. The cookie is the page's
  * (src/web/session.ts).
  */
-
-/** The audit row of a person signing out without a session change (the sign-out button records it with the change: src/services/logout/session-end.ts). */
-export async function recordSignOut(env: Bindings, actor: AuditActor): Promise<void> {
-  await recordAudit(getDb(env.DB), { action: "sign_out", actor, entityType: "user", entityId: actor.id });
-}
 
 /**
  * Ends one of the user's sessions by its stored id; true (and audited) when one ended. The end is
