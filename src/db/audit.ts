@@ -29,6 +29,8 @@ export type AuditAction =
   | "two_factor_disabled"
   | "password_changed"
   | "session_revoked"
+  /** "Sign out everywhere" on /profile/active_sessions (src/services/accounts/sign-out-everywhere.ts), written with its intent. */
+  | "signed_out_everywhere"
   | "user_blocked"
   | "user_unblocked"
   | "user_deactivated"

@@ -49,7 +49,7 @@ export interface FamilyState {
    * The user row as last read from D1, without password hash and two-factor secrets, and when it
    * was read: lets an API request cost one storage hop (docs/oauth.md, One hop).
    */
-  user?: { row: UserRow; at: number } | null;
+  user?: UserSnapshot | null;
   /**
    * OpenID Connect facts of the authorization (OIDC Core §2): the nonce the client sent and when
    * the person had authenticated (ms). Every id_token of the family carries that auth_time.
@@ -101,13 +101,25 @@ export interface NewPair {
   createdAt: number;
 }
 
+/**
+ * The user as a family keeps it, read at `at` (ms): the row and the cutoff of pending changes that
+ * end the family's grants (src/db/grant-holder.ts; absent in snapshots kept before cutoffs: none).
+ */
+export interface UserSnapshot {
+  row: UserRow;
+  at: number;
+  grantsEndedBefore?: number | null;
+}
+
 export type FamilyView = Pick<
   FamilyState,
   "id" | "userId" | "applicationId" | "applicationUid" | "scopes" | "grantType" | "ttlSeconds"
 > & {
   accessCreatedAt: number;
   accessExpiresAt: number | null;
-  user?: { row: UserRow; at: number } | null;
+  /** When the grant was made: a pending change's cutoff ends grants made at or before it (src/db/grant-holder.ts). */
+  createdAt: number;
+  user?: UserSnapshot | null;
   oidc?: OidcFacts | null;
   /** The current access token's resource (its audience), a path of src/domain/resources.ts. */
   resource: string;
@@ -124,6 +136,8 @@ export type ExchangeResult =
 export interface UserNeeded {
   ok: false;
   error: "user_needed";
+  /** Whose grant it is besides the user: the caller reads the cutoff of both (src/db/grant-holder.ts). */
+  applicationId: number | null;
 }
 
 export type RotateResult =

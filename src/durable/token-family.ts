@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { recordQueuedAudits } from "../db/audit";
 import { getDb } from "../db/client";
+import { grantEnded } from "../db/grant-holder";
 import { deletePendingFamilyRow } from "../db/oauth-grants";
 import type { UserRow } from "../db/users";
 import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
@@ -71,6 +72,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       scopes: s.scopes,
       grantType: s.grantType,
       ttlSeconds: s.ttlSeconds,
+      createdAt: s.createdAt,
       accessCreatedAt: s.access?.createdAt ?? s.createdAt,
       accessExpiresAt: s.access?.expiresAt ?? null,
       oidc: s.oidc ?? null,
@@ -195,6 +197,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     ip: string | null;
     /** The user row read from D1, or null to use the family's snapshot if younger than userMaxAgeMs. */
     user: UserRow | null;
+    /** With `user`: the cutoff of pending changes that end this grant (src/db/grant-holder.ts). */
+    grantsEndedBefore?: number | null;
     userMaxAgeMs: number;
     /** RFC 8707: the resource named in the refresh request (a path), or null for the authorized one. */
     resource: string | null;
@@ -219,9 +223,15 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The user's state, checked in the same atomic call that would issue: from the snapshot when it
     // is young (one hop), else the caller reads D1 and calls again. Refused without any change, so
     // a deactivated user's grant works again after activation (GitLab); a block revokes it anyway.
-    if (input.user) s.user = { row: userSnapshot(input.user), at: input.now };
-    else if (!s.user || input.now - s.user.at >= input.userMaxAgeMs) return { ok: false, error: "user_needed" };
+    if (input.user) s.user = { row: userSnapshot(input.user), at: input.now, grantsEndedBefore: input.grantsEndedBefore ?? null };
+    else if (!s.user || input.now - s.user.at >= input.userMaxAgeMs) return { ok: false, error: "user_needed", applicationId: s.applicationId };
     if (s.user.row.id !== s.userId) return refuse("unknown user");
+    // A pending change ends this grant (a block, an application's deletion, ...): its own
+    // revocation has not been reached yet (src/db/grant-holder.ts).
+    if (grantEnded(s.createdAt, s.user.grantsEndedBefore)) {
+      if (input.user) this.save(s);
+      return refuse("grant ended");
+    }
     if (!mayReceiveTokens(s.user.row)) {
       if (input.user) this.save(s);
       return refuse("user not active");
@@ -309,11 +319,11 @@ export class TokenFamily extends DurableObject<Bindings> {
     return { ok: true, family: input.withUser ? { ...this.view(s), user: s.user ?? null } : this.view(s) };
   }
 
-  /** Stores a fresh user snapshot (after a D1 read), unless a newer one is already there. */
-  putUser(row: UserRow, at: number): void {
+  /** Stores a fresh user snapshot and its cutoff (after a D1 read, src/db/grant-holder.ts), unless a newer one is already there. */
+  putUser(row: UserRow, at: number, grantsEndedBefore: number | null = null): void {
     const s = this.load();
     if (!s || s.userId !== row.id || (s.user && s.user.at >= at)) return;
-    s.user = { row: userSnapshot(row), at };
+    s.user = { row: userSnapshot(row), at, grantsEndedBefore };
     this.save(s);
   }
 

@@ -234,6 +234,7 @@ async function startFamily(
       scopes: input.scopes,
       grantType: input.grantType,
       ttlSeconds: state.ttlSeconds,
+      createdAt: state.createdAt,
       accessCreatedAt: now,
       accessExpiresAt: expiresAt,
       oidc: state.oidc,
