@@ -5,7 +5,8 @@
 //   - GET /api/v4/user with a DPoP-bound token and a fresh proof per request (proof verification
 //     in the Worker, the replay check in the key's DpopReplay object beside the family hop);
 //   - GET /oauth/userinfo, Bearer and DPoP, the same way;
-//   - the empty route and one DO read as floors.
+//   - the empty route, one DO read and one DO write (a durable commit, what the replay check must
+//     wait for) as floors.
 // The issue's bar: the DPoP scenario within 1.3x of its Bearer twin. Proofs are signed before the
 // timing (each has its own jti), so the client's signing is not counted.
 // Run: npx node bench/dpop.mjs   (writes bench/results/dpop-latest.json)
@@ -71,6 +72,7 @@ try {
   const scenarios = {
     "empty route": () => fetch(`${base}/-/bench/empty`),
     "one DO read": () => fetch(`${base}/-/bench/do-read`),
+    "one DO write": () => fetch(`${base}/-/bench/do-write`, { method: "POST" }),
     "GET /api/v4/user (Bearer)": () => fetch(userUrl, { headers: { Authorization: `Bearer ${bearer}` } }),
     "GET /api/v4/user (DPoP)": () => fetch(userUrl, { headers: dpopHeaders("user") }),
     "GET /oauth/userinfo (Bearer)": () => fetch(userinfoUrl, { headers: { Authorization: `Bearer ${bearer}` } }),

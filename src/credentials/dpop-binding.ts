@@ -5,23 +5,30 @@ import type { PresentedCredential } from "./extract";
 
 /**
  * A DPoP-bound token at a resource door (RFC 9449 §7): the door's half of sender constraint. The
- * proof's verification (CPU) and its single use (the key's replay object) run *beside* the token's
- * own storage hop, started together and awaited together, so a DPoP request costs the same number
- * of serial hops as a Bearer one (docs/scaling.md, DPoP). Then the token's binding and the
- * proof's key must agree.
+ * proof's verification (CPU) runs beside the token's own storage hop; its single use (the key's
+ * replay object, src/credentials/dpop-replay.ts) starts as soon as the proof is verified, so it
+ * also runs beside the token's hop and, for a safe method, beside the route's own work
+ * (docs/scaling.md, DPoP). Then the token's binding and the proof's key must agree.
  */
 
+/** A proof under way: `proof` once verified (rejects with dpopError); `used` once its jti is used up. */
+export interface ProofCheck {
+  proof: Promise<VerifiedProof>;
+  used: Promise<void>;
+}
+
 /**
- * For a credential sent under the DPoP scheme: the proof, verified and used up (rejects with
- * dpopError); null for any other credential. Start it before resolving the token and await both.
+ * For a credential sent under the DPoP scheme: the proof's verification and use, both started
+ * now; null for any other credential. The caller awaits `proof` with the token and `used` before
+ * its answer leaves.
  */
-export function checkProof(env: Bindings, req: Request, presented: PresentedCredential): Promise<VerifiedProof> | null {
+export function checkProof(env: Bindings, req: Request, presented: PresentedCredential): ProofCheck | null {
   if (!presented.dpop) return null;
-  return (async () => {
-    const proof = await verifyProof(env, req, { accessToken: presented.secret });
-    await consumeProof(env, proof);
-    return proof;
-  })();
+  const proof = verifyProof(env, req, { accessToken: presented.secret });
+  const used = proof.then((p) => consumeProof(env, p));
+  // Awaited by the caller unless the request was refused first; never an unhandled rejection.
+  used.catch(() => undefined);
+  return { proof, used };
 }
 
 /**

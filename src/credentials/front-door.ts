@@ -71,6 +71,11 @@ export interface Admission {
   defer: Defer;
   /** The form body, for doors that read `form`. */
   form?: URLSearchParams | null;
+  /**
+   * Given for a safe method (nothing changes before the answer): the DPoP replay verdict is handed
+   * here instead of awaited, and the caller awaits it before its answer leaves (frontDoor).
+   */
+  replayVerdictLater?: (verdict: Promise<void>) => void;
 }
 
 /**
@@ -88,9 +93,12 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   try {
     // RFC 9449: a proof sent with the DPoP scheme is verified and used up beside the token's own
     // hop, not before or after it (dpop-binding.ts); the binding is compared once both answered.
+    const check = checkProof(a.env, a.req, presented);
     let proof: VerifiedProof | null;
-    [caller, proof] = await Promise.all([resolveCaller(door, a, presented.secret, presented.username), checkProof(a.env, a.req, presented)]);
+    [caller, proof] = await Promise.all([resolveCaller(door, a, presented.secret, presented.username), check?.proof ?? null]);
     bindingHolds(caller, proof);
+    if (check && a.replayVerdictLater) a.replayVerdictLater(check.used.catch((err: unknown) => (err instanceof AuthError ? refuse(door, a, err) : Promise.reject(err))));
+    else if (check) await check.used;
   } catch (err) {
     // A request for a nonce is the protocol's normal first round, not a failed credential.
     if (isDpopError(err) && err.dpop.error === "use_dpop_nonce") throw err;
@@ -161,20 +169,31 @@ async function refuse(door: Door, a: Admission, err: AuthError): Promise<never> 
  */
 export function frontDoor(door: Door) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const caller = await admitRequest(c, door);
+    // RFC 9449 §11.1 off the serial path for a safe method (RFC 9110 §9.2.1): the route runs while
+    // the proof's jti is checked, and its answer waits for the verdict; a replay replaces it with
+    // the refusal (thrown to onError). Any other method waits for the verdict before the route.
+    let replayVerdict: Promise<void> | null = null;
+    const later = SAFE_METHODS.has(c.req.method) ? (v: Promise<void>) => void (replayVerdict = v) : undefined;
+    const caller = await admitRequest(c, door, later);
     // RFC 9449 §9: a DPoP client is handed the current nonce with every answer (memoised per
     // window), so it holds the next window's nonce before its own stops being accepted.
     if (c.req.raw.headers.has("dpop")) c.header("DPoP-Nonce", await currentNonce(c.env));
     c.set("caller", caller);
     if (caller.kind === "user") c.set("principal", caller.principal);
-    await next();
+    try {
+      await next();
+    } finally {
+      if (replayVerdict) await replayVerdict;
+    }
   });
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /** The door for a handler that cannot be wrapped in middleware (git's per-path handlers). */
-export async function admitRequest(c: Context<AppEnv>, door: Door): Promise<Caller> {
+export async function admitRequest(c: Context<AppEnv>, door: Door, replayVerdictLater?: Admission["replayVerdictLater"]): Promise<Caller> {
   const form = door.sources.includes("form") ? await formBody(c) : null;
-  return admit(door, { env: c.env, req: c.req.raw, defer: (p) => c.executionCtx.waitUntil(p), form });
+  return admit(door, { env: c.env, req: c.req.raw, defer: (p) => c.executionCtx.waitUntil(p), form, replayVerdictLater });
 }
 
 /** RFC 6750 §2.2: a form-encoded POST body; Hono caches it, so the route may read it again. */

@@ -6,24 +6,19 @@ import type { Bindings } from "../env";
  * key thumbprints (src/credentials/dpop-replay.ts picks the shard). A proof is only accepted
  * within its `iat` window, so each entry is kept until the window that could accept it again has
  * passed (`until`) and an alarm sweeps what is older: the state is bounded by the proofs of one
- * window. Two isolates presenting the same proof at once are serialised here and exactly one wins.
+ * window. The method is synchronous (SQLite-backed sync KV), so two isolates presenting the same
+ * proof at once are serialised here and exactly one wins; its answer leaves only once the writes
+ * are durable (the output gate), so no failed write can forget a proof it accepted.
  */
 export class DpopReplay extends DurableObject<Bindings> {
   private sweepArmed = false;
 
-  /**
-   * True the first time `key` (thumbprint and jti) is seen within its window; false on a replay.
-   * The object is the one place that answers for its proofs, and its storage's write cache sees
-   * the entry at once, so every later call here (concurrent ones included: the read holds the
-   * input gate) finds it. The answer does not wait for the write to reach disk (allowUnconfirmed):
-   * waiting made every DPoP request cost a durable write (bench/RESULTS.md). Only a failure of that
-   * write could forget a proof, and then the object restarts; docs/scaling.md, DPoP, says so.
-   */
-  async consume(key: string, until: number, now: number): Promise<boolean> {
-    const storage = this.ctx.storage;
-    const seen = await storage.get<number>(key);
+  /** True the first time `jti` is seen within its window; false on a replay. */
+  consume(jti: string, until: number, now: number): boolean {
+    const kv = this.ctx.storage.kv;
+    const seen = kv.get<number>(jti);
     if (seen !== undefined && seen > now) return false;
-    void storage.put(key, until, { allowUnconfirmed: true });
+    kv.put(jti, until);
     if (!this.sweepArmed) {
       this.sweepArmed = true;
       void this.ctx.storage.setAlarm(until);

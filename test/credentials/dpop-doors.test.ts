@@ -6,7 +6,7 @@ import type { Bindings } from "../../src/env";
 import { describe, expect, it } from "vitest";
 import { ReqSchema } from "../../src/gen/proto/plugin_pb";
 import { AccessLevel } from "../../src/domain/access";
-import { dpopKey, proof, serverNonce, type DpopKey } from "../helpers/dpop";
+import { boundToken, dpopKey, proof, type Bound } from "../helpers/dpop";
 import { TEST_PASSWORD, call, makeUser } from "../helpers/fixtures";
 import { addMember, basic, gitRequest, makeProject } from "../git/fixtures";
 
@@ -17,28 +17,6 @@ import { addMember, basic, gitRequest, makeProject } from "../git/fixtures";
  * place (§7.2), without a proof, for another method or URL, with a wrong ath, a replayed jti
  * (§11.1), another key; a proof without the server's nonce is use_dpop_nonce with DPoP-Nonce (§9).
  */
-interface Bound {
-  key: DpopKey;
-  token: string;
-  nonce: string;
-  username: string;
-  userId: number;
-}
-
-async function boundToken(scope = "api openid read_user"): Promise<Bound> {
-  const key = await dpopKey();
-  const nonce = await serverNonce(key);
-  const user = await makeUser();
-  const res = await call("/oauth/token", {
-    method: "POST",
-    body: new URLSearchParams({ grant_type: "password", username: user.username, password: TEST_PASSWORD, scope }),
-    headers: { DPoP: await proof(key, "/oauth/token", { nonce }) },
-  });
-  const body = (await res.json()) as { access_token: string; token_type: string };
-  if (body.token_type !== "DPoP") throw new Error(`not bound: ${JSON.stringify(body)}`);
-  return { key, token: body.access_token, nonce, username: user.username, userId: user.id };
-}
-
 async function dpopCall(b: Bound, path: string, init: RequestInit & { proofFor?: { htm?: string; htu?: string }; proofOpts?: Parameters<typeof proof>[2]; scheme?: string } = {}) {
   const method = init.method ?? "GET";
   const headers = new Headers(init.headers);

@@ -1,6 +1,6 @@
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from "jose";
 import { sha256Base64Url } from "../../src/crypto/hash";
-import { call } from "./fixtures";
+import { TEST_PASSWORD, call, makeUser } from "./fixtures";
 
 /** A client's DPoP key pair and proofs (RFC 9449 §4.2), as a real client builds them. */
 export interface DpopKey {
@@ -49,4 +49,27 @@ export async function serverNonce(key: DpopKey): Promise<string> {
   const nonce = res.headers.get("DPoP-Nonce");
   if (!nonce) throw new Error(`no DPoP-Nonce: ${res.status}`);
   return nonce;
+}
+
+/** A DPoP-bound access token of a new user (the password grant with a proof), as a client holds it. */
+export interface Bound {
+  key: DpopKey;
+  token: string;
+  nonce: string;
+  username: string;
+  userId: number;
+}
+
+export async function boundToken(scope = "api openid read_user"): Promise<Bound> {
+  const key = await dpopKey();
+  const nonce = await serverNonce(key);
+  const user = await makeUser();
+  const res = await call("/oauth/token", {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "password", username: user.username, password: TEST_PASSWORD, scope }),
+    headers: { DPoP: await proof(key, "/oauth/token", { nonce }) },
+  });
+  const body = (await res.json()) as { access_token: string; token_type: string };
+  if (body.token_type !== "DPoP") throw new Error(`not bound: ${JSON.stringify(body)}`);
+  return { key, token: body.access_token, nonce, username: user.username, userId: user.id };
 }
