@@ -20,7 +20,8 @@ import path from "node:path";
 import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
 import { machine } from "./lib/measure.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json } from "./lib/seed.mjs";
-import { SHAPE, joinGroups, measureRatios, ratioTable, seedShape } from "./lib/listing-ratios.mjs";
+import { measureMatches } from "./lib/search-sql.mjs";
+import { SHAPE, joinGroups, measureRatios, mergeSearchIndexes, ratioTable, seedShape } from "./lib/listing-ratios.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -123,6 +124,12 @@ async function ratios() {
   await joinGroups(db, viewer.id, 5);
   await joinGroups(db, member50.id, 50);
   console.log(`seeded ${JSON.stringify(SHAPE)} in ${Date.now() - t0} ms`);
+  // --no-merge: measure the search indexes as the inserts left them (before the cron's merge).
+  if (!process.argv.includes("--no-merge")) {
+    const t1 = Date.now();
+    await mergeSearchIndexes(db);
+    console.log(`merged the search indexes' segments in ${Date.now() - t1} ms`);
+  }
   const asViewer = { headers: { Authorization: `Bearer ${await tokenFor("viewer", USER_PASSWORD)}` } };
   const as50 = { headers: { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` } };
   const asAdmin = { headers: admin };
@@ -154,6 +161,28 @@ async function ratios() {
 
 /** GitLab's keyset cursor of an audit event (order id desc): URL-safe base64 of {"id":"n","_kd":"n"}. */
 const auditCursor = (id) => Buffer.from(JSON.stringify({ id: String(id), _kd: "n" })).toString("base64url");
+
+/** --search-sql: the FTS match's SQL time, before and after the segment merge (bench/lib/search-sql.mjs). */
+async function searchSql() {
+  await seedShape(db);
+  const before = await measureMatches(db);
+  const t1 = Date.now();
+  await mergeSearchIndexes(db);
+  const mergeMs = Date.now() - t1;
+  const after = await measureMatches(db);
+  console.log(`load average before: ${loadBefore}; after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; merge took ${mergeMs} ms`);
+  console.log("\n| index | word | match | segments as inserted | after the merge |\n|---|---|---|---:|---:|");
+  for (const [i, r] of before.entries()) console.log(`| ${r.table} | ${r.word} | ${r.variant} | ${r.meanMs.toFixed(3)} ms | ${after[i].meanMs.toFixed(3)} ms |`);
+}
+
+if (process.argv.includes("--search-sql")) {
+  try {
+    await searchSql();
+  } finally {
+    await worker.stop();
+  }
+  process.exit(0);
+}
 
 if (RATIOS) {
   try {
