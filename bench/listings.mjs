@@ -165,10 +165,13 @@ const auditCursor = (id) => Buffer.from(JSON.stringify({ id: String(id), _kd: "n
 /** --search-sql: the FTS match's SQL time, before and after the segment merge (bench/lib/search-sql.mjs). */
 async function searchSql() {
   await seedShape(db);
+  const idxRows = async () => (await db.prepare("SELECT count(*) AS n FROM projects_fts_idx").first()).n;
+  console.log(`projects_fts_idx rows (segments' leaf-page keys) as inserted: ${await idxRows()}`);
   const before = await measureMatches(db);
   const t1 = Date.now();
   await mergeSearchIndexes(db);
   const mergeMs = Date.now() - t1;
+  console.log(`projects_fts_idx rows after the merge: ${await idxRows()}`);
   const after = await measureMatches(db);
   console.log(`load average before: ${loadBefore}; after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; merge took ${mergeMs} ms`);
   console.log("\n| index | word | match | segments as inserted | after the merge |\n|---|---|---|---:|---:|");

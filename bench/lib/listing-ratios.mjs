@@ -44,13 +44,13 @@ export async function seedShape(db, shape = SHAPE) {
 
 /**
  * What the cron's "search index merge" (src/db/search-upkeep.ts) does over a few runs after a bulk
- * import, done now: FTS5's incremental merge of each search index's segments towards one, the
- * same statement repeated until it has nothing left to merge (12 steps of 500 pages covers 100k
- * rows). The bench's rows were inserted through the triggers, as an import would be.
+ * import, done now: FTS5's incremental merge of each search index's segments towards one, a
+ * merge of every level started, then continued until nothing is left to merge (24 steps of 500
+ * pages cover 100k rows twice over; a finished merge makes a step do nothing). The bench's rows were inserted through the triggers, as an import would be.
  */
-export async function mergeSearchIndexes(db, steps = 12) {
+export async function mergeSearchIndexes(db, steps = 24) {
   for (const table of ["projects_fts", "groups_fts", "users_fts"]) {
-    for (let i = 0; i < steps; i++) await db.prepare(`INSERT INTO ${table}(${table}, rank) VALUES('merge', -500)`).run();
+    for (let i = 0; i < steps; i++) await db.prepare(`INSERT INTO ${table}(${table}, rank) VALUES('merge', ${i === 0 ? -500 : 500})`).run();
   }
 }
 

@@ -12,21 +12,26 @@
  * a bulk import is merged within a few runs and a request never pays for the merge.
  */
 export const SEARCH_INDEXES = ["projects_fts", "groups_fts", "users_fts"] as const;
-/** Leaf pages written per statement (FTS5's unit of merge work; 4 KiB each). */
+/** Leaf pages written per statement (FTS5's unit of merge work). */
 export const MERGE_PAGES = 500;
-/** Statements per table per cron run: at most 2,000 pages (about 8 MiB) written per table. */
+/** Statements per table per cron run: at most about 2,000 leaf pages written per table. */
 export const MERGES_PER_RUN = 4;
 
-/** One merge step of `table` (a name of SEARCH_INDEXES; never caller input). */
-export function mergeStep(table: (typeof SEARCH_INDEXES)[number]): string {
-  return `INSERT INTO ${table}(${table}, rank) VALUES('merge', -${MERGE_PAGES})`;
+/**
+ * One merge step of `table` (a name of SEARCH_INDEXES; never caller input): the first of a run
+ * starts a merge of every level (a negative count), the next ones continue it (a positive count),
+ * as FTS5 documents its incremental optimize. While a merge is under way a query reads the
+ * merged part and what is left of the inputs, so it may cost more until the merge ends.
+ */
+export function mergeStep(table: (typeof SEARCH_INDEXES)[number], first: boolean): string {
+  return `INSERT INTO ${table}(${table}, rank) VALUES('merge', ${first ? -MERGE_PAGES : MERGE_PAGES})`;
 }
 
 /** The cron's task: a bounded merge of every search index; returns the statements run per table. */
 export async function mergeSearchIndexes(d1: D1Database): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of SEARCH_INDEXES) {
-    for (let i = 0; i < MERGES_PER_RUN; i++) await d1.prepare(mergeStep(table)).run();
+    for (let i = 0; i < MERGES_PER_RUN; i++) await d1.prepare(mergeStep(table, i === 0)).run();
     counts[`${table} merge steps`] = MERGES_PER_RUN;
   }
   return counts;
