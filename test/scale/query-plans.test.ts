@@ -261,14 +261,12 @@ describe("EXPLAIN QUERY PLAN: the totals of /projects and /groups read row_count
 describe("EXPLAIN QUERY PLAN of a search: one word is matched once over the column set", () => {
   const matchOf = async (path: string) => {
     const { reads } = await planOf(path, member.token);
-    // An empty page is followed by its count, a second statement with the same match.
+    // These words match nothing: an empty first page is not followed by a count (one statement).
     const matching = reads.filter((s) => /_fts" MATCH/.test(s.sql));
-    expect(matching.length, path).toBeGreaterThan(0);
+    expect(matching, path).toHaveLength(1);
     const plan = await queryPlan(matching[0]);
     expect(plan.filter((line) => /VIRTUAL TABLE/.test(line)), path).toHaveLength(1);
-    const matches = new Set(matching.map((s) => s.params.find((p) => typeof p === "string" && p.includes(":"))));
-    expect(matches.size, path).toBe(1);
-    return [...matches][0];
+    return matching[0].params.find((p) => typeof p === "string" && p.includes(":"));
   };
   it("GET /projects?search=, /groups?search=, /users?search= with one word: one phrase under {columns}", async () => {
     expect(await matchOf("/api/v4/projects?search=widget")).toBe('{name path description} : "widget"');
