@@ -143,7 +143,10 @@ async function ratios() {
     ["`GET /projects?page=200`, non-administrator member of 50 groups", "/api/v4/projects?page=200", as50],
     ["`GET /projects` keyset, 90% deep, non-administrator member of 50 groups", `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=${Math.floor(SHAPE.projects * 0.9)}`, as50],
     ["`GET /projects?search=`, non-administrator member of 50 groups", "/api/v4/projects?search=project77777", as50],
+    // project77776 and group17776 are internal (n % 3 = 1): a match the caller sees, so the page has a row.
+    ["`GET /projects?search=`, a visible match, non-administrator member of 50 groups", "/api/v4/projects?search=project77776", as50],
     ["`GET /groups` page 1, non-administrator member of 50 groups", "/api/v4/groups", as50],
+    ["`GET /groups?search=`, a visible match, non-administrator member of 50 groups", "/api/v4/groups?search=group17776", as50],
     ["`GET /groups?search=`, non-administrator member of 50 groups", "/api/v4/groups?search=group17777", as50],
     ["`GET /users?search=`, non-administrator", "/api/v4/users?search=user17777", as50],
     ["`GET /audit_events` page 1, administrator", "/api/v4/audit_events", asAdmin],
