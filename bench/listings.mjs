@@ -20,7 +20,8 @@ import path from "node:path";
 import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
 import { machine } from "./lib/measure.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json } from "./lib/seed.mjs";
-import { SHAPE, joinGroups, measureRatios, ratioTable, seedShape } from "./lib/listing-ratios.mjs";
+import { measureMatches } from "./lib/search-sql.mjs";
+import { SHAPE, joinGroups, measureRatios, mergeSearchIndexes, ratioTable, seedShape } from "./lib/listing-ratios.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -123,6 +124,12 @@ async function ratios() {
   await joinGroups(db, viewer.id, 5);
   await joinGroups(db, member50.id, 50);
   console.log(`seeded ${JSON.stringify(SHAPE)} in ${Date.now() - t0} ms`);
+  // --no-merge: measure the search indexes as the inserts left them (before the cron's merge).
+  if (!process.argv.includes("--no-merge")) {
+    const t1 = Date.now();
+    await mergeSearchIndexes(db);
+    console.log(`merged the search indexes' segments in ${Date.now() - t1} ms`);
+  }
   const asViewer = { headers: { Authorization: `Bearer ${await tokenFor("viewer", USER_PASSWORD)}` } };
   const as50 = { headers: { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` } };
   const asAdmin = { headers: admin };
@@ -136,7 +143,10 @@ async function ratios() {
     ["`GET /projects?page=200`, non-administrator member of 50 groups", "/api/v4/projects?page=200", as50],
     ["`GET /projects` keyset, 90% deep, non-administrator member of 50 groups", `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=${Math.floor(SHAPE.projects * 0.9)}`, as50],
     ["`GET /projects?search=`, non-administrator member of 50 groups", "/api/v4/projects?search=project77777", as50],
+    // project77776 and group17776 are internal (n % 3 = 1): a match the caller sees, so the page has a row.
+    ["`GET /projects?search=`, a visible match, non-administrator member of 50 groups", "/api/v4/projects?search=project77776", as50],
     ["`GET /groups` page 1, non-administrator member of 50 groups", "/api/v4/groups", as50],
+    ["`GET /groups?search=`, a visible match, non-administrator member of 50 groups", "/api/v4/groups?search=group17776", as50],
     ["`GET /groups?search=`, non-administrator member of 50 groups", "/api/v4/groups?search=group17777", as50],
     ["`GET /users?search=`, non-administrator", "/api/v4/users?search=user17777", as50],
     ["`GET /audit_events` page 1, administrator", "/api/v4/audit_events", asAdmin],
@@ -154,6 +164,31 @@ async function ratios() {
 
 /** GitLab's keyset cursor of an audit event (order id desc): URL-safe base64 of {"id":"n","_kd":"n"}. */
 const auditCursor = (id) => Buffer.from(JSON.stringify({ id: String(id), _kd: "n" })).toString("base64url");
+
+/** --search-sql: the FTS match's SQL time, before and after the segment merge (bench/lib/search-sql.mjs). */
+async function searchSql() {
+  await seedShape(db);
+  const idxRows = async () => (await db.prepare("SELECT count(*) AS n FROM projects_fts_idx").first()).n;
+  console.log(`projects_fts_idx rows (segments' leaf-page keys) as inserted: ${await idxRows()}`);
+  const before = await measureMatches(db);
+  const t1 = Date.now();
+  await mergeSearchIndexes(db);
+  const mergeMs = Date.now() - t1;
+  console.log(`projects_fts_idx rows after the merge: ${await idxRows()}`);
+  const after = await measureMatches(db);
+  console.log(`load average before: ${loadBefore}; after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; merge took ${mergeMs} ms`);
+  console.log("\n| index | word | match | segments as inserted | after the merge |\n|---|---|---|---:|---:|");
+  for (const [i, r] of before.entries()) console.log(`| ${r.table} | ${r.word} | ${r.variant} | ${r.meanMs.toFixed(3)} ms | ${after[i].meanMs.toFixed(3)} ms |`);
+}
+
+if (process.argv.includes("--search-sql")) {
+  try {
+    await searchSql();
+  } finally {
+    await worker.stop();
+  }
+  process.exit(0);
+}
 
 if (RATIOS) {
   try {

@@ -5,6 +5,7 @@ import { sweepUnusedDynamicClients } from "./services/dynamic-clients";
 import { sweepPackageOrphans } from "./services/packages";
 import { checkIntegrityFromCron } from "./setup/integrity";
 import { deleteExpiredAssertionJtis } from "./db/client-assertion-jtis";
+import { mergeSearchIndexes } from "./db/search-upkeep";
 import { sweepBackchannelLogouts } from "./services/logout/backchannel";
 
 /** Expired client-assertion jtis removed per run (the table holds one row per assertion, each for minutes). */
@@ -16,7 +17,8 @@ const JTI_SWEEP_LIMIT = 5000;
  * (one failing does not stop the rest): the container registry's sweep of abandoned uploads and
  * unreferenced blobs (docs/registries.md, "Sweeping"), the changes that fan out which no request
  * finished (docs/operations.md, "How changes finish"), what killed package uploads left, and
- * dynamic clients nobody received; then the integrity check (docs/operations.md, "Integrity check").
+ * dynamic clients nobody received, and the search indexes' segments merged (docs/scaling.md,
+ * "Search"); then the integrity check (docs/operations.md, "Integrity check").
  */
 const TASKS: { name: string; run: (env: Bindings) => Promise<Record<string, number>> }[] = [
   { name: "registry sweep", run: sweepAbandonedUploads },
@@ -26,6 +28,7 @@ const TASKS: { name: string; run: (env: Bindings) => Promise<Record<string, numb
   { name: "package sweep", run: sweepPackageOrphans },
   { name: "dynamic client sweep", run: sweepUnusedDynamicClients },
   { name: "assertion jti sweep", run: async (env) => ({ "expired jtis": await deleteExpiredAssertionJtis(env.DB, Date.now(), JTI_SWEEP_LIMIT) }) },
+  { name: "search index merge", run: (env) => mergeSearchIndexes(env.DB) },
   // Last, after the sweeps: what remains is a finding (audit log, /-/readiness).
   { name: "integrity check", run: checkIntegrityFromCron },
 ];

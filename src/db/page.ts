@@ -49,7 +49,7 @@ export async function listPage<T>(db: Db, rowsQuery: Promise<T[]> | unknown, cou
  * CTE `hits`, which SQLite materializes because it is read twice) and the page and the capped
  * count both read them, where a page query and a count query each ran the FTS match
  * (docs/scaling.md, "Search"). A page past the end has no row to carry the count: it is counted
- * then.
+ * then; an empty first page has nothing to count.
  */
 export async function searchPage<T>(
   db: Db,
@@ -70,7 +70,13 @@ export async function searchPage<T>(
     .orderBy(...order)
     .limit(window.limit + 1)
     .offset(window.offset)) as unknown as (T & { listTotal: number })[];
-  const n = rows.length ? Number(rows[0].listTotal) : (await db.select({ n: cappedCount(sql`${table}`, where) }).from(sql`(SELECT 1)`))[0].n;
+  // An empty first page means no match at all: the total is 0 without a second statement (and a
+  // second D1 round trip running the match again). Only a page past the end is counted.
+  const n = rows.length
+    ? Number(rows[0].listTotal)
+    : window.offset === 0
+      ? 0
+      : (await db.select({ n: cappedCount(sql`${table}`, where) }).from(sql`(SELECT 1)`))[0].n;
   const page = rows.slice(0, window.limit).map(({ listTotal: _, ...row }) => row as unknown as T);
   return { rows: page, total: totalOrNull(n), hasNext: rows.length > window.limit };
 }

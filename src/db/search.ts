@@ -46,8 +46,16 @@ const phrase = (word: string) => `"${word.replace(/"/g, '""')}"`;
 /**
  * The FTS5 query of the words: for each column, all the words in that column; any column. With the
  * trigram tokenizer a phrase of three or more characters matches it as a case-insensitive substring.
+ *
+ * One word is one phrase under a column set (`{name path description} : "word"`): a phrase never
+ * spans two columns, so it matches exactly the rows of the per-column OR, but FTS5 reads each
+ * trigram's posting list once instead of once per column (a word made of common trigrams,
+ * `project77777`, read lists as long as the table three times; docs/scaling.md, "Search").
+ * Several words keep the per-column OR: they must all be in the same column (GitLab's rule),
+ * which a column set would not check.
  */
 export function ftsQuery(columns: readonly string[], words: readonly string[]): string {
+  if (words.length === 1) return `{${columns.join(" ")}} : ${phrase(words[0])}`;
   const all = words.map(phrase).join(" AND ");
   return columns.map((col) => `${col} : (${all})`).join(" OR ");
 }

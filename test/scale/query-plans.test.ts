@@ -253,6 +253,35 @@ describe("EXPLAIN QUERY PLAN: the totals of /projects and /groups read row_count
 });
 
 /**
+ * docs/scaling.md, "Search": one word is one FTS5 phrase under a column set, so each of its
+ * trigrams' posting lists is read once, not once per searched column (a word of common trigrams
+ * read lists as long as the table three times); several words keep the per-column rule (all in
+ * the same column, GitLab's Gitlab::SQL::Pattern).
+ */
+describe("EXPLAIN QUERY PLAN of a search: one word is matched once over the column set", () => {
+  const matchOf = async (path: string) => {
+    const { reads } = await planOf(path, member.token);
+    // These words match nothing: an empty first page is not followed by a count (one statement).
+    const matching = reads.filter((s) => /_fts" MATCH/.test(s.sql));
+    expect(matching, path).toHaveLength(1);
+    const plan = await queryPlan(matching[0]);
+    expect(plan.filter((line) => /VIRTUAL TABLE/.test(line)), path).toHaveLength(1);
+    return matching[0].params.find((p) => typeof p === "string" && p.includes(":"));
+  };
+  it("GET /projects?search=, /groups?search=, /users?search= with one word: one phrase under {columns}", async () => {
+    expect(await matchOf("/api/v4/projects?search=widget")).toBe('{name path description} : "widget"');
+    expect(await matchOf("/api/v4/projects?search=widget&search_namespaces=true")).toBe('{name path description path_with_namespace} : "widget"');
+    expect(await matchOf("/api/v4/groups?search=team")).toBe('{name path full_path} : "team"');
+    expect(await matchOf("/api/v4/users?search=alice")).toBe('{username name} : "alice"');
+  });
+  it("GET /projects?search= with two words: every word in the same column", async () => {
+    expect(await matchOf("/api/v4/projects?search=widget%20gadget")).toBe(
+      'name : ("widget" AND "gadget") OR path : ("widget" AND "gadget") OR description : ("widget" AND "gadget")',
+    );
+  });
+});
+
+/**
  * docs/scaling.md, "Search": a search's page and its total read the matches found once (a CTE that
  * SQLite materializes), so the FTS match, whose cost grows with the table, runs once per request.
  */

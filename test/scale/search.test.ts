@@ -77,6 +77,15 @@ describe("GET /projects?search= and /groups?search= (GitLab Project.search, Grou
     expect(await names(`/api/v4/projects?search=${g.fullPath}`, member.token)).toEqual([]);
     expect(await names(`/api/v4/projects?search=${g.fullPath}&search_namespaces=true`, member.token)).toEqual([`${tag} Widget`]);
   });
+  it("totals: a search that matches nothing is X-Total 0; a page past the last match still counts the matches", async () => {
+    const none = await call(`/api/v4/projects?search=${tag}nomatch`, { token: member.token });
+    expect(none.status).toBe(200);
+    expect(await none.json()).toEqual([]);
+    expect(none.headers.get("X-Total")).toBe("0");
+    const past = await call(`/api/v4/projects?search=${tag}&page=5`, { token: member.token });
+    expect(await past.json()).toEqual([]);
+    expect(past.headers.get("X-Total")).toBe("2");
+  });
   it("groups match name or path", async () => {
     expect(await names(`/api/v4/groups?search=${tag}`, member.token)).toEqual([`Search ${tag} Group`]);
     expect(await names(`/api/v4/groups?search=${g.fullPath.toUpperCase()}`, member.token)).toEqual([`Search ${tag} Group`]);
