@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, ne, or } from "drizzle-orm";
 import type { Db } from "./client";
 import { sshKeys } from "./schema/accounts";
 
@@ -7,7 +7,6 @@ export type SshKeyRow = typeof sshKeys.$inferSelect;
 /** GitLab's key usage types; the signing ones may sign a personal access token's DPoP proof. */
 export const SSH_KEY_USAGE_TYPES = ["auth", "signing", "auth_and_signing"] as const;
 export type SshKeyUsageType = (typeof SSH_KEY_USAGE_TYPES)[number];
-const SIGNING_USAGE_TYPES: SshKeyUsageType[] = ["signing", "auth_and_signing"];
 
 export function listSshKeys(db: Db, userId: number): Promise<SshKeyRow[]> {
   return db.select().from(sshKeys).where(eq(sshKeys.userId, userId)).orderBy(asc(sshKeys.id));
@@ -32,7 +31,8 @@ export async function findSigningKey(db: Db, userId: number, fingerprintSha256: 
       and(
         eq(sshKeys.userId, userId),
         eq(sshKeys.fingerprintSha256, fingerprintSha256),
-        inArray(sshKeys.usageType, SIGNING_USAGE_TYPES),
+        // signing or auth_and_signing
+        ne(sshKeys.usageType, "auth"),
         or(isNull(sshKeys.expiresAt), gt(sshKeys.expiresAt, now)),
       ),
     );

@@ -1,9 +1,8 @@
-import { eq } from "drizzle-orm";
 import { userChanged, userLostAccess } from "../credentials/user-credentials";
 import { md5Fingerprint, parseSshPublicKey, sha256Fingerprint } from "../credentials/ssh-public-key";
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";
-import { users } from "../db/schema/accounts";
+import { setUserDpopEnabled } from "../db/users";
 import { deleteSshKey, findSshKeyByFingerprint, insertSshKey, type SshKeyRow, type SshKeyUsageType } from "../db/ssh-keys";
 import type { Bindings } from "../env";
 
@@ -59,7 +58,7 @@ export async function removeSshKey(env: Bindings, actor: AuditActor, key: SshKey
  */
 export async function setDpopEnabled(env: Bindings, actor: AuditActor, userId: number, enabled: boolean): Promise<void> {
   const db = getDb(env.DB);
-  await db.update(users).set({ dpopEnabled: enabled }).where(eq(users.id, userId));
+  await setUserDpopEnabled(db, userId, enabled);
   await recordAudit(db, { action: "user_preferences_updated", actor, entityType: "user", entityId: userId, details: { dpop_enabled: enabled } });
   if (enabled) await userLostAccess(env, userId);
   else await userChanged(env, userId);
