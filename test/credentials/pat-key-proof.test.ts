@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { md5Fingerprint, parseSshPublicKey, sha256Fingerprint } from "../../src/credentials/ssh-public-key";
+import { AccessLevel } from "../../src/domain/access";
 import { call, makeUserWithToken } from "../helpers/fixtures";
+import { addMember, basic, gitRequest, makeProject } from "../git/fixtures";
 import { glabProof, sshTestKey, type SshTestKey } from "../helpers/ssh-key";
 
 /**
@@ -200,5 +202,24 @@ describe("GitLab DPoP for personal access tokens (user preference dpop_enabled)"
     });
     expect(off.status).toBe(200);
     expect((await call(API, { token })).status).toBe(200);
+  });
+
+  it("GitLab asks for the proof on API requests only: git over HTTPS takes a dpop_enabled user's PAT by HTTP Basic without one", async () => {
+    const { user, token } = await dpopUser();
+    const { project } = await makeProject();
+    await addMember("project", project.id, user.id, AccessLevel.DEVELOPER);
+    const res = await gitRequest(`/${project.pathWithNamespace}.git/info/refs?service=git-upload-pack`, { auth: basic(user.username, token) });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+    expect((await call(API, { token })).status).toBe(401);
+  });
+
+  it("the package registry under /api/v4 is an API request: a dpop_enabled user's PAT without a proof is refused there", async () => {
+    const { user, token } = await dpopUser();
+    const { project } = await makeProject();
+    await addMember("project", project.id, user.id, AccessLevel.DEVELOPER);
+    const res = await call(`/api/v4/projects/${project.id}/packages/generic/thing/1.0.0/file.txt`, { headers: { "PRIVATE-TOKEN": token } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toContain("DPoP header is missing");
   });
 });
