@@ -2,6 +2,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { startGitOrigin } from "./scripts/git-origin.mjs";
 import { buildSync } from "esbuild";
+import { suiteSequencer } from "./test/setup/sequencer.ts";
+import { KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
 
 // An external plugin for the Plugin gateway tests (test/plugin/echo-plugin.ts), bundled into an auxiliary worker.
 const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
@@ -66,11 +68,26 @@ function workersProject(name: string, files: { isolate: boolean; include?: strin
 }
 
 /**
+ * How many test files run at once, across all three projects (docs/testing.md). Vitest's default
+ * on 2 cores is one (cores - 1), and a project with `fileParallelism: false` is moved to a group
+ * of its own that starts only after every other file has finished: the suite then ran one file at
+ * a time, end to end. Three lanes on 2 cores keep both cores busy: a workers file is CPU in its
+ * own workerd, an end-to-end file mostly waits on the server it drives (or on a browser, git,
+ * python-gitlab), so one lane's waiting is another lane's computing. `--maxWorkers` overrides it.
+ */
+const LANES = 3;
+
+/**
  * Three projects: `workers` and `workers-isolated` run in workerd with the real D1, Durable Object
  * and R2 bindings of wrangler.toml; `e2e` runs in Node against a server started the way README says.
+ * All three are one scheduling group (same `maxWorkers`, default `sequence.groupOrder`), so
+ * end-to-end files run beside the workers files instead of after them.
  */
 export default defineConfig({
   test: {
+    maxWorkers: LANES,
+    // Which file a freed lane takes next: end-to-end first, long before short (test/setup/sequencer.ts).
+    sequence: { sequencer: suiteSequencer({ knownSlow: KNOWN_SLOW, ownServer: OWN_SERVER }) },
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     // The per-request log lines (docs/operations.md) would bury the test output.
     onConsoleLog: (log) => !log.startsWith('{"msg":"request"'),
@@ -83,9 +100,10 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["./test/e2e/global-setup.ts"],
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
-          fileParallelism: false,
+          // Bounds, not expected times: a crash file boots npm start twice, and beside two other
+          // lanes on a loaded 2-core machine one boot has taken over 100 s.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
     ],

@@ -7,6 +7,7 @@ import graphqlRoutes from "./graphql/routes";
 import oauthRoutes from "./oauth/routes";
 import oauthWellKnown from "./oauth/well-known";
 import deviceVerificationPages from "./oauth/device/pages";
+import endSessionPages from "./oauth/oidc/end-session";
 import protectedResource from "./oauth/protected-resource";
 import benchRoutes from "./bench/routes";
 import pluginRoutes from "./plugin/routes";
@@ -96,6 +97,8 @@ app.route(MOUNTS.registryTokens, registryIssuerRoutes);
 app.route(MOUNTS.root, pluginRoutes);
 // The device flow's verification page (/oauth/device): a page behind its page door, before the others.
 app.route(MOUNTS.oauth, deviceVerificationPages);
+// RP-Initiated Logout's end-session endpoint and its confirmation (/oauth/logout): pages behind their doors.
+app.route(MOUNTS.oauth, endSessionPages);
 app.route(MOUNTS.root, webRoutes);
 app.route(MOUNTS.root, gitRoutes);
 

@@ -5,6 +5,7 @@ import { sweepUnusedDynamicClients } from "./services/dynamic-clients";
 import { sweepPackageOrphans } from "./services/packages";
 import { checkIntegrityFromCron } from "./setup/integrity";
 import { deleteExpiredAssertionJtis } from "./db/client-assertion-jtis";
+import { sweepBackchannelLogouts } from "./services/logout/backchannel";
 
 /** Expired client-assertion jtis removed per run (the table holds one row per assertion, each for minutes). */
 const JTI_SWEEP_LIMIT = 5000;
@@ -20,6 +21,8 @@ const JTI_SWEEP_LIMIT = 5000;
 const TASKS: { name: string; run: (env: Bindings) => Promise<Record<string, number>> }[] = [
   { name: "registry sweep", run: sweepAbandonedUploads },
   { name: "change sweep", run: sweepPendingChanges },
+  // After the change sweep, which may have queued the logouts of a session's end it finished.
+  { name: "back-channel logout delivery", run: (env) => sweepBackchannelLogouts(env) },
   { name: "package sweep", run: sweepPackageOrphans },
   { name: "dynamic client sweep", run: sweepUnusedDynamicClients },
   { name: "assertion jti sweep", run: async (env) => ({ "expired jtis": await deleteExpiredAssertionJtis(env.DB, Date.now(), JTI_SWEEP_LIMIT) }) },

@@ -1,6 +1,6 @@
 import { getConfig } from "../config";
 import { getDb } from "../db/client";
-import { findUserById } from "../db/users";
+import { findGrantHolder, grantEnded } from "../db/grant-holder";
 import type { ValidateResult } from "../durable/token-family";
 import type { Bindings } from "../env";
 import { isRemoved } from "../versioning/gate";
@@ -70,12 +70,18 @@ async function resolveOAuthAccessToken(env: Bindings, token: string): Promise<Pr
     return { ...application };
   }
   const now = Date.now();
-  let user = family.user && now - family.user.at < USER_SNAPSHOT_TTL_MS ? family.user.row : null;
-  if (!user) {
-    user = await findUserById(getDb(env.DB), family.userId);
-    if (user) await familyStub(env, family.id).putUser(user, now);
+  let snapshot = family.user && now - family.user.at < USER_SNAPSHOT_TTL_MS ? family.user : null;
+  if (!snapshot) {
+    // The user and the cutoff of a pending change that ends this grant, in one query (src/db/grant-holder.ts).
+    const holder = await findGrantHolder(getDb(env.DB), family.userId, family.applicationId);
+    if (holder) {
+      snapshot = { row: holder.user, at: now, grantsEndedBefore: holder.grantsEndedBefore };
+      await familyStub(env, family.id).putUser(holder.user, now, holder.grantsEndedBefore);
+    }
   }
+  const user = snapshot?.row;
   if (!user || user.id !== parsed.userId) throw new AuthError("invalid");
+  if (grantEnded(family.createdAt, snapshot?.grantsEndedBefore)) throw new AuthError("revoked");
   if (user.state !== "active") throw new AuthError("blocked");
   const principal: Principal = {
     kind: "oauth",

@@ -65,7 +65,11 @@ export async function revokePersonalAccessToken(env: Bindings, id: number, userI
  * ago each was last vouched for (for a caller that takes access away).
  */
 export async function dropUserFromPersonalAccessTokens(env: Bindings, userId: number): Promise<SinceVouched[]> {
-  const hashes = await livePersonalAccessTokenHashes(getDb(env.DB), userId);
+  return dropUserFromPersonalAccessTokenHashes(env, await livePersonalAccessTokenHashes(getDb(env.DB), userId));
+}
+
+/** These PATs drop their copy of the user (a slice of a change's effects, src/services/changes/credential-steps.ts). */
+export async function dropUserFromPersonalAccessTokenHashes(env: Bindings, hashes: readonly string[]): Promise<SinceVouched[]> {
   return Promise.all(hashes.map((h) => patStub(env, h).dropUser()));
 }
 

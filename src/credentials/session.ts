@@ -28,7 +28,7 @@ export async function findSession(env: Bindings, raw: string | undefined): Promi
  */
 export async function createSession(
   env: Bindings,
-  input: { userId: number; pendingTwoFactor: boolean; ttlMs: number; userAgent?: string | null; ipAddress?: string | null },
+  input: { userId: number; pendingTwoFactor: boolean; ttlMs: number; userAgent?: string | null; ipAddress?: string | null; issuer?: string | null },
 ): Promise<{ raw: string; sweep: Promise<void> }> {
   const db = getDb(env.DB);
   const now = Date.now();
@@ -42,6 +42,9 @@ export async function createSession(
     userAgent: input.userAgent ?? null,
     ipAddress: input.ipAddress ?? null,
     lastSeenAt: now,
+    // OpenID Connect's sid (Back-Channel Logout §2.1): random and public, unrelated to the cookie.
+    sid: randomToken(),
+    issuer: input.issuer ?? null,
   });
   const sweep = store.deleteExpiredSessions(db, now).then(() => undefined, () => undefined);
   return { raw, sweep };

@@ -45,6 +45,10 @@ export interface NewApplication {
   registrationTokenHash?: string | null;
   /** OpenID Connect Registration §2 application_type, as a dynamic client sent it. */
   applicationType?: string | null;
+  /** OpenID Connect logout settings (src/domain/logout-settings.ts). */
+  postLogoutRedirectUris?: string;
+  backchannelLogoutUri?: string | null;
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /**
@@ -80,6 +84,9 @@ export async function createApplication(
       tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? null,
       registrationTokenHash: input.registrationTokenHash ?? null,
       applicationType: input.applicationType ?? null,
+      postLogoutRedirectUris: input.postLogoutRedirectUris ?? "",
+      backchannelLogoutUri: input.backchannelLogoutUri ?? null,
+      backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired ?? false,
       createdAt: Date.now(),
     })
     .returning();
@@ -220,6 +227,7 @@ export async function updateApplication(
     Pick<
       ApplicationRow,
       "name" | "redirectUri" | "scopes" | "confidential" | "expireAccessTokens" | "dpopBoundAccessTokens" | "requirePushedAuthorizationRequests" | "trusted" | "accessTokenTtlSeconds" | "jwks" | "jwksUri" | "tokenEndpointAuthMethod"
+      | "postLogoutRedirectUris" | "backchannelLogoutUri" | "backchannelLogoutSessionRequired"
     >
   >,
 ): Promise<ApplicationRow | null> {

@@ -12,6 +12,8 @@ export type AuditAction =
   | "account_unlocked"
   | "throttled"
   | "sign_out"
+  /** A Back-Channel Logout delivery that failed MAX_ATTEMPTS times or whose URL the outbound guard refused (src/services/logout/backchannel.ts). */
+  | "backchannel_logout_failed"
   | "token_issued"
   | "token_refreshed"
   | "refresh_reuse"
@@ -32,6 +34,8 @@ export type AuditAction =
   | "two_factor_disabled"
   | "password_changed"
   | "session_revoked"
+  /** "Sign out everywhere" on /profile/active_sessions (src/services/accounts/sign-out-everywhere.ts), written with its intent. */
+  | "signed_out_everywhere"
   | "user_blocked"
   | "user_unblocked"
   | "user_deactivated"

@@ -17,3 +17,8 @@ export function getDb(d1: D1Database): Db {
   }
   return db;
 }
+
+/** The D1 binding behind a drizzle instance: a batch mixing drizzle's statements with ones built from declarations (src/db/project-changes.ts). */
+export function d1Of(db: Db): D1Database {
+  return (db as unknown as { $client: D1Database }).$client;
+}

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { batchesOf } from "./batches";
 import { inIdList } from "./listing";
@@ -101,6 +101,24 @@ export async function liveFamilies(db: Db, where: { userId?: number; application
   if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
   if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
   return db.select().from(oauthTokenFamilies).where(and(...conds));
+}
+
+/** A page of `liveFamilies`' ids: in id order after `afterId` (""), at most `limit` (a slice of a change's effects, src/services/changes/slices.ts). */
+export async function liveFamilyIdsAfter(
+  db: Db,
+  where: { userId?: number; applicationId?: number; ownerId?: number; madeUpTo?: number },
+  afterId: string,
+  limit: number,
+): Promise<string[]> {
+  const conds = [ne(oauthTokenFamilies.status, "revoked"), gt(oauthTokenFamilies.id, afterId)];
+  if (where.userId !== undefined) conds.push(eq(oauthTokenFamilies.userId, where.userId));
+  if (where.applicationId !== undefined) conds.push(eq(oauthTokenFamilies.applicationId, where.applicationId));
+  // Only grants made up to a change's intent (a user still active may sign in again at once).
+  if (where.madeUpTo !== undefined) conds.push(lte(oauthTokenFamilies.createdAt, where.madeUpTo));
+  // Grants of the applications a user owns (their deletion, src/services/changes/user-deletion.ts).
+  if (where.ownerId !== undefined) conds.push(sql`EXISTS (SELECT 1 FROM ${applications} WHERE ${applications.id} = ${oauthTokenFamilies.applicationId} AND ${applications.ownerId} = ${where.ownerId})`);
+  const rows = await db.select({ id: oauthTokenFamilies.id }).from(oauthTokenFamilies).where(and(...conds)).orderBy(asc(oauthTokenFamilies.id)).limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /** Ids of directory rows marked active, in id order after `afterId`, at most `limit` (a page of the integrity check's walk). */

@@ -34,7 +34,7 @@ export async function recordIntent(db: Db, intent: ChangeIntent, guard: ChangeGu
   const when = guard ? sql`changes() > 0` : sql`1`;
   const insertIntent = db
     .insert(pendingChanges)
-    .select(sql`SELECT NULL, ${intent.kind}, ${intent.subject}, ${JSON.stringify(intent.payload)}, ${now}, 0, NULL, NULL WHERE ${when}`)
+    .select(sql`SELECT NULL, ${intent.kind}, ${intent.subject}, ${JSON.stringify(intent.payload)}, ${now}, 0, NULL, NULL, NULL WHERE ${when}`)
     .onConflictDoNothing()
     .returning({ id: pendingChanges.id });
   const statements: BatchItem<"sqlite">[] = guard ? [guard, insertIntent] : [insertIntent];
@@ -72,9 +72,14 @@ export async function deletePendingChange(db: Db, id: number): Promise<void> {
 }
 
 /** A run failed; the change stays for the next request or sweep. */
-export async function recordChangeFailure(db: Db, id: number, message: string, now = Date.now()): Promise<void> {
+export async function recordChangeFailure(db: Db, id: number, message: string, progress: string | null = null, now = Date.now()): Promise<void> {
   await db
     .update(pendingChanges)
-    .set({ attempts: sql`${pendingChanges.attempts} + 1`, lastError: message.slice(0, 500), lastAttemptAt: now })
+    .set({ attempts: sql`${pendingChanges.attempts} + 1`, lastError: message.slice(0, 500), lastAttemptAt: now, ...(progress ? { progress } : {}) })
     .where(eq(pendingChanges.id, id));
+}
+
+/** A run spent its budget before the effects finished: where they stopped, for the next run (no attempt counted: nothing failed). */
+export async function recordChangeProgress(db: Db, id: number, progress: string, now = Date.now()): Promise<void> {
+  await db.update(pendingChanges).set({ progress, lastAttemptAt: now }).where(eq(pendingChanges.id, id));
 }

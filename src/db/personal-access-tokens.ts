@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import { type Db } from "./client";
@@ -112,6 +112,17 @@ export async function livePersonalAccessTokenHashes(db: Db, userId: number, now 
     .select({ hash: personalAccessTokens.tokenHash })
     .from(personalAccessTokens)
     .where(and(patWhere({ userId, state: "active", now })));
+  return rows.map((r) => r.hash);
+}
+
+/** A page of `livePersonalAccessTokenHashes`: in hash order after `afterHash` (""), at most `limit` (a slice of a change's effects). */
+export async function livePersonalAccessTokenHashesAfter(db: Db, userId: number, afterHash: string, limit: number, now = Date.now()): Promise<string[]> {
+  const rows = await db
+    .select({ hash: personalAccessTokens.tokenHash })
+    .from(personalAccessTokens)
+    .where(and(patWhere({ userId, state: "active", now }), gt(personalAccessTokens.tokenHash, afterHash)))
+    .orderBy(asc(personalAccessTokens.tokenHash))
+    .limit(limit);
   return rows.map((r) => r.hash);
 }
 

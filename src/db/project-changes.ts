@@ -1,12 +1,9 @@
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { d1Of, type Db } from "./client";
 import { inIdList } from "./listing";
 import { claimNamespacePath } from "./namespace-paths";
-import { deployTokens } from "./schema/deploy-tokens";
-import { issues, securityReportFindings } from "./schema/graphql";
-import { managedLicenses } from "./schema/licenses";
-import { mergeRequests, statusChecks } from "./schema/merge-requests";
-import { ciPipelines, packageFiles, packages } from "./schema/packages";
+import { OWNERSHIP } from "./ownership";
+import { packageFiles, packages } from "./schema/packages";
 import { members, projects } from "./schema/projects";
 import { registryBlobLinks, registryRepositories } from "./schema/registry";
 import { runnerProjects, runners } from "./schema/runners";
@@ -58,13 +55,23 @@ export async function packageFileKeysOfProject(db: Db, projectId: number): Promi
   return rows.map((r) => r.key);
 }
 
+const ident = (name: string) => `"${name.replace(/"/g, "")}"`;
+
+/** One DELETE per table declared `deleted` for a project in src/db/ownership.ts: what a project's deletion removes is read from there. */
+function declaredDeletes(client: D1Database, projectId: number): D1PreparedStatement[] {
+  return OWNERSHIP.project.tables
+    .filter((t) => t.removal.how === "deleted")
+    .map((t) => client.prepare(`DELETE FROM ${ident(t.table)} WHERE ${ident(t.column)} = ?`).bind(projectId));
+}
+
 /**
- * Deletes the project and everything that belongs to it, in one D1 batch: members, deploy tokens,
- * merge requests and status checks, issues and findings, licenses, pipelines, packages, registry
- * repositories and their blob links, and project runners left without a project. Children with
- * foreign keys (package files, tags, manifests, responses) go with their parents. Returns the R2
- * keys of the package files, which the caller removes after the rows (registry blobs are shared
- * by digest and left to the registry's garbage collection).
+ * Deletes the project and everything that belongs to it, in one D1 batch: every table
+ * src/db/ownership.ts declares `deleted` for a project (declaredDeletes), plus what is not named by a
+ * project_id column: registry blob links (by repository path), project runners left without a
+ * project, memberships, and the project row. Children with foreign keys (package files, tags,
+ * manifests, responses) go with their parents. Returns the R2 keys of the package files, which the
+ * caller removes after the rows (registry blobs are shared by digest and left to the registry's
+ * garbage collection).
  */
 export async function deleteProjectRows(db: Db, project: ProjectRow): Promise<{ r2Keys: string[] }> {
   const id = project.id;
@@ -75,24 +82,27 @@ export async function deleteProjectRows(db: Db, project: ProjectRow): Promise<{ 
   const ownRunners = await db.select({ runnerId: runnerProjects.runnerId }).from(runnerProjects).where(eq(runnerProjects.projectId, id));
   const runnerIds = ownRunners.map((r) => r.runnerId);
   const prefix = `${project.pathWithNamespace}/`;
-  await db.batch([
-    db.delete(registryBlobLinks).where(sql`${registryBlobLinks.repositoryPath} = ${project.pathWithNamespace} OR substr(${registryBlobLinks.repositoryPath}, 1, ${prefix.length}) = ${prefix}`),
-    db.delete(registryRepositories).where(eq(registryRepositories.projectId, id)),
-    db.delete(packages).where(eq(packages.projectId, id)),
-    db.delete(ciPipelines).where(eq(ciPipelines.projectId, id)),
-    db.delete(securityReportFindings).where(eq(securityReportFindings.projectId, id)),
-    db.delete(issues).where(eq(issues.projectId, id)),
-    db.delete(mergeRequests).where(eq(mergeRequests.projectId, id)),
-    db.delete(statusChecks).where(eq(statusChecks.projectId, id)),
-    db.delete(managedLicenses).where(eq(managedLicenses.projectId, id)),
-    db.delete(deployTokens).where(eq(deployTokens.projectId, id)),
-    db.delete(runnerProjects).where(eq(runnerProjects.projectId, id)),
+  // One D1 batch of statements built by drizzle and statements built from the declaration
+  // (drizzle's batch takes only its own builders, so the batch is D1's).
+  const client = d1Of(db);
+  const built = (q: { toSQL(): { sql: string; params: unknown[] } }) => {
+    const { sql: text, params } = q.toSQL();
+    return client.prepare(text).bind(...params);
+  };
+  await client.batch([
+    // Registry blob links are named by repository path, not project id (a registry name starts with the project's path).
+    built(db.delete(registryBlobLinks).where(sql`${registryBlobLinks.repositoryPath} = ${project.pathWithNamespace} OR substr(${registryBlobLinks.repositoryPath}, 1, ${prefix.length}) = ${prefix}`)),
+    // Every table ownership.ts declares `deleted` for a project, in its order (children with foreign
+    // keys, package files, tags, manifests, status check responses, go with their parents).
+    ...declaredDeletes(client, id),
     // A project runner enabled on no other project has nothing left to run for (GitLab deletes it).
-    db.delete(runners).where(
-      sql`${runners.runnerType} = 'project_type' AND ${inIdList(runners.id, runnerIds)} AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`,
+    built(
+      db
+        .delete(runners)
+        .where(sql`${runners.runnerType} = 'project_type' AND ${inIdList(runners.id, runnerIds)} AND NOT EXISTS (SELECT 1 FROM runner_projects rp WHERE rp.runner_id = ${runners.id})`),
     ),
-    db.delete(members).where(sql`${members.sourceType} = 'project' AND ${members.sourceId} = ${id}`),
-    db.delete(projects).where(eq(projects.id, id)),
+    built(db.delete(members).where(sql`${members.sourceType} = 'project' AND ${members.sourceId} = ${id}`)),
+    built(db.delete(projects).where(eq(projects.id, id))),
   ]);
   return { r2Keys: files.map((f) => f.key) };
 }

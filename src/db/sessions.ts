@@ -2,6 +2,7 @@ import { and, desc, eq, gt, lt, ne } from "drizzle-orm";
 import type { Db } from "./client";
 import { sessions, users } from "./schema/accounts";
 import type { UserRow } from "./users";
+import { queueLogoutsOfUserSessions } from "./backchannel-logouts";
 
 /**
  * Browser sessions in D1, by the SHA-256 of the cookie's random id (the rules, the hashing and the
@@ -33,13 +34,26 @@ export async function deleteSessionByHash(db: Db, idHash: string): Promise<void>
   await db.delete(sessions).where(eq(sessions.idHash, idHash));
 }
 
-/** Removes every session of the user but `keepIdHash` (all of them when null); answers how many. */
-export async function deleteSessionsOfUser(db: Db, userId: number, keepIdHash: string | null = null): Promise<number> {
-  const gone = await db
-    .delete(sessions)
-    .where(keepIdHash === null ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.idHash, keepIdHash)))
-    .returning({ id: sessions.idHash });
+/**
+ * Removes every session of the user but `keepIdHash` (all of them when null); answers how many.
+ * The Back-Channel Logout deliveries of the ended sessions are queued in the same batch, before
+ * the rows go (src/db/backchannel-logouts.ts): every path that ends a user's sessions (block,
+ * deactivation, a password change, sign out everywhere) notifies the clients they signed into.
+ */
+export async function deleteSessionsOfUser(db: Db, userId: number, keepIdHash: string | null = null, now = Date.now()): Promise<number> {
+  const [, gone] = await db.batch([
+    queueLogoutsOfUserSessions(db, userId, keepIdHash, now),
+    db
+      .delete(sessions)
+      .where(keepIdHash === null ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.idHash, keepIdHash)))
+      .returning({ id: sessions.idHash }),
+  ]);
   return gone.length;
+}
+
+/** The statement that ends one session of the user (the guard of a session's end, src/services/logout/). */
+export function deleteSessionStatement(db: Db, userId: number, idHash: string) {
+  return db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.idHash, idHash)));
 }
 
 /** Removes one session of the user; false when no such session was theirs. */

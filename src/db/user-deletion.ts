@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, sql, type SQL } from "drizzle-orm";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { OWNERSHIP } from "./ownership";
@@ -58,19 +58,20 @@ export async function otherAdministrators(db: Db, userId: number): Promise<numbe
   return row.n;
 }
 
-/** A slice of the projects of the user's personal namespace (each deleted by its own change). */
-export async function personalProjectsOf(db: Db, userId: number, limit: number) {
-  return db
-    .select()
+/** A page of the ids of the projects of the user's personal namespace, in id order after `afterId` (each deleted by its own change). */
+export async function personalProjectIdsOf(db: Db, userId: number, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: projects.id })
     .from(projects)
-    .where(and(eq(projects.namespaceKind, "user"), eq(projects.namespaceId, userId)))
+    .where(and(eq(projects.namespaceKind, "user"), eq(projects.namespaceId, userId), gt(projects.id, afterId)))
     .orderBy(asc(projects.id))
     .limit(limit);
+  return rows.map((r) => r.id);
 }
 
-/** The OAuth applications the user owns (deleted with their grants revoked first). */
-export async function applicationIdsOwnedBy(db: Db, userId: number): Promise<number[]> {
-  return (await db.select({ id: applications.id }).from(applications).where(eq(applications.ownerId, userId))).map((r) => r.id);
+/** The OAuth applications the user owns, in one statement (their grants revoked first); answers how many. */
+export async function deleteApplicationsOwnedBy(db: Db, userId: number): Promise<number> {
+  return (await db.delete(applications).where(eq(applications.ownerId, userId)).returning({ id: applications.id })).length;
 }
 
 const ident = (name: string) => sql.raw(`"${name.replace(/"/g, "")}"`);
@@ -82,6 +83,9 @@ const userEntries = (how: "contribution" | "reassigned") => OWNERSHIP.user.table
  * (a deleted pipeline's findings and package links first). Each statement is idempotent (it moves
  * or deletes what still names the user), so a run cut short is finished by the next.
  */
+/** How many statements `removeContributions` runs at most (its subrequests: one each). */
+export const contributionStatements = userEntries("reassigned").length + 3 * userEntries("contribution").length;
+
 export async function removeContributions(db: Db, userId: number, o: { hardDelete: boolean; ghostId: number }): Promise<void> {
   const statements: SQL[] = [];
   for (const t of userEntries("reassigned")) statements.push(sql`UPDATE ${ident(t.table)} SET ${ident(t.column)} = ${o.ghostId} WHERE ${ident(t.column)} = ${userId}`);

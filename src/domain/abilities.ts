@@ -45,13 +45,6 @@ interface AbilityRule {
   /** The lowest member level that has the ability (administrators have every ability). */
   min: number;
   opens: VisibilityRule;
-  /**
-   * How a caller who may see the project or group is refused: reads are not found (what the caller
-   * may not read is not revealed, as git and GitLab's API answer), changes forbidden.
-   */
-  refusal: "not_found" | "forbidden";
-  /** What a caller must have for a refusal to be `refusal` rather than not found (what it may see). */
-  seenWith?: "read_project" | "read_code" | "read_group";
   /** User token scopes that carry it where scopes are judged per ability (GitLab's abilities_for_scopes). */
   scopes: readonly string[];
   /** Deploy token scopes that carry it on the project or group the token covers; none: people only. */
@@ -65,17 +58,16 @@ const ANY_DEPLOY = ["read_repository", "read_registry", "write_registry", "read_
 
 type On = AbilityRule["on"];
 const read = <O extends On>(on: O, min: number, opens: VisibilityRule, scopes: readonly string[], deployScopes: readonly string[] = []) =>
-  ({ on, min, opens, refusal: "not_found", scopes, deployScopes }) as AbilityRule & { on: O };
+  ({ on, min, opens, scopes, deployScopes }) as AbilityRule & { on: O };
 const change = <O extends On>(on: O, min: number, scopes: readonly string[], deployScopes: readonly string[] = []) =>
-  ({ on, min, opens: null, refusal: "forbidden", scopes, deployScopes }) as AbilityRule & { on: O };
+  ({ on, min, opens: null, scopes, deployScopes }) as AbilityRule & { on: O };
 
 /** The table: one row per ability, GitLab's name and its rule (ProjectPolicy, GroupPolicy, Gitlab::Auth). */
 export const ABILITIES = {
   read_project: read("project", GUEST, "project", API_READ, ANY_DEPLOY),
   /** Branches, files, merge requests, pipelines, security findings: GitLab's download_code. */
   read_code: read("project", REPORTER, "code", ["api", "read_repository", "write_repository"], ["read_repository"]),
-  /** Refused as not found to whoever may not read the code (git answers so). */
-  push_code: { ...change("project", DEVELOPER, ["api", "write_repository"]), seenWith: "read_code" },
+  push_code: change("project", DEVELOPER, ["api", "write_repository"]),
   read_container_image: read("project", REPORTER, "code", ["api", "read_registry", "write_registry"], ["read_registry", "write_registry"]),
   create_container_image: change("project", DEVELOPER, ["api", "write_registry"], ["write_registry"]),
   /** Deleting repositories and tags: people only (GitLab's deploy tokens push and pull). */
@@ -86,7 +78,7 @@ export const ABILITIES = {
   /** Project statistics (the `statistics` of GET /projects/:id; left out, never refused). */
   read_statistics: read("project", REPORTER, null, API_READ),
   create_merge_request: change("project", DEVELOPER, API),
-  /** A project's external status checks: developers read them (they answer them), refused as forbidden. */
+  /** A project's external status checks: developers read them (they answer them). */
   read_status_checks: change("project", DEVELOPER, API_READ),
   /** CI lint of a project's configuration (GitLab needs developer: create_pipeline). */
   create_pipeline: change("project", DEVELOPER, API),
@@ -96,7 +88,7 @@ export const ABILITIES = {
   rename_project: change("project", OWNER, API),
   remove_project: change("project", OWNER, API),
   read_group: read("group", GUEST, "project", API_READ, ANY_DEPLOY),
-  /** A group's container repositories: reporter whatever the visibility, refused as forbidden (GitLab's group registry API). */
+  /** A group's container repositories: reporter whatever the visibility (GitLab's group registry API). */
   read_group_container_images: change("group", REPORTER, API_READ),
   /** Creating projects in a group. */
   create_projects: change("group", DEVELOPER, API),
@@ -109,9 +101,12 @@ export const ABILITIES = {
 export type AbilityName = keyof typeof ABILITIES;
 export type ProjectAbility = { [K in AbilityName]: (typeof ABILITIES)[K]["on"] extends "project" ? K : never }[AbilityName];
 export type GroupAbility = Exclude<AbilityName, ProjectAbility>;
-export const ABILITY_NAMES = Object.keys(ABILITIES) as AbilityName[];
 
-/** "allowed", or how a refusal is answered: not found for what the caller may not see, forbidden for what it sees. */
+/**
+ * "allowed", or how a refusal is answered (GitLab's policies): not found for a project or group the
+ * caller may not see (read_project, read_group), forbidden for anything else on one it sees, a
+ * read included (a guest of a private project is forbidden its code, not told it does not exist).
+ */
 export type AbilityDecision = "allowed" | "not_found" | "forbidden";
 
 function opensTo(r: AbilityRule, visibility: Visibility, level: number, signedInUser: boolean): boolean {
@@ -144,7 +139,6 @@ function scopesCarry(ability: AbilityName, actor: AbilityActor): boolean {
 /** What the table answers for one ability, as every surface must answer it (test/services/access-parity.test.ts). */
 export function decideAbility(ability: AbilityName, actor: AbilityActor, facts: AccessFacts): AbilityDecision {
   if (granted(ability, actor, facts) && scopesCarry(ability, actor)) return "allowed";
-  const r: AbilityRule = ABILITIES[ability];
-  const sees = granted(r.seenWith ?? (r.on === "group" ? "read_group" : "read_project"), actor, facts);
-  return sees ? r.refusal : "not_found";
+  const sees = granted(ABILITIES[ability].on === "group" ? "read_group" : "read_project", actor, facts);
+  return sees ? "forbidden" : "not_found";
 }

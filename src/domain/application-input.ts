@@ -1,6 +1,7 @@
 import { cleanDisplayName } from "./display-name";
 import { checkScopes } from "./scopes";
 import { isAcceptableRedirectUri, registeredUris } from "./redirect-uri";
+import { checkLogoutSettings, type LogoutSettings, type LogoutSettingsInput } from "./logout-settings";
 import { checkKeySet, checkKeySetUri, isTokenEndpointAuthMethod, type TokenEndpointAuthMethod } from "./client-key-set";
 
 /**
@@ -8,7 +9,7 @@ import { checkKeySet, checkKeySetUri, isTokenEndpointAuthMethod, type TokenEndpo
  * a name, at least one absolute redirect URI without fragment (http: only for loopback unless
  * insecure redirects are allowed), and at least one known scope. Errors are Doorkeeper's words.
  */
-export interface ApplicationInput {
+export interface ApplicationInput extends LogoutSettingsInput {
   name: string;
   /** One URI per line. */
   redirectUri: string;
@@ -27,7 +28,10 @@ export interface ApplicationInput {
 }
 
 export type ApplicationErrors = Partial<
-  Record<"name" | "redirect_uri" | "scopes" | "access_token_expires_in" | "jwks" | "jwks_uri" | "token_endpoint_auth_method", string[]>
+  Record<
+    "name" | "redirect_uri" | "scopes" | "access_token_expires_in" | "jwks" | "jwks_uri" | "token_endpoint_auth_method" | "post_logout_redirect_uris" | "backchannel_logout_uri",
+    string[]
+  >
 >;
 
 export interface ApplicationKeys {
@@ -37,14 +41,14 @@ export interface ApplicationKeys {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod | null;
 }
 
-export interface CheckedApplication extends ApplicationKeys {
+export interface CheckedApplication extends ApplicationKeys, LogoutSettings {
   name: string;
   redirectUri: string;
   scopes: string[];
   accessTokenTtlSeconds?: number;
 }
 
-/** Options of the deployment: http redirect URIs, and key-set URLs on a loopback address (development). */
+/** Options of the deployment: http redirect URIs, and key-set and back-channel logout URLs on a loopback address (development). */
 export interface ApplicationInputOptions {
   allowLoopbackKeys?: boolean;
 }
@@ -93,10 +97,11 @@ export function validateApplicationInput(
     } else accessTokenTtlSeconds = n;
   }
   const keys = checkKeys(input, options, errors);
+  const logout = checkLogoutSettings(input, { allowInsecureRedirects: allowInsecure, allowLoopbackOutbound: options.allowLoopbackKeys ?? false }, errors);
   if (Object.keys(errors).length || !scopes.ok) return { ok: false, errors };
   return {
     ok: true,
-    value: { name, redirectUri: uris.join("\n"), scopes: scopes.scopes, ...keys, ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }) },
+    value: { name, redirectUri: uris.join("\n"), scopes: scopes.scopes, ...keys, ...logout, ...(accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds }) },
   };
 }
 

@@ -1,4 +1,4 @@
-import { isLoopbackAddressUrl, isPublicHost } from "./public-host";
+import { checkOutboundUri, MAX_OUTBOUND_URI_LENGTH } from "./outbound-uri";
 
 /**
  * An application's public keys (RFC 7591 §2 `jwks` / `jwks_uri`; OIDC Registration §2) and how it
@@ -18,7 +18,7 @@ export const CLIENT_SIGNING_ALGS = ["RS256", "RS384", "RS512", "PS256", "PS384",
 /** Bounds of a key set: a few keys (rotation needs two), a few kilobytes. */
 export const MAX_KEYS = 10;
 export const MAX_KEY_SET_BYTES = 16 * 1024;
-export const MAX_KEY_SET_URI_LENGTH = 2048;
+export const MAX_KEY_SET_URI_LENGTH = MAX_OUTBOUND_URI_LENGTH;
 
 /** A public JSON Web Key as stored (RFC 7517 §4). */
 export type PublicJwk = Record<string, unknown> & { kty: string };
@@ -67,19 +67,7 @@ export function checkKeySet(value: unknown): KeySetCheck {
  * http on 127.0.0.1 or [::1] (ALLOW_LOOPBACK_CLIENT_METADATA, development only).
  */
 export function checkKeySetUri(value: string, allowLoopback: boolean): { ok: true; uri: string } | { ok: false; reason: string } {
-  if (value.length > MAX_KEY_SET_URI_LENGTH) return { ok: false, reason: `is longer than ${MAX_KEY_SET_URI_LENGTH} characters` };
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return { ok: false, reason: "must be an absolute URI" };
-  }
-  const loopback = allowLoopback && isLoopbackAddressUrl(url);
-  if (url.protocol !== "https:" && !loopback) return { ok: false, reason: "must use https" };
-  if (url.username || url.password) return { ok: false, reason: "must not contain credentials" };
-  if (url.hash || value.includes("#")) return { ok: false, reason: "cannot contain a fragment" };
-  if (!loopback && !isPublicHost(url.hostname)) return { ok: false, reason: "must name a public host" };
-  return { ok: true, uri: url.href };
+  return checkOutboundUri(value, allowLoopback);
 }
 
 export function isTokenEndpointAuthMethod(value: unknown): value is TokenEndpointAuthMethod {

@@ -49,7 +49,8 @@ export function parseScopes(value: string | null | undefined): string[] {
  * OpenID Connect Core §11's `offline_access`: "issue a refresh token". Refresh tokens are always
  * issued here (GitLab issues them with every code and device grant), so the scope is accepted in
  * every request and asks for nothing more: it is dropped before the scopes are checked, and is
- * never granted, stored or echoed (docs/oidc.md, offline_access).
+ * never granted or echoed; a code grant that asked for it outlives its session's sign-out
+ * (src/oauth/authorize-request.ts offlineAccess; docs/oidc.md, "Signing out").
  */
 export const OFFLINE_ACCESS = "offline_access";
 

@@ -1,4 +1,5 @@
 import type { UserRow } from "../db/users";
+import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
 
 /**
  * The records and results of a grant's token family (src/durable/token-family.ts), and the rules
@@ -49,7 +50,7 @@ export interface FamilyState {
    * The user row as last read from D1, without password hash and two-factor secrets, and when it
    * was read: lets an API request cost one storage hop (docs/oauth.md, One hop).
    */
-  user?: { row: UserRow; at: number } | null;
+  user?: UserSnapshot | null;
   /**
    * OpenID Connect facts of the authorization (OIDC Core §2): the nonce the client sent and when
    * the person had authenticated (ms). Every id_token of the family carries that auth_time.
@@ -93,6 +94,11 @@ export interface OidcFacts {
   authTime: number;
   /** The id_token's claims about the person as of the approval (code grants with openid). */
   claims?: Record<string, string | boolean | string[]> | null;
+  /**
+   * The authorising browser session's sid, for a client that registered
+   * backchannel_logout_session_required (Back-Channel Logout §2.1): every id_token of the family carries it.
+   */
+  sid?: string | null;
 }
 
 export interface NewPair {
@@ -101,13 +107,25 @@ export interface NewPair {
   createdAt: number;
 }
 
+/**
+ * The user as a family keeps it, read at `at` (ms): the row and the cutoff of pending changes that
+ * end the family's grants (src/db/grant-holder.ts; absent in snapshots kept before cutoffs: none).
+ */
+export interface UserSnapshot {
+  row: UserRow;
+  at: number;
+  grantsEndedBefore?: number | null;
+}
+
 export type FamilyView = Pick<
   FamilyState,
   "id" | "userId" | "applicationId" | "applicationUid" | "scopes" | "grantType" | "ttlSeconds"
 > & {
   accessCreatedAt: number;
   accessExpiresAt: number | null;
-  user?: { row: UserRow; at: number } | null;
+  /** When the grant was made: a pending change's cutoff ends grants made at or before it (src/db/grant-holder.ts). */
+  createdAt: number;
+  user?: UserSnapshot | null;
   oidc?: OidcFacts | null;
   /** The current access token's resource (its audience), a path of src/domain/resources.ts. */
   resource: string;
@@ -124,6 +142,8 @@ export type ExchangeResult =
 export interface UserNeeded {
   ok: false;
   error: "user_needed";
+  /** Whose grant it is besides the user: the caller reads the cutoff of both (src/db/grant-holder.ts). */
+  applicationId: number | null;
 }
 
 export type RotateResult =
@@ -168,4 +188,45 @@ export interface QueuedAudit {
   details: Record<string, unknown>;
   ip: string | null;
   createdAt: number;
+}
+
+/**
+ * RFC 8707 §2.2: the new access token's resource: the one requested when it lies within what
+ * the person authorized (narrowing), else refused; without one, the authorized resource.
+ */
+export function bindResource(s: FamilyState, requested: string | null): boolean {
+  const granted = s.resource ?? DEFAULT_RESOURCE;
+  if (requested !== null && !resourceCovers(granted, requested)) return false;
+  s.accessResource = requested ?? granted;
+  return true;
+}
+
+/**
+ * The new pair; with a DPoP proof (`jkt`) the access token is bound to its key, and so is the
+ * refresh token of a public client (RFC 9449 §5); a confidential client's refresh token stays
+ * unbound (its secret already constrains it), so its binding never changes here.
+ */
+export function setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean, jkt: string | null = null, publicClient = false): void {
+  const expiresAt = s.expiring || forceExpiry ? pair.createdAt + s.ttlSeconds * 1000 : null;
+  s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false, jkt };
+  s.refreshHash = pair.refreshHash;
+  if (publicClient && jkt && pair.refreshHash) s.refreshJkt = jkt;
+}
+
+/**
+ * The checks of a code exchange before single use (DESIGN convention 4: client, redirect_uri,
+ * PKCE), so that only a holder of the verifier (or secret) can trigger a replay's revocation.
+ */
+export function codeRequestRefusal(
+  s: FamilyState,
+  input: { applicationId: number; clientAuthenticated: boolean; redirectUri: string; verifierChallenge: string | null },
+): ExchangeResult | null {
+  const refuse = (reason: string): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse: false });
+  if (s.applicationId !== input.applicationId) return refuse("code issued to another client");
+  if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
+  if (s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
+  if (s.challenge !== null && input.verifierChallenge === null) return refuse("code_verifier missing");
+  if (s.challenge === null && input.verifierChallenge !== null) return refuse("code_verifier without challenge");
+  if (s.challenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+  return null;
 }

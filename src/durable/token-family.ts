@@ -1,12 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { recordQueuedAudits } from "../db/audit";
 import { getDb } from "../db/client";
+import { grantEnded } from "../db/grant-holder";
 import { deletePendingFamilyRow } from "../db/oauth-grants";
 import type { UserRow } from "../db/users";
-import { DEFAULT_RESOURCE, resourceCovers } from "../domain/resources";
+import { DEFAULT_RESOURCE } from "../domain/resources";
 import type { Bindings } from "../env";
 import {
+  bindResource,
+  codeRequestRefusal,
   mayReceiveTokens,
+  setPair,
   userSnapshot,
   type ExchangeResult,
   type FamilyState,
@@ -71,6 +75,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       scopes: s.scopes,
       grantType: s.grantType,
       ttlSeconds: s.ttlSeconds,
+      createdAt: s.createdAt,
       accessCreatedAt: s.access?.createdAt ?? s.createdAt,
       accessExpiresAt: s.access?.expiresAt ?? null,
       oidc: s.oidc ?? null,
@@ -121,11 +126,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     await deletePendingFamilyRow(getDb(this.env.DB), s.id);
   }
 
-  /**
-   * POST /oauth/token grant_type=authorization_code, after the client is authenticated. The order
-   * is DESIGN convention 4: client, redirect_uri, PKCE, then single use, so that only a holder of
-   * the verifier (or secret) can trigger the revocation of a replayed code.
-   */
+  /** POST /oauth/token grant_type=authorization_code: the request's checks (codeRequestRefusal), then single use. */
   exchangeCode(input: {
     codeHash: string;
     applicationId: number;
@@ -148,12 +149,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     const s = this.load();
     const refuse = (reason: string, reuse = false): ExchangeResult => ({ ok: false, error: "invalid_grant", reason, reuse });
     if (!s || !s.code || s.code.hash !== input.codeHash) return refuse("unknown code");
-    if (s.applicationId !== input.applicationId) return refuse("code issued to another client");
-    if (!input.clientAuthenticated && s.challenge === null) return { ok: false, error: "invalid_client", reason: "client secret required" };
-    if (s.redirectUri !== input.redirectUri) return refuse("redirect_uri mismatch");
-    if (s.challenge !== null && input.verifierChallenge === null) return refuse("code_verifier missing");
-    if (s.challenge === null && input.verifierChallenge !== null) return refuse("code_verifier without challenge");
-    if (s.challenge !== null && s.challenge !== input.verifierChallenge) return refuse("code_verifier mismatch");
+    const refused = codeRequestRefusal(s, input);
+    if (refused) return refused;
     if (s.code.usedAt !== null || s.revokedAt !== null) {
       // A replayed code: refuse it and revoke what was issued from it (DESIGN, /oauth/authorize).
       if (s.revokedAt === null) {
@@ -168,9 +165,9 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The code stays unused: a deactivated user's code works again if activated within its life.
     if (!mayReceiveTokens(input.user)) return refuse("user not active");
     // Refused before the code is used, so the client may retry with the resource it was granted.
-    if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
+    if (!bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     s.code.usedAt = input.now;
-    this.setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
+    setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
     this.save(s);
     return { ok: true, family: this.view(s) };
   }
@@ -195,6 +192,8 @@ export class TokenFamily extends DurableObject<Bindings> {
     ip: string | null;
     /** The user row read from D1, or null to use the family's snapshot if younger than userMaxAgeMs. */
     user: UserRow | null;
+    /** With `user`: the cutoff of pending changes that end this grant (src/db/grant-holder.ts). */
+    grantsEndedBefore?: number | null;
     userMaxAgeMs: number;
     /** RFC 8707: the resource named in the refresh request (a path), or null for the authorized one. */
     resource: string | null;
@@ -219,9 +218,15 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The user's state, checked in the same atomic call that would issue: from the snapshot when it
     // is young (one hop), else the caller reads D1 and calls again. Refused without any change, so
     // a deactivated user's grant works again after activation (GitLab); a block revokes it anyway.
-    if (input.user) s.user = { row: userSnapshot(input.user), at: input.now };
-    else if (!s.user || input.now - s.user.at >= input.userMaxAgeMs) return { ok: false, error: "user_needed" };
+    if (input.user) s.user = { row: userSnapshot(input.user), at: input.now, grantsEndedBefore: input.grantsEndedBefore ?? null };
+    else if (!s.user || input.now - s.user.at >= input.userMaxAgeMs) return { ok: false, error: "user_needed", applicationId: s.applicationId };
     if (s.user.row.id !== s.userId) return refuse("unknown user");
+    // A pending change ends this grant (a block, an application's deletion, ...): its own
+    // revocation has not been reached yet (src/db/grant-holder.ts).
+    if (grantEnded(s.createdAt, s.user.grantsEndedBefore)) {
+      if (input.user) this.save(s);
+      return refuse("grant ended");
+    }
     if (!mayReceiveTokens(s.user.row)) {
       if (input.user) this.save(s);
       return refuse("user not active");
@@ -235,7 +240,7 @@ export class TokenFamily extends DurableObject<Bindings> {
       this.save(s);
       return { ok: false, error: "invalid_grant", reason: "refresh token reuse", reuse: true, family: this.view(s), sinceVouched: this.sinceVouched(s) };
     }
-    if (!this.bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
+    if (!bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     // Read before the pair changes: the replaced access token is what an isolate may still remember,
     // and only if it was ever vouched for (used). Tokens replaced by earlier rotations were waited
     // out by those rotations, so a chain of refreshes of unused tokens never waits.
@@ -244,7 +249,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     // The replaced access token is remembered too: revoking it later must still find the grant.
     if (s.access) this.ctx.storage.kv.put(OLD_PREFIX + s.access.hash, input.now);
     s.grace = { prevRefreshHash: input.refreshHash, until: input.now + input.graceMs, sealed: input.sealed };
-    this.setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
+    setPair(s, input.pair, input.forceExpiry, input.dpopJkt ?? null, !input.clientAuthenticated);
     this.save(s);
     this.queueAudit({
       action: "token_refreshed",
@@ -255,29 +260,6 @@ export class TokenFamily extends DurableObject<Bindings> {
       createdAt: input.now,
     });
     return { ok: true, kind: "rotated", family: this.view(s), sinceVouched };
-  }
-
-  /**
-   * RFC 8707 §2.2: the new access token's resource: the one requested when it lies within what
-   * the person authorized (narrowing), else refused; without one, the authorized resource.
-   */
-  private bindResource(s: FamilyState, requested: string | null): boolean {
-    const granted = s.resource ?? DEFAULT_RESOURCE;
-    if (requested !== null && !resourceCovers(granted, requested)) return false;
-    s.accessResource = requested ?? granted;
-    return true;
-  }
-
-  /**
-   * The new pair; with a DPoP proof (`jkt`) the access token is bound to its key, and so is the
-   * refresh token of a public client (RFC 9449 §5); a confidential client's refresh token stays
-   * unbound (its secret already constrains it), so its binding never changes here.
-   */
-  private setPair(s: FamilyState, pair: NewPair, forceExpiry: boolean, jkt: string | null = null, publicClient = false): void {
-    const expiresAt = s.expiring || forceExpiry ? pair.createdAt + s.ttlSeconds * 1000 : null;
-    s.access = { hash: pair.accessHash, createdAt: pair.createdAt, expiresAt, used: false, jkt };
-    s.refreshHash = pair.refreshHash;
-    if (publicClient && jkt && pair.refreshHash) s.refreshJkt = jkt;
   }
 
   /**
@@ -309,11 +291,11 @@ export class TokenFamily extends DurableObject<Bindings> {
     return { ok: true, family: input.withUser ? { ...this.view(s), user: s.user ?? null } : this.view(s) };
   }
 
-  /** Stores a fresh user snapshot (after a D1 read), unless a newer one is already there. */
-  putUser(row: UserRow, at: number): void {
+  /** Stores a fresh user snapshot and its cutoff (after a D1 read, src/db/grant-holder.ts), unless a newer one is already there. */
+  putUser(row: UserRow, at: number, grantsEndedBefore: number | null = null): void {
     const s = this.load();
     if (!s || s.userId !== row.id || (s.user && s.user.at >= at)) return;
-    s.user = { row: userSnapshot(row), at };
+    s.user = { row: userSnapshot(row), at, grantsEndedBefore };
     this.save(s);
   }
 

@@ -1,5 +1,5 @@
-import type { Principal } from "../credentials/principal";
-import { canPushCode, canReadCode, type Visibility } from "../domain/access";
+import type { Caller, Principal } from "../credentials/principal";
+import type { ProjectAccess } from "../services/abilities";
 import { AppError } from "../domain/errors";
 import { hasAnyScope } from "../domain/scopes";
 
@@ -8,7 +8,6 @@ export type GitOperation = "fetch" | "push";
 
 /** Scopes that let a token use Git over HTTPS (spec, scope table; GitLab: write implies read). */
 export const FETCH_SCOPES = ["api", "read_repository", "write_repository"] as const;
-export const PUSH_SCOPES = ["api", "write_repository"] as const;
 
 /** The user name an OAuth token must be sent with (spec, Git over HTTPS). */
 export const OAUTH_GIT_USERNAME = "oauth2";
@@ -27,16 +26,13 @@ export const GIT_DENIAL_MESSAGES = {
   not_found: "The project you were looking for could not be found or you don't have permission to view it.",
 } as const;
 
+/** GitLab's words when a caller who sees the project may not read its code (a guest of a private project). */
+export const DOWNLOAD_FORBIDDEN = "You are not allowed to download code from this project.";
+
 const CODES = { unauthorized: "unauthenticated", forbidden: "forbidden", not_found: "not_found" } as const;
 
 /** A git refusal in the error family; renderGitError answers it as plain text (401 with a Basic challenge). */
 export const gitDenied = (denial: GitDenial) => new AppError(CODES[denial], GIT_DENIAL_MESSAGES[denial], { reason: denial });
-
-export interface ProjectFacts {
-  visibility: Visibility;
-  /** The caller's effective access level (0 when anonymous or not a member). */
-  accessLevel: number;
-}
 
 /**
  * The token must have been sent under a user name that its kind allows: OAuth tokens only as
@@ -49,30 +45,25 @@ export function checkGitLogin(principal: Principal, username: string): void {
 }
 
 /**
- * The ordered access decision once the credentials (if any) are valid. `project` is null when no
- * project has that path. Anonymous callers get 401 for anything they cannot fetch, so that git asks
- * for credentials and an anonymous probe learns nothing about private projects.
+ * A caller's credentials as git takes them: OAuth tokens only under `oauth2`, personal access tokens
+ * under any user name (GitLab); a token without any repository scope, or a deploy token without
+ * read_repository, is not a git credential at all (GitLab answers 401).
  */
-export function decideGitAccess(op: GitOperation, principal: Principal | null, project: ProjectFacts | null): void {
-  if (!principal) {
-    if (op === "fetch" && project && canReadCode(project.visibility, 0, false, false)) return;
-    throw gitDenied("unauthorized");
-  }
-  const isAdmin = principal.user.isAdmin;
-  if (!project || !canReadCode(project.visibility, project.accessLevel, true, isAdmin)) {
-    throw gitDenied("not_found");
-  }
-  if (op === "fetch") return;
-  if (!hasAnyScope(principal.scopes, PUSH_SCOPES)) throw gitDenied("forbidden");
-  if (!canPushCode(project.accessLevel, isAdmin)) throw gitDenied("forbidden");
+export function checkGitCredential(caller: Caller): void {
+  if (caller.kind === "user") checkGitLogin(caller.principal, caller.login ?? "");
+  if (caller.kind === "deploy_token" && !caller.token.scopes.includes("read_repository")) throw gitDenied("unauthorized");
 }
 
 /**
- * A deploy token (GitLab): without read_repository it is not a git credential (401); a project it
- * does not cover is not found (404); it never pushes (403), as no deploy-token scope writes code.
+ * Git's answer to the abilities table (read_code to fetch, push_code to push; src/domain/abilities.ts):
+ * `access` is null when no project has the path. Anonymous callers (and applications, which act for
+ * no one) get 401 for anything they cannot fetch, so that git asks for credentials and an anonymous
+ * probe learns nothing about private projects; others the table's not found or forbidden.
  */
-export function decideDeployTokenGitAccess(op: GitOperation, scopes: readonly string[], coversProject: boolean): void {
-  if (!scopes.includes("read_repository")) throw gitDenied("unauthorized");
-  if (!coversProject) throw gitDenied("not_found");
-  if (op === "push") throw gitDenied("forbidden");
+export function decideGitAccess(op: GitOperation, caller: Caller["kind"], access: ProjectAccess | null): void {
+  const decision = access ? access.decide(op === "fetch" ? "read_code" : "push_code") : "not_found";
+  if (decision === "allowed") return;
+  if (caller === "anonymous" || caller === "application") throw gitDenied("unauthorized");
+  if (decision === "forbidden" && op === "fetch") throw new AppError("forbidden", DOWNLOAD_FORBIDDEN, { reason: "forbidden" });
+  throw gitDenied(decision);
 }

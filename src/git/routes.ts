@@ -1,12 +1,9 @@
 import { Hono, type Context, type Next } from "hono";
-import { deployTokenCovers, type DeployTokenPrincipal } from "../credentials/deploy-token";
 import { admitRequest, type Caller, type Door } from "../credentials/front-door";
 import { getConfig } from "../config";
-import { getDb } from "../db/client";
-import { findProject, projectAccessLevel } from "../db/projects";
-import type { Visibility } from "../domain/access";
+import { askerOf, findProjectAccess } from "../services/abilities";
 import type { AppEnv } from "../env";
-import { checkGitLogin, decideDeployTokenGitAccess, decideGitAccess, GIT_DENIAL_MESSAGES, type GitOperation } from "./access";
+import { checkGitCredential, decideGitAccess, GIT_DENIAL_MESSAGES, type GitOperation } from "./access";
 import { forwardToOrigin, GIT_SERVICES } from "./proxy";
 import { originSettings } from "./origin-client";
 import { ThrottledError, rateLimitHeaders } from "../throttle";
@@ -56,27 +53,23 @@ const GIT_DOOR = {
 
 const gitCaller = (c: Context<AppEnv>): Promise<Caller> => admitRequest(c, GIT_DOOR);
 
-/** Deploy tokens act for their project or group, not a user: read_repository fetches, nothing pushes. */
+/** The smart-HTTP endpoint a request is forwarded to. */
 type GitPath = Parameters<typeof forwardToOrigin>[3];
 
-async function serveGitWithDeployToken(c: Context<AppEnv>, token: DeployTokenPrincipal, projectPath: string, gitPath: GitPath, op: GitOperation) {
-  const project = await findProject(getDb(c.env.DB), projectPath);
-  decideDeployTokenGitAccess(op, token.scopes, project !== null && (await deployTokenCovers(c.env, token, project)));
-  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, op, token.username);
-}
-
+/**
+ * One git request: the credential checked, then the abilities table (src/services/abilities.ts)
+ * with the token's own scopes (git judges them per ability); deploy tokens act for their project
+ * or group under their own login.
+ */
 async function serveGit(c: Context<AppEnv>, projectPath: string, gitPath: GitPath, op: GitOperation): Promise<Response> {
   const caller = await gitCaller(c);
-  if (caller.kind === "deploy_token") return serveGitWithDeployToken(c, caller.token, projectPath, gitPath, op);
-  const principal = caller.kind === "user" ? caller.principal : null;
-  if (caller.kind === "user") checkGitLogin(caller.principal, caller.login ?? "");
-  const db = getDb(c.env.DB);
-  const project = await findProject(db, projectPath);
-  const accessLevel = project && principal ? await projectAccessLevel(db, project, principal.user.id) : 0;
-  decideGitAccess(op, principal, project ? { visibility: project.visibility as Visibility, accessLevel } : null);
+  checkGitCredential(caller);
+  const access = await findProjectAccess(c.env, askerOf(caller, "per_ability"), projectPath);
+  decideGitAccess(op, caller.kind, access);
+  const login = caller.kind === "user" ? caller.principal.user.username : caller.kind === "deploy_token" ? caller.token.username : null;
   // The origin knows the repository by project id, so differently-cased URLs and renamed
   // projects reach the same repository.
-  return forwardToOrigin(originSettings(c.env), c.req.raw, project!.id, gitPath, op, principal?.user.username ?? null);
+  return forwardToOrigin(originSettings(c.env), c.req.raw, access!.row.id, gitPath, op, login);
 }
 
 function serviceOperation(service: string | undefined): GitOperation | null {

@@ -2,8 +2,9 @@ import { GraphQLError } from "graphql";
 import { runnerAccessLevel, type RunnerRow } from "../db/runners";
 import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
-import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../db/projects";
-import { canReadCode, canReadProject, type Visibility } from "../domain/access";
+import { findGroup, findProject, type GroupRow, type ProjectRow } from "../db/projects";
+import type { GroupAbility, ProjectAbility } from "../domain/abilities";
+import { groupAccess, projectAccess, projectAccessAtLevel, type Asker, type GroupAccess, type ProjectAccess } from "../services/abilities";
 import { hasAnyScope } from "../domain/scopes";
 import type { Bindings } from "../env";
 import type { SchemaGate } from "./schema/features";
@@ -21,7 +22,7 @@ export interface GqlContext {
   /** Catalogue ids of deprecated things this request used (answered with Deprecation headers). */
   deprecations: Set<string>;
   now: number;
-  /** Per-request memo of access levels, so nested fields cost no extra queries. */
+  /** Per-request memo of abilities and rows, so nested fields cost no extra queries. */
   memo: Map<string, Promise<unknown>>;
 }
 
@@ -54,17 +55,26 @@ function memo<T>(ctx: GqlContext, key: string, load: () => Promise<T>): Promise<
   return hit;
 }
 
-export function projectLevel(ctx: GqlContext, project: ProjectRow): Promise<number> {
-  const p = ctx.principal;
-  if (!p) return Promise.resolve(0);
-  return memo(ctx, `project-level:${project.id}`, () => projectAccessLevel(ctx.db, project, p.user.id));
+/** The GraphQL caller as the abilities resolver asks it (the door has judged the token's scopes: read_api queries, api mutations). */
+const askerOf = (ctx: GqlContext): Exclude<Asker, { kind: "deploy_token" }> => (ctx.principal ? { kind: "user", user: ctx.principal.user, scopes: null } : { kind: "anonymous" });
+
+/** The caller's abilities on a project (src/services/abilities.ts), once per request. */
+export function projectAccessOf(ctx: GqlContext, project: ProjectRow): Promise<ProjectAccess> {
+  return memo(ctx, `project-access:${project.id}`, () => projectAccess(ctx.env, askerOf(ctx), project));
 }
 
-export function groupLevel(ctx: GqlContext, groupId: number): Promise<number> {
-  const p = ctx.principal;
-  if (!p) return Promise.resolve(0);
-  return memo(ctx, `group-level:${groupId}`, () => groupAccessLevel(ctx.db, groupId, p.user.id));
+/** Primes the request's memo with a project and the caller's level on it, read for many projects at once. */
+export function primeProjectAccess(ctx: GqlContext, project: ProjectRow, level: number): void {
+  ctx.memo.set(`project:${project.id}`, Promise.resolve(project));
+  ctx.memo.set(`project-access:${project.id}`, Promise.resolve(projectAccessAtLevel(askerOf(ctx), project, level)));
 }
+
+export function groupAccessOf(ctx: GqlContext, group: GroupRow): Promise<GroupAccess> {
+  return memo(ctx, `group-access:${group.id}`, () => groupAccess(ctx.env, askerOf(ctx), group));
+}
+
+export const mayOnProject = async (ctx: GqlContext, project: ProjectRow, ability: ProjectAbility) => (await projectAccessOf(ctx, project)).can(ability);
+export const mayOnGroup = async (ctx: GqlContext, group: GroupRow, ability: GroupAbility) => (await groupAccessOf(ctx, group)).can(ability);
 
 export function runnerLevel(ctx: GqlContext, runner: RunnerRow): Promise<number> {
   const p = ctx.principal;
@@ -72,18 +82,12 @@ export function runnerLevel(ctx: GqlContext, runner: RunnerRow): Promise<number>
   return memo(ctx, `runner-level:${runner.id}`, () => runnerAccessLevel(ctx.db, runner, p.user.id));
 }
 
-export async function canSeeProject(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
-  return canReadProject(project.visibility as Visibility, await projectLevel(ctx, project), ctx.principal !== null, isAdmin(ctx));
-}
+export const canSeeProject = (ctx: GqlContext, project: ProjectRow) => mayOnProject(ctx, project, "read_project");
 
-/** Packages, pipelines, findings and merge requests need reporter on private projects (GitLab). */
-export async function canSeeProjectCode(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
-  return canReadCode(project.visibility as Visibility, await projectLevel(ctx, project), ctx.principal !== null, isAdmin(ctx));
-}
+/** Pipelines, findings and merge requests: read_code (reporter on private projects, GitLab). */
+export const canSeeProjectCode = (ctx: GqlContext, project: ProjectRow) => mayOnProject(ctx, project, "read_code");
 
-export async function canSeeGroup(ctx: GqlContext, group: GroupRow): Promise<boolean> {
-  return canReadProject(group.visibility as Visibility, await groupLevel(ctx, group.id), ctx.principal !== null, isAdmin(ctx));
-}
+export const canSeeGroup = (ctx: GqlContext, group: GroupRow) => mayOnGroup(ctx, group, "read_group");
 
 export function loadProject(ctx: GqlContext, idOrPath: string | number): Promise<ProjectRow | null> {
   return memo(ctx, `project:${idOrPath}`, () => findProject(ctx.db, String(idOrPath)));
@@ -93,9 +97,9 @@ export function loadGroup(ctx: GqlContext, idOrPath: string | number): Promise<G
   return memo(ctx, `group:${idOrPath}`, () => findGroup(ctx.db, String(idOrPath)));
 }
 
-/** A project the caller may see, or null (GitLab answers null for invisible projects). */
-export async function visibleProject(ctx: GqlContext, idOrPath: string | number, code = false): Promise<ProjectRow | null> {
+/** A project the caller has `ability` on, or null (GitLab answers null for what the caller may not see). */
+export async function visibleProject(ctx: GqlContext, idOrPath: string | number, ability: ProjectAbility = "read_project"): Promise<ProjectRow | null> {
   const project = await loadProject(ctx, idOrPath);
   if (!project) return null;
-  return (await (code ? canSeeProjectCode(ctx, project) : canSeeProject(ctx, project))) ? project : null;
+  return (await mayOnProject(ctx, project, ability)) ? project : null;
 }

@@ -11,6 +11,8 @@ export const FAMILY_TABLE: readonly { match: RegExp; family: Family; why: string
   { match: /^\/api(\/|$)/, family: "rest", why: "the REST API; its not-found is JSON too" },
   // RFC 8628 §3.3: the verification page is for people (HTML, sign-in, CSRF), although under /oauth.
   { match: /^\/oauth\/device(\/|$)/, family: "pages", why: "the device flow's verification page" },
+  // RP-Initiated Logout: the end-session endpoint and its confirmation are pages (HTML, session, CSRF on the confirmation).
+  { match: /^\/oauth\/logout(\/|$)/, family: "pages", why: "the end-session endpoint (OpenID Connect RP-Initiated Logout)" },
   { match: /^\/oauth\/applications$/, family: "pages", why: "GitLab's path of the applications page (a redirect)" },
   // The authorization endpoint answers people with HTML error pages (never JSON, never a redirect before validation).
   { match: /^\/oauth\/authorize(\/|$)/, family: "authorize", why: "the authorization endpoint (HTML)" },

@@ -1,7 +1,7 @@
 import type { ApplicationRow } from "../db/applications";
 import { isValidS256Challenge } from "../domain/pkce";
 import { matchesRegistered, registeredUris } from "../domain/redirect-uri";
-import { isScope, parseRequestedScopes, parseScopes } from "../domain/scopes";
+import { isScope, OFFLINE_ACCESS, parseRequestedScopes, parseScopes } from "../domain/scopes";
 import { DEFAULT_RESOURCE, resourcePathOf } from "../domain/resources";
 import { DESCRIPTIONS, type OAuthErrorCode } from "./errors";
 import { grantTypesOf } from "./grants/client";
@@ -27,6 +27,12 @@ export interface AuthorizeRequest {
   resourceIndicator: string | null;
   /** RFC 9449 §10: the thumbprint of the key the code is bound to (`dpop_jkt`), or null. */
   dpopJkt: string | null;
+  /**
+   * OpenID Connect Core §11: the request asked for `offline_access`. It grants nothing more here
+   * (refresh tokens are always issued), but such a grant outlives the sign-out of the session that
+   * approved it (docs/oidc.md, "Signing out").
+   */
+  offlineAccess: boolean;
 }
 
 export type AuthorizeCheck =
@@ -138,7 +144,7 @@ export function checkAuthorizeRequest(
   if (dpopJkt !== null && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt)) return fail("invalid_request", "dpop_jkt is not a JWK SHA-256 thumbprint.");
   // RFC 9449 §5.2: a client that requires DPoP gets no token it could not bind (the implicit grant's).
   if (responseType === "token" && app.dpopBoundAccessTokens) return fail("unauthorized_client", "This client requires DPoP-bound access tokens: use the authorization code flow.");
-  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator, dpopJkt } };
+  return { kind: "ok", request: { app, redirectUri, responseType, scopes, state, codeChallenge, oidc: oidc.value, resource, resourceIndicator, dpopJkt, offlineAccess: parseScopes(q("scope")).includes(OFFLINE_ACCESS) } };
 }
 
 /** The redirect back to the client, with iss on every response (RFC 9207 §2). */

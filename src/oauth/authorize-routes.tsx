@@ -87,9 +87,9 @@ async function approve(c: Context<AppEnv>, request: AuthorizeRequest, user: User
   const r = { ...request, app: await storeDocumentClient(c.env, request.app, { userId, ip: clientAddress(c.req.raw, c.env) }) };
   if (r.responseType === "code") {
     // With openid, the id_token's claims are recorded now, so the code exchange signs without reading D1.
-    const [authTime, claims] = await Promise.all([pageVisit(c).authTime(), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null]);
+    const [authTime, claims, sid] = await Promise.all([pageVisit(c).authTime(), r.scopes.includes("openid") ? subjectClaims(c.env, iss, user, r.scopes) : null, pageVisit(c).sid()]);
     const oidc = { nonce: r.oidc.nonce, authTime: authTime ?? Date.now(), claims };
-    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource, dpopJkt: r.dpopJkt });
+    const code = await issueCode(c.env, { app: r.app, userId, scopes: r.scopes, redirectUri: r.redirectUri, challenge: r.codeChallenge, oidc, resource: r.resource, dpopJkt: r.dpopJkt, sid, endsWithSession: !r.offlineAccess });
     return c.redirect(clientRedirect(r.redirectUri, { code, state: r.state, iss }, false), status);
   }
   const { token, family } = await issueAccessOnly(c.env, { app: r.app, userId, scopes: r.scopes, grantType: "implicit", ip: clientAddress(c.req.raw, c.env), user, resource: r.resource });

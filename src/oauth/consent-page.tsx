@@ -14,7 +14,8 @@ export function ConsentPage(props: { request: AuthorizeRequest; username: string
     client_id: r.app.uid,
     redirect_uri: r.redirectUri,
     response_type: r.responseType,
-    scope: formatScopes(r.scopes),
+    // offline_access is not a granted scope, but the approval must still know it was asked for (docs/oidc.md, "Signing out").
+    scope: formatScopes(r.offlineAccess ? [...r.scopes, "offline_access"] : r.scopes),
     state: r.state,
     code_challenge: r.codeChallenge,
     code_challenge_method: r.codeChallenge ? "S256" : null,

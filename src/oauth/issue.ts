@@ -94,6 +94,14 @@ export async function issueCode(
     resource: string;
     /** RFC 9449 §10: the authorization request's dpop_jkt; the exchange must prove that key. */
     dpopJkt?: string | null;
+    /**
+     * The sid of the browser session that approved (sessions.sid). An OpenID Connect grant records
+     * it in the directory, so ending that session finds it (src/services/logout/); its id_tokens
+     * carry it when the client registered backchannel_logout_session_required.
+     */
+    sid?: string | null;
+    /** False when the request asked for offline_access: the grant outlives its session's sign-out. */
+    endsWithSession?: boolean;
   },
 ): Promise<string> {
   const now = Date.now();
@@ -102,7 +110,8 @@ export async function issueCode(
   const state = baseState(env, fid, input.app, input.userId, input.scopes, "authorization_code", now);
   state.redirectUri = input.redirectUri;
   state.challenge = input.challenge;
-  state.oidc = input.oidc ?? null;
+  const sid = input.scopes.includes("openid") ? (input.sid ?? null) : null;
+  state.oidc = input.oidc ? { ...input.oidc, ...(sid && input.app.backchannelLogoutSessionRequired ? { sid } : {}) } : null;
   state.resource = input.resource;
   state.code = { hash: await hashToken(code), expiresAt: now + CODE_TTL_MS, usedAt: null, dpopJkt: input.dpopJkt ?? null };
   await Promise.all([
@@ -115,6 +124,8 @@ export async function issueCode(
       scopes: formatScopes(input.scopes),
       status: "pending",
       createdAt: now,
+      sid,
+      endsWithSession: sid !== null && input.endsWithSession !== false,
     }),
   ]);
   return code;
@@ -234,6 +245,7 @@ async function startFamily(
       scopes: input.scopes,
       grantType: input.grantType,
       ttlSeconds: state.ttlSeconds,
+      createdAt: state.createdAt,
       accessCreatedAt: now,
       accessExpiresAt: expiresAt,
       oidc: state.oidc,

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { getDb } from "../db/client";
-import { findUserById } from "../db/users";
+import { findGrantHolder, grantEnded } from "../db/grant-holder";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { frontDoor, type Door } from "../credentials/front-door";
@@ -157,9 +157,16 @@ routes.post("/introspect", async (c) => {
   // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1,
   // remembered under the validation cache's bound: it only names the user (username, sub); whether
   // the token is active is the family's answer above, asked every time.
-  const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user.row : null;
-  const user = snapshot ?? (await rememberedFor(c.env, `introspected-user:${d.userId}`, null, () => findUserById(getDb(c.env.DB), d.userId)));
-  if (!user) return inactive();
+  // A grant a pending change ends (src/db/grant-holder.ts) is inactive, though not revoked yet.
+  const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user : null;
+  const holder =
+    snapshot ??
+    (await rememberedFor(c.env, `introspected-holder:${d.userId}:${d.applicationId}`, null, async () => {
+      const found = await findGrantHolder(getDb(c.env.DB), d.userId, d.applicationId);
+      return found ? { row: found.user, grantsEndedBefore: found.grantsEndedBefore } : null;
+    }));
+  if (!holder || grantEnded(d.createdAt, holder.grantsEndedBefore)) return inactive();
+  const user = holder.row;
   const { active, scope, client_id, token_type, iat, iss, aud, ...rest } = base;
   // The members in the order clients have always seen them.
   return c.json({ active, scope, client_id, username: user.username, token_type, iat, sub: String(d.userId), iss, aud, ...rest }, 200, noStore);

@@ -31,6 +31,11 @@ function metadata(c: Context<AppEnv>) {
     jwks_uri: `${issuer}/oauth/discovery/keys`,
     device_authorization_endpoint: `${issuer}/oauth/authorize_device`,
     registration_endpoint: `${issuer}/oauth/register`,
+    // OpenID Connect RP-Initiated Logout 1.0 §2.1 and Back-Channel Logout 1.0 §2.1 (docs/oidc.md,
+    // "Signing out"); front-channel logout is not built, so it is not advertised.
+    end_session_endpoint: `${issuer}/oauth/logout`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     // offline_access is accepted and changes nothing (refresh tokens are always issued; domain/scopes.ts).
     scopes_supported: [...ALL_SCOPES, OFFLINE_ACCESS],
     response_types_supported: implicit ? ["code", "token"] : ["code"],

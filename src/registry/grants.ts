@@ -1,9 +1,8 @@
-import { deployTokenCovers, type DeployTokenPrincipal } from "../credentials/deploy-token";
+import type { DeployTokenPrincipal } from "../credentials/deploy-token";
 import type { UserRow } from "../credentials/principal";
 import { getDb } from "../db/client";
-import { projectAccessLevel } from "../db/projects";
-import { AccessLevel, canReadCode, type Visibility } from "../domain/access";
-import { hasAnyScope } from "../domain/scopes";
+import type { ProjectAbility } from "../domain/abilities";
+import { projectAccess } from "../services/abilities";
 import type { Bindings } from "../env";
 import type { AccessEntry, RegistryAction } from "../credentials/registry-token";
 import { resolveRepositoryName } from "./names";
@@ -14,17 +13,11 @@ export type RegistryCaller =
   | { kind: "user"; user: UserRow; scopes: string[] }
   | { kind: "deploy_token"; token: DeployTokenPrincipal };
 
-/** Token scopes that carry each action (GitLab: write_registry implies pulling what it pushes). */
-const PAT_SCOPES_FOR: Record<RegistryAction, readonly string[]> = {
-  pull: ["api", "read_registry", "write_registry"],
-  push: ["api", "write_registry"],
-  delete: ["api", "write_registry"],
-};
-const DEPLOY_SCOPES_FOR: Record<RegistryAction, readonly string[]> = {
-  pull: ["read_registry", "write_registry"],
-  push: ["write_registry"],
-  // Deploy tokens push and pull; deleting images is for people (GitLab).
-  delete: [],
+/** The ability each action needs (src/domain/abilities.ts; its scopes say which tokens carry it). */
+const ABILITY_OF: Record<RegistryAction, ProjectAbility> = {
+  pull: "read_container_image",
+  push: "create_container_image",
+  delete: "destroy_container_image",
 };
 const ACTIONS: readonly RegistryAction[] = ["pull", "push", "delete"];
 
@@ -46,30 +39,17 @@ export function parseScope(scope: string): RequestedScope | null {
 }
 
 /**
- * The actions granted on one requested repository: the intersection of what was asked, what the
- * credential's scopes carry and what the caller may do in the project (visibility, membership,
- * or the deploy token's project or group). null when nothing is granted.
+ * The actions granted on one requested repository: those asked for that the abilities table allows
+ * (the credential's scopes, and visibility, membership or the deploy token's project or group).
+ * null when nothing is granted.
  */
 export async function grantScope(env: Bindings, caller: RegistryCaller, requested: RequestedScope): Promise<AccessEntry | null> {
-  const db = getDb(env.DB);
-  const resolved = await resolveRepositoryName(db, requested.name);
+  const resolved = await resolveRepositoryName(getDb(env.DB), requested.name);
   if (!resolved) return null;
   const { project } = resolved;
-  const visibility = project.visibility as Visibility;
-  let allowed: (action: RegistryAction) => boolean;
-  if (caller.kind === "anonymous") {
-    allowed = (a) => a === "pull" && visibility === "public";
-  } else if (caller.kind === "deploy_token") {
-    const covers = await deployTokenCovers(env, caller.token, project);
-    allowed = (a) => covers && hasAnyScope(caller.token.scopes, DEPLOY_SCOPES_FOR[a]);
-  } else {
-    const isAdmin = caller.user.isAdmin;
-    const level = isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, caller.user.id);
-    allowed = (a) =>
-      hasAnyScope(caller.scopes, PAT_SCOPES_FOR[a]) &&
-      (a === "pull" ? canReadCode(visibility, level, true, isAdmin) : isAdmin || level >= AccessLevel.DEVELOPER);
-  }
-  const actions = requested.actions.filter(allowed);
+  // The token service judges the token's own scopes per ability (write_registry pushes, read_registry pulls).
+  const access = await projectAccess(env, caller.kind === "user" ? { kind: "user", user: caller.user, scopes: caller.scopes } : caller, project);
+  const actions = requested.actions.filter((a) => access.can(ABILITY_OF[a]));
   if (!actions.length) return null;
   return { type: "repository", name: resolved.path, actions, meta: { project_id: project.id, project_path: project.pathWithNamespace } };
 }

@@ -2,7 +2,7 @@ import { deployTokenCovers } from "../credentials/deploy-token";
 import type { Caller, DeployTokenPrincipal, UserRow } from "../credentials/principal";
 import { getDb } from "../db/client";
 import { findGroup, findProject, groupAccessLevel, projectAccessLevel, type GroupRow, type ProjectRow } from "../db/projects";
-import { ABILITIES, decideAbility, type AbilityActor, type AbilityDecision, type AbilityName, type GroupAbility, type ProjectAbility } from "../domain/abilities";
+import { decideAbility, type AbilityActor, type AbilityDecision, type AbilityName, type GroupAbility, type ProjectAbility } from "../domain/abilities";
 import { AccessLevel, type Visibility } from "../domain/access";
 import { AppError } from "../domain/errors";
 import type { Bindings } from "../env";
@@ -107,6 +107,15 @@ export async function projectAccess(env: Bindings, asker: Asker, project: Projec
   return new Access(project, actorOf(asker, covers), level, projectNotFound);
 }
 
+/**
+ * A user's (or anonymous) access to a project whose effective level a batch query already read
+ * (`projectsWithAccessLevels`, src/db/projects.ts): the same answers as projectAccess, no query.
+ */
+export function projectAccessAtLevel(asker: Exclude<Asker, { kind: "deploy_token" }>, project: ProjectRow, level: number): ProjectAccess {
+  const effective = asker.kind !== "user" ? AccessLevel.NONE : asker.user.isAdmin ? AccessLevel.OWNER : level;
+  return new Access(project, actorOf(asker, false), effective, projectNotFound);
+}
+
 /** One asker's access to a group (deploy tokens cover their own group only). */
 export async function groupAccess(env: Bindings, asker: Asker, group: GroupRow): Promise<GroupAccess> {
   const level = asker.kind !== "user" ? AccessLevel.NONE : asker.user.isAdmin ? AccessLevel.OWNER : await groupAccessLevel(getDb(env.DB), group.id, asker.user.id);
@@ -143,6 +152,3 @@ export async function checkGroup<A extends GroupAbility>(
   const access = await groupAccess(env, asker, group);
   return { group: access.check(ability), access };
 }
-
-/** Whether the ability is one a deploy token may ever hold (the table's deploy scopes are not empty). */
-export const deployTokensMayHold = (ability: AbilityName) => ABILITIES[ability].deployScopes.length > 0;

@@ -14,6 +14,7 @@ import { getDb } from "../db/client";
 import { randomToken } from "../crypto/random";
 import { sha256Hex } from "../crypto/hash";
 import { validateApplicationInput, type ApplicationErrors } from "../domain/application-input";
+import type { LogoutSettings, LogoutSettingsInput } from "../domain/logout-settings";
 import { formatScopes } from "../domain/scopes";
 import type { Bindings } from "../env";
 import { applicationSubject, makeChange } from "./changes/runner";
@@ -27,7 +28,7 @@ import { newApplicationTtl } from "../config";
  * (administrators: instance applications; users: their own).
  */
 
-export interface ApplicationFields {
+export interface ApplicationFields extends LogoutSettingsInput {
   name: string;
   /** One URI per line. */
   redirectUri: string;
@@ -61,6 +62,9 @@ function check(env: Bindings, input: ApplicationFields) {
       jwksUri: input.jwksUri,
       tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
       confidential: input.confidential,
+      postLogoutRedirectUris: input.postLogoutRedirectUris,
+      backchannelLogoutUri: input.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired,
     },
     getConfig(env).allowInsecureRedirects,
     { allowLoopbackKeys: getConfig(env).allowLoopbackClientMetadata },
@@ -118,8 +122,15 @@ export async function updateApplication(
   env: Bindings,
   actor: AuditActor,
   app: ApplicationRow,
-  input: ApplicationFields,
+  given: ApplicationFields,
 ): Promise<ApplicationResult<{ row: ApplicationRow }>> {
+  // Logout settings a surface does not send stay as they are.
+  const input: ApplicationFields = {
+    ...given,
+    postLogoutRedirectUris: given.postLogoutRedirectUris === undefined ? app.postLogoutRedirectUris : given.postLogoutRedirectUris,
+    backchannelLogoutUri: given.backchannelLogoutUri === undefined ? app.backchannelLogoutUri : given.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: given.backchannelLogoutSessionRequired ?? app.backchannelLogoutSessionRequired,
+  };
   const checked = check(env, input);
   if (!checked.ok) return checked;
   const row = await patchApplication(getDb(env.DB), app.id, {
@@ -133,6 +144,9 @@ export async function updateApplication(
     jwks: checked.value.jwks,
     jwksUri: checked.value.jwksUri,
     tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
+    postLogoutRedirectUris: checked.value.postLogoutRedirectUris,
+    backchannelLogoutUri: checked.value.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: checked.value.backchannelLogoutSessionRequired,
     ...(input.trusted === undefined ? {} : { trusted: input.trusted }),
     ...(checked.value.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: checked.value.accessTokenTtlSeconds }),
   });
@@ -163,7 +177,7 @@ export async function deleteApplication(env: Bindings, actor: AuditActor | null,
 }
 
 /** What a dynamic registration (RFC 7591 §2, checked by src/oauth/registration/metadata.ts) stores. */
-export interface DynamicRegistrationFields {
+export interface DynamicRegistrationFields extends LogoutSettings {
   applicationType: string | null;
   name: string;
   redirectUris: string[];
@@ -192,6 +206,10 @@ const dynamicColumns = (reg: DynamicRegistrationFields) => ({
   jwksUri: reg.jwksUri,
   tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod,
   applicationType: reg.applicationType,
+  // OpenID Connect logout (RP-Initiated Logout §3.1, Back-Channel Logout §2.2).
+  postLogoutRedirectUris: reg.postLogoutRedirectUris,
+  backchannelLogoutUri: reg.backchannelLogoutUri,
+  backchannelLogoutSessionRequired: reg.backchannelLogoutSessionRequired,
 });
 
 /**

@@ -4,6 +4,7 @@ import { createGroup as insertGroup, createProject as insertProject, type Projec
 import { projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
 import type { GroupRow, ProjectRow } from "../db/projects";
 import { AppError } from "../domain/errors";
+import type { CheckedProject } from "./abilities";
 import type { Bindings } from "../env";
 import { createProjectRepository, readmeCommit } from "../git/provisioning";
 import { deleteProjectContents } from "./changes/effects";
@@ -12,8 +13,8 @@ import { finishChangesOf, projectSubject, recordChange } from "./changes/runner"
 /**
  * Projects and groups as use cases (DESIGN "Layout", src/services): creating, changing and deleting
  * them, each validated, written through src/db and audited with one row, whatever surface calls it.
- * Who may act on which namespace is the caller's check (the REST loaders, src/api/v4/load.ts, give
- * the acting user's access level); membership changes are in ./memberships.ts.
+ * A change to a project takes a project checked by the abilities resolver (./abilities.ts), so an
+ * unchecked one does not compile; membership changes are in ./memberships.ts.
  */
 
 export interface NewProject extends Omit<ProjectInsert, "creatorId"> {
@@ -57,7 +58,7 @@ export interface ProjectChanges {
  * changed: project_path_updated when the path did (with the old and new full paths), else
  * project_updated; both name the changed fields.
  */
-export async function updateProject(env: Bindings, actor: AuditActor, project: ProjectRow, changes: ProjectChanges): Promise<ProjectRow> {
+export async function updateProject(env: Bindings, actor: AuditActor, project: CheckedProject<"admin_project">, changes: ProjectChanges): Promise<ProjectRow> {
   const db = getDb(env.DB);
   const pathChanges = changes.path !== undefined && changes.path !== project.path;
   if (pathChanges && (await projectHasRegistryRepositories(db, project.id))) {
@@ -85,7 +86,7 @@ export async function updateProject(env: Bindings, actor: AuditActor, project: P
  * naming the repository, and the change stays pending: the cron sweep removes it later, as it
  * finishes a deletion killed at any point.
  */
-export async function destroyProject(env: Bindings, actor: AuditActor, project: ProjectRow): Promise<{ afterwards: Promise<void> }> {
+export async function destroyProject(env: Bindings, actor: AuditActor, project: CheckedProject<"remove_project">): Promise<{ afterwards: Promise<void> }> {
   await recordChange(env, {
     kind: "project_deleted",
     subject: projectSubject(project.id),

@@ -3,14 +3,15 @@ import { getDb } from "../db/client";
 import { deleteRepositoryRows, deleteTag, type RegistryRepositoryRow } from "../db/registry";
 import { blobRefsOf, collectUnreferencedBlobs, deleteManifest, isReferencedManifest, isTagged } from "../db/registry-content";
 import type { Bindings } from "../env";
+import { AppError } from "../domain/errors";
+import type { CheckedProject } from "./abilities";
 import { forgetManifests } from "../storage/manifest-cache";
 
 /**
  * Container registry images as use cases, shared by the REST API (/api/v4/.../registry/repositories),
  * GraphQL (destroyContainerRepository, destroyContainerRepositoryTags) and the project's Container
- * registry page: plain values in, the deletion carried out before it answers (gone from /v2/ at once,
- * unreferenced blobs collected), and one audit row per call, alike from each surface. The caller has
- * checked that the actor may destroy the project's images (destroy_container_image).
+ * registry page: a project checked for destroy_container_image and plain values in, the deletion carried out before it answers (gone from /v2/ at once,
+ * unreferenced blobs collected), and one audit row per call, alike from each surface.
  *
  * Below the audited use cases, the deletions themselves, which /v2/'s DELETE (the OCI protocol,
  * src/registry/images.ts) shares: each removes the rows, empties this isolate's manifest cache and
@@ -57,8 +58,16 @@ export async function removeRepository(env: Bindings, repo: RegistryRepositoryRo
 }
 
 
+/** The project whose images are deleted, checked for destroy_container_image (./abilities.ts). */
+type ImagesOwner = CheckedProject<"destroy_container_image">;
+
+function ownedBy(project: ImagesOwner, repo: RegistryRepositoryRow): void {
+  if (repo.projectId !== project.id) throw new AppError("not_found", "Repository Not Found", { reason: "repository_not_found" });
+}
+
 /** Deletes a repository with its tags and manifests; audited as container_repository_deleted. */
-export async function deleteContainerRepository(env: Bindings, actor: AuditActor, repo: RegistryRepositoryRow): Promise<void> {
+export async function deleteContainerRepository(env: Bindings, actor: AuditActor, project: ImagesOwner, repo: RegistryRepositoryRow): Promise<void> {
+  ownedBy(project, repo);
   await removeRepository(env, repo);
   await recordAudit(getDb(env.DB), {
     action: "container_repository_deleted",
@@ -73,7 +82,8 @@ export async function deleteContainerRepository(env: Bindings, actor: AuditActor
  * Deletes tags of a repository (each name once); returns the names that existed and are gone. One
  * audit row (container_repository_tags_deleted) names them; nothing deleted, nothing audited.
  */
-export async function deleteContainerTags(env: Bindings, actor: AuditActor, repo: RegistryRepositoryRow, names: readonly string[]): Promise<string[]> {
+export async function deleteContainerTags(env: Bindings, actor: AuditActor, project: ImagesOwner, repo: RegistryRepositoryRow, names: readonly string[]): Promise<string[]> {
+  ownedBy(project, repo);
   const deleted: string[] = [];
   for (const name of new Set(names)) if (await removeTag(env, repo.id, name)) deleted.push(name);
   if (deleted.length) {

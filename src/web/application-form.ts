@@ -23,6 +23,9 @@ export async function readApplicationForm(c: Context<any>, opts: { trusted?: boo
     jwks: one(body.jwks),
     jwksUri: one(body.jwks_uri),
     tokenEndpointAuthMethod: one(body.token_endpoint_auth_method),
+    postLogoutRedirectUris: one(body.post_logout_redirect_uris),
+    backchannelLogoutUri: one(body.backchannel_logout_uri),
+    backchannelLogoutSessionRequired: body.backchannel_logout_session_required !== undefined,
     ...(opts.trusted ? { trusted: body.trusted !== undefined } : {}),
   };
 }
@@ -41,6 +44,9 @@ export function applicationFieldsOf(v: AppFormValues): ApplicationFields {
     jwks: v.jwks,
     jwksUri: v.jwksUri,
     tokenEndpointAuthMethod: v.tokenEndpointAuthMethod,
+    postLogoutRedirectUris: v.postLogoutRedirectUris,
+    backchannelLogoutUri: v.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: v.backchannelLogoutSessionRequired,
     ...(v.trusted === undefined ? {} : { trusted: v.trusted }),
   };
 }

@@ -7,7 +7,7 @@ import { renderPage, type PageEnv } from "./page";
 import { pageRefusal } from "./refusal";
 import { notFoundPage } from "./pages/not-found";
 import { pageSecurityHeaders, requireCsrf } from "./security";
-import { csrfToken, currentUser, endSession, sessionAuthTime } from "./session";
+import { csrfToken, currentSession, currentSessionSid, currentUser, endSession, sessionAuthTime, signOutBrowser } from "./session";
 
 /**
  * The page door (docs/architecture.md, "Where each rule lives"): what every page route passes
@@ -30,6 +30,12 @@ export type PageDoor = {
    * page), because Chromium applies form-action to the redirect too.
    */
   formAction?: boolean;
+  /**
+   * Unsafe methods without the CSRF and Origin check: only for an endpoint another site sends the
+   * browser to by a form POST on purpose (RP-Initiated Logout's end-session endpoint, §2). What it
+   * does must not act on the session without asking unless the request proves itself.
+   */
+  crossSiteForm?: boolean;
 };
 
 /** Where the door's guard keeps its declaration, for the sweep over `app.routes`. */
@@ -71,9 +77,11 @@ function guardOf(door: PageDoor): GuardHandler {
   const guard: GuardHandler = async (c, next) => {
     // CSRF first (it throws its refusal), then who: a redirect to sign in is this handler's answer.
     let answer: Response | void = undefined;
-    await requireCsrf(c, async () => {
+    const enter = async () => {
       answer = who ? await who(c as never, next) : await next();
-    });
+    };
+    if (door.crossSiteForm) await enter();
+    else await requireCsrf(c, enter);
     return answer;
   };
   guard[DECLARED] = door;
@@ -125,6 +133,11 @@ export function pageVisit(c: Context) {
     csrfToken: () => csrfToken(c),
     authTime: () => sessionAuthTime(c),
     endSession: () => endSession(c),
+    /** The signed-in session (row and user) and its OpenID Connect sid (docs/oidc.md, "Signing out"). */
+    session: () => currentSession(c),
+    sid: () => currentSessionSid(c),
+    /** Signs out on purpose: the session's end as a change, back-channel logouts sent after the response. */
+    signOut: (reason: "sign_out" | "rp_initiated_logout") => signOutBrowser(c, reason),
     render: (title: string, body: Child, status?: ContentfulStatusCode) => renderPage(c, title, body, status),
     refusal: (err: Error) => pageRefusal(err, c),
   };

@@ -8,12 +8,16 @@ import {
   deleteSession,
   deleteOtherSessionsOfUser,
   findSession,
+  listSessionsOfUser,
   touchSession,
   type SessionCredential,
 } from "../credentials/session";
 import type { UserRow } from "../db/users";
 import type { Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
+import { endBrowserSession } from "../services/logout/session-end";
+import { revokeSession } from "../services/accounts/sessions";
+import { deliverDueLogouts } from "../services/logout/backchannel";
 
 /**
  * Browser sessions on the pages: the cookie (its credential, stored hashed, is src/credentials/session.ts).
@@ -44,6 +48,11 @@ function cookieOptions(c: Ctx, maxAgeSeconds?: number) {
     secure: isHttps(c),
     ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
   };
+}
+
+/** The issuer a session signs in under and its logout tokens name (ISSUER, or the request's origin, as src/oauth/issuer.ts). */
+function sessionIssuer(c: Ctx): string {
+  return getConfig(c.env as Bindings).issuer || new URL(c.req.url).origin;
 }
 
 /** Per-request memo: pages ask for the user several times (layout, handler, CSRF). */
@@ -80,6 +89,49 @@ function defer(c: Ctx, work: Promise<unknown>): Promise<void> | void {
 export async function currentSessionIdHash(c: Ctx): Promise<string | null> {
   const s = await session(c);
   return s && !s.row.pendingTwoFactor ? s.row.idHash : null;
+}
+
+/** The OpenID Connect sid of the browser's signed-in session (null signed out, or for a session older than sids). */
+export async function currentSessionSid(c: Ctx): Promise<string | null> {
+  const s = await session(c);
+  return s && !s.row.pendingTwoFactor ? s.row.sid : null;
+}
+
+/** The browser's signed-in session row and user (null signed out, pending two-factor or not active). */
+export async function currentSession(c: Ctx): Promise<SessionCredential | null> {
+  const s = await session(c);
+  return s && !s.row.pendingTwoFactor && s.user.state === "active" ? s : null;
+}
+
+/**
+ * Signs the browser out on purpose (the sign-out button, the end-session endpoint): the session
+ * ends as a change (src/services/logout/session-end.ts: back-channel logouts queued, its
+ * session-bound grants revoked, the audit row), the cookie is cleared, and the queued logout
+ * tokens are sent after the response (the cron retries what fails). Answers whether a session ended.
+ */
+export async function signOutBrowser(c: Ctx, reason: "sign_out" | "rp_initiated_logout"): Promise<boolean> {
+  const env = c.env as Bindings;
+  const s = await session(c);
+  let ended = false;
+  if (s && !s.row.pendingTwoFactor) {
+    const ip = clientAddress(c.req.raw, env);
+    ended = await endBrowserSession(env, { session: s.row, issuer: sessionIssuer(c), reason, actor: { id: s.user.id, ip } });
+    await defer(c, deliverDueLogouts(env));
+  } else if (s) {
+    await deleteSession(env, cookieOverride.get(c.req.raw) ?? getCookie(c, SESSION_COOKIE) ?? "");
+  }
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+  memo.set(c.req.raw, Promise.resolve(null));
+  cookieOverride.delete(c.req.raw);
+  return ended;
+}
+
+/** Ends another session of the signed-in user (/profile/active_sessions) through the sessions service, then sends its back-channel logouts after the response; false when it was not theirs. */
+export async function revokeOtherSession(c: Ctx, userId: number, idHash: string): Promise<boolean> {
+  const env = c.env as Bindings;
+  const ended = await revokeSession(env, { id: userId, ip: clientAddress(c.req.raw, env) }, userId, idHash, sessionIssuer(c));
+  if (ended) await defer(c, deliverDueLogouts(env));
+  return ended;
 }
 
 /**
@@ -130,6 +182,8 @@ export async function startSession(c: Ctx, userId: number, opts: { pendingTwoFac
     ttlMs,
     userAgent: c.req.header("User-Agent")?.slice(0, 255) ?? null,
     ipAddress: clientAddress(c.req.raw, c.env),
+    // The `iss` of the logout tokens this session's end sends (Back-Channel Logout §2.4).
+    issuer: sessionIssuer(c),
   });
   await defer(c, sweep);
   setCookie(c, SESSION_COOKIE, raw, cookieOptions(c, Math.floor(ttlMs / 1000)));

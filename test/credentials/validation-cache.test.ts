@@ -186,6 +186,12 @@ describe("DESIGN, Validation cache: positive answers remembered for at most L", 
   });
 });
 
+/**
+ * Each race below waits out the shipped bound (5 s) before its change answers. They share nothing
+ * (their own users, tokens, clients and client addresses), so all but the revoke races run side
+ * by side (it.concurrent): five 5 s waits overlap instead of adding up. The two revoke races stay
+ * alone because they count the process-wide cache hits while their requests run.
+ */
 describe("DESIGN, Validation cache: after a change that takes access away answers, no request with the credential succeeds", () => {
   it("RFC 7009 /oauth/revoke with requests running concurrently: none begun after the answer succeeds", async () => {
     const { app: client, tokens } = await pkceTokens();
@@ -217,7 +223,7 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     expect(after.filter((s) => s.status === 200)).toEqual([]);
   });
 
-  it("spec, refresh row (both old tokens are invalidated): with requests running concurrently on the replaced access token, none begun after the new pair was answered succeeds", async () => {
+  it.concurrent("spec, refresh row (both old tokens are invalidated): with requests running concurrently on the replaced access token, none begun after the new pair was answered succeeds", async () => {
     const { app: client, tokens } = await pkceTokens();
     const c = cacheEnv();
     let fresh: { access_token: string } | null = null;
@@ -235,7 +241,7 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     expect((await send(c.env, "/api/v4/user", { token: fresh!.access_token })).status).toBe(200);
   });
 
-  it("block (revokes OAuth grants; PATs refused while blocked) with requests running concurrently: none begun after the answer succeeds", async () => {
+  it.concurrent("block (revokes OAuth grants; PATs refused while blocked) with requests running concurrently: none begun after the answer succeeds", async () => {
     const admin = await makeUser({ isAdmin: true });
     const user = await makeUser();
     const token = await oauthToken(user.username, TEST_PASSWORD);
@@ -265,7 +271,7 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     }
   });
 
-  it("PAT deletion (DELETE /personal_access_tokens/:id) with requests running concurrently: none begun after the answer succeeds", async () => {
+  it.concurrent("PAT deletion (DELETE /personal_access_tokens/:id) with requests running concurrently: none begun after the answer succeeds", async () => {
     const user = await makeUser();
     const pat = await makePat(user.id);
     const c = cacheEnv();
@@ -278,7 +284,7 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     expect(after.filter((s) => s.status === 200)).toEqual([]);
   });
 
-  it("RFC 9700 §4.14 refresh-token reuse at the shipped default L: the family's access token is refused the moment the 400 arrives", async () => {
+  it.concurrent("RFC 9700 §4.14 refresh-token reuse at the shipped default L: the family's access token is refused the moment the 400 arrives", async () => {
     const { app: client, tokens } = await pkceTokens();
     const c = cacheEnv();
     const rotated = await send(c.env, "/oauth/token", {
@@ -302,7 +308,7 @@ describe("DESIGN, Validation cache: after a change that takes access away answer
     expect(after.filter((s) => s.status === 200)).toEqual([]);
   });
 
-  it("RFC 6749 §4.1.2 authorization code replay at the shipped default L: the access token issued from the code is refused the moment the 400 arrives", async () => {
+  it.concurrent("RFC 6749 §4.1.2 authorization code replay at the shipped default L: the access token issued from the code is refused the moment the 400 arrives", async () => {
     const { app: client } = await makeApp({ confidential: false });
     const { browser } = await signedInUser();
     const { verifier, challenge } = await pkce();

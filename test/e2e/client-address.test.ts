@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall, rootToken } from "./pages-support";
 import { startService, type RunningServer } from "./server";
+import { until } from "./wait";
 
 /**
  * DESIGN.md "Client address": under `npm start` the client address is the connection's own; a
@@ -62,8 +63,11 @@ describe("under npm start the client address is the connection's own (DESIGN.md,
     const everyAddress = JSON.stringify(events);
     for (const forged of FORGED) expect(everyAddress).not.toContain(forged);
 
-    // The ban ends after THROTTLE_FAILED_AUTH_BAN_SECONDS, for the connection it was put on.
-    await new Promise((r) => setTimeout(r, 4500));
-    expect((await fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "password", username: "root", password: ROOT_PASSWORD }) })).status).toBe(200);
+    // The ban ends after THROTTLE_FAILED_AUTH_BAN_SECONDS (4 s), for the connection it was put on:
+    // the right password is tried until it is taken, at most 8 s.
+    const rootGrant = () => fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "password", username: "root", password: ROOT_PASSWORD }) });
+    let after = await rootGrant();
+    await until(async () => (after = await rootGrant()).status !== 429, 8000, "the ban to end");
+    expect(after.status).toBe(200);
   });
 });

@@ -12,6 +12,7 @@ import { hiddenFields, Jar } from "./form-jar";
 import { apiCall, createUser, passwordGrant } from "./pages-support";
 import { header, pluginClient } from "./plugin-helpers";
 import { freePort, ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
+import { pause as sleep, until } from "./wait";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startGitOrigin } from "../../scripts/git-origin.mjs";
@@ -71,24 +72,11 @@ const VARS = {
   MAIL_HTTP_KEY: "a-mail-api-key-of-the-configuration-test",
   MAIL_FROM: "accounts@issuer.example.test",
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Waits for a condition instead of a fixed time: polls `check` every 100 ms, at most `withinMs`,
- * and returns how long it took (so a test can also check the state did not change too early).
- */
-async function until(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > withinMs) throw new Error(`condition not met within ${withinMs} ms`);
-    await sleep(100);
-  }
-  return Date.now() - started;
-}
-
 /**
  * CLIENT_ADDRESS_HEADER is X-Forwarded-For here: each throttle and lockout test fails from an
- * address of its own, so no test waits for the failures of another to age out, in any order.
+ * address of its own, so no test waits for the failures of another to age out, in any order, and
+ * they run side by side (it.concurrent): their waits are real windows and bans of seconds, which
+ * would otherwise add up one after another.
  */
 const addressOf = (n: number) => ({ "X-Forwarded-For": `198.18.0.${n}` });
 
@@ -508,7 +496,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(events.filter((e) => e.event_name === "failed_sign_in").map((e) => e.details.ip_address)).toEqual(["203.0.113.77"]);
   });
 
-  it("LOCKOUT_WINDOW_SECONDS, LOCKOUT_MAX_FAILURES and LOCKOUT_SECONDS set the account lockout", async () => {
+  it.concurrent("LOCKOUT_WINDOW_SECONDS, LOCKOUT_MAX_FAILURES and LOCKOUT_SECONDS set the account lockout", async () => {
     const user = await createUser(base, token, "locked");
     const from = addressOf(1);
     const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password }, from);
@@ -525,7 +513,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await until(async () => (await grant()).status === 200, 6000)).toBeGreaterThanOrEqual(2500);
   });
 
-  it("ACCOUNT_GUARD_PASSWORD_FAILURES, ACCOUNT_GUARD_WINDOW_SECONDS and ACCOUNT_GUARD_SECONDS set the account-wide bound on passwords", async () => {
+  it.concurrent("ACCOUNT_GUARD_PASSWORD_FAILURES, ACCOUNT_GUARD_WINDOW_SECONDS and ACCOUNT_GUARD_SECONDS set the account-wide bound on passwords", async () => {
     const user = await createUser(base, token, "guarded");
     const from = addressOf(2);
     const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password }, from);
@@ -544,7 +532,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await until(async () => (await grant()).status === 200, 9000)).toBeGreaterThanOrEqual(5000);
   });
 
-  it("ACCOUNT_GUARD_TWO_FACTOR_FAILURES sets the account-wide ceiling on second-factor codes: the failure that reaches it ends the pending sign-in", async () => {
+  it.concurrent("ACCOUNT_GUARD_TWO_FACTOR_FAILURES sets the account-wide ceiling on second-factor codes: the failure that reaches it ends the pending sign-in", async () => {
     const user = await createUser(base, token, "guarded2fa");
     const owner = new Jar(base);
     await owner.fetch("/users/sign_in");
@@ -570,7 +558,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await second.text()).toContain("Invalid username or password.");
   });
 
-  it("THROTTLE_FAILED_BEARER_WINDOW_SECONDS, THROTTLE_FAILED_BEARER_LIMIT and THROTTLE_FAILED_BEARER_BAN_SECONDS set the bearer-token throttle", async () => {
+  it.concurrent("THROTTLE_FAILED_BEARER_WINDOW_SECONDS, THROTTLE_FAILED_BEARER_LIMIT and THROTTLE_FAILED_BEARER_BAN_SECONDS set the bearer-token throttle", async () => {
     const badToken = () => fetch(`${base}/api/v4/user`, { headers: { Authorization: "Bearer not-a-token-of-the-configuration-test", ...addressOf(3) } });
     for (let i = 0; i < 2; i++) expect((await badToken()).status).toBe(401);
     await sleep(2500); // a new window: two more failures stay under the limit of 3
@@ -584,7 +572,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await until(async () => (await badToken()).status === 401, 6000)).toBeGreaterThanOrEqual(2000);
   });
 
-  it("THROTTLE_FAILED_AUTH_WINDOW_SECONDS, THROTTLE_FAILED_AUTH_LIMIT and THROTTLE_FAILED_AUTH_BAN_SECONDS set the address throttle", async () => {
+  it.concurrent("THROTTLE_FAILED_AUTH_WINDOW_SECONDS, THROTTLE_FAILED_AUTH_LIMIT and THROTTLE_FAILED_AUTH_BAN_SECONDS set the address throttle", async () => {
     const nobody = "nobody-of-the-configuration-test";
     const from = addressOf(4);
     for (let i = 0; i < 3; i++) expect((await failedGrant(nobody, from)).status).toBe(400);
@@ -625,8 +613,9 @@ describe("mail through an HTTP mail API", () => {
   });
 });
 
+// Each refused start is a process of its own that exits at once: they run side by side.
 describe("a malformed or unknown value stops npm start with a clear message", () => {
-  it.each([
+  it.concurrent.each([
     [{ ACCESS_TOKEN_TTL_SECONDS: "two hours" }, 'ACCESS_TOKEN_TTL_SECONDS="two hours" must be a positive whole number'],
     [{ SERVICE_VERSION: "sixteen" }, "SERVICE_VERSION"],
     [{ ISSUER: "issuer.example.test" }, "ISSUER"],
@@ -637,8 +626,8 @@ describe("a malformed or unknown value stops npm start with a clear message", ()
     // The Worker's own check of the key (src/config-variables.ts secretKeyBaseProblems), never the value.
     [{ SECRET_KEY_BASE: "short" }, "SECRET_KEY_BASE is too short"],
     [{ SERVICE_VERSION: "17.3" }, 'SERVICE_VERSION="17.3" is not a version of the schedule: use one of 13.0 to 13.12, 14.0 to 14.10, 15.0 to 15.11, 16.0'],
-  ])("%o", (vars, message) => {
-    const r = startRefused(vars);
+  ])("%o", async (vars, message) => {
+    const r = await startRefused(vars);
     expect(r.status).toBe(2);
     expect(r.output).toContain(message);
     expect(r.output).toContain("npm start: the configuration is refused");
@@ -648,7 +637,7 @@ describe("a malformed or unknown value stops npm start with a clear message", ()
 describe("every variable of src/config-variables.ts has an effect test in this file", () => {
   it("each name in src/config-variables.ts appears in a test title above", () => {
     const source = readFileSync(__filename, "utf8");
-    const titles = [...source.matchAll(/\bit\(\s*"([^"]+)"/g)].map((m) => m[1]).join("\n");
+    const titles = [...source.matchAll(/\bit(?:\.concurrent)?\(\s*"([^"]+)"/g)].map((m) => m[1]).join("\n");
     const untested = VARIABLES.map((v) => v.name).filter((n) => !new RegExp(`\\b${n}\\b`).test(titles));
     expect(untested).toEqual([]);
   });

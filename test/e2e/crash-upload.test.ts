@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash, randomFillSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { rootPat } from "./pages-support";
 import { ROOT_DIR, startService, type RunningServer } from "./server";
+import { pause as sleep, until, untilTime } from "./wait";
 
 /**
  * DESIGN, "Changes that finish", as a crash: `npm start` killed with SIGKILL to its whole process
@@ -18,7 +19,8 @@ import { ROOT_DIR, startService, type RunningServer } from "./server";
 const persist = mkdtempSync(path.join(tmpdir(), "edge-auth-crash-"));
 const rootPassword = "crash-Root-Password-9";
 // Short bounds so the sweep takes what the kill left within the test.
-const vars = { REGISTRY_UPLOAD_TTL_SECONDS: "5", ORPHAN_SWEEP_SECONDS: "5" };
+const SWEEP_BOUND_SECONDS = 5;
+const vars = { REGISTRY_UPLOAD_TTL_SECONDS: String(SWEEP_BOUND_SECONDS), ORPHAN_SWEEP_SECONDS: String(SWEEP_BOUND_SECONDS) };
 const UPLOAD_LEASE_SECONDS = 10;
 const MiB = 1024 * 1024;
 let server: RunningServer | undefined;
@@ -28,7 +30,6 @@ afterAll(async () => {
 });
 
 const sha256 = (b: Uint8Array) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A request body that sends `first`, then waits (the client still sending) until the server dies. */
 function stalledBody(first: Uint8Array) {
@@ -114,11 +115,22 @@ describe("a crash in the middle of uploads (kill -9 of the npm start process gro
     expect(packages).toEqual([]);
     expect((await fetch(`${base}${pkgPath}`, { headers: { "PRIVATE-TOKEN": pat } })).status).toBe(404);
 
-    // Past the sweep's bounds, the cron runs; then the operator's check finds nothing.
-    await sleep(6000);
+    // Past the sweep's bounds (what the kill left is as old as the kill: a second past them,
+    // counted from the kill, not from now), the cron runs; then the operator's check finds
+    // nothing. The cron sweeps in waitUntil after its answer: the check is run again until it
+    // reports nothing, at most 10 s; the last run's report is what is asserted.
+    await untilTime(killedAt + (SWEEP_BOUND_SECONDS + 1) * 1000);
     expect((await fetch(`${base}/__scheduled?cron=${encodeURIComponent("*/10 * * * *")}`)).status).toBe(200);
-    await sleep(2000);
-    const check = spawnSync("npm", ["run", "--silent", "check:integrity", "--", "--url", base], { cwd: ROOT_DIR, env: { ...process.env, ROOT_PASSWORD: rootPassword }, encoding: "utf8", timeout: 120_000 });
+    let check!: SpawnSyncReturns<string>;
+    await until(
+      () => {
+        check = spawnSync("npm", ["run", "--silent", "check:integrity", "--", "--url", base], { cwd: ROOT_DIR, env: { ...process.env, ROOT_PASSWORD: rootPassword }, encoding: "utf8", timeout: 120_000 });
+        return check.status === 0;
+      },
+      10_000,
+      "npm run check:integrity finding nothing",
+      500,
+    ).catch(() => undefined);
     expect(`${check.stdout}${check.stderr}`).toContain("nothing found");
     expect(check.status).toBe(0);
     const ready = (await (await fetch(`${base}/-/readiness`)).json()) as { integrity_check: { status: string }[] };

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, ROOT_DIR } from "./server";
+import { pause, untilProcessGroupGone } from "./wait";
 
 /**
  * The recipes of docs/operations.md that can run here, run as written (only the log file's name is
@@ -42,18 +43,18 @@ describe("docs/operations.md recipes", () => {
       let up = false;
       while (!up && Date.now() < deadline) {
         up = await fetch(`${base}/-/health`).then((r) => r.status === 200, () => false);
-        if (!up) await new Promise((r) => setTimeout(r, 500));
+        if (!up) await pause(100);
       }
       expect(up).toBe(true);
       for (const p of ["/-/health", "/api/v4/version", "/users/sign_in"]) await fetch(`${base}${p}`);
     } finally {
-      // Ctrl+C: the whole group.
+      // Ctrl+C: the whole group; the log is complete once every process of it has exited.
       try {
         process.kill(-child.pid!, "SIGINT");
       } catch {
         // gone
       }
-      await new Promise((r) => setTimeout(r, 3000));
+      await untilProcessGroupGone(child.pid!);
     }
     const out = execFileSync("sh", ["-c", analyse.replace("server.log", log)], { cwd: ROOT_DIR, encoding: "utf8" });
     const rows = JSON.parse(out) as { msg: string; route: string; duration_ms: number }[];

@@ -50,4 +50,30 @@ describe("/profile/active_sessions in Chromium (Account controls: two browsers, 
     await laptopCtx.close();
     await phoneCtx.close();
   });
+
+  it("Sign out everywhere: confirmed, it signs the other browser out and keeps this one", async () => {
+    const user = await pages.createUser("everywhere");
+    const laptopCtx = await pages.newContext();
+    const phoneCtx = await pages.newContext();
+    const laptop = await laptopCtx.newPage();
+    const phone = await phoneCtx.newPage();
+    await signIn(laptop, base, user.username, user.password);
+    await signIn(phone, base, user.username, user.password);
+
+    await laptop.goto(`${base}/-/user_settings/active_sessions`);
+    expect(await laptop.locator("tbody tr").count()).toBe(2);
+    laptop.once("dialog", (d) => {
+      expect(d.message()).toBe("Are you sure? Every other browser, application and device will be signed out of GitLab.");
+      void d.accept();
+    });
+    await laptop.getByRole("button", { name: "Sign out everywhere else" }).click();
+    await laptop.waitForLoadState("load");
+    expect(await laptop.textContent("main")).toContain("You were signed out everywhere else.");
+    expect(await laptop.locator("tbody tr").count()).toBe(1);
+    await phone.goto(`${base}/profile/active_sessions`);
+    expect(new URL(phone.url()).pathname).toBe("/users/sign_in");
+
+    await laptopCtx.close();
+    await phoneCtx.close();
+  });
 });

@@ -9,6 +9,7 @@ import {
   startServer,
   unique,
 } from "./pages-support";
+import { until } from "./wait";
 
 /**
  * Issue 3 in headless Chromium: register an application on /profile/applications, authorize it
@@ -165,8 +166,11 @@ describe("the consent page's protections (spec GET /oauth/authorize: consent)", 
     expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
     expect(headers["x-frame-options"]).toBe("DENY");
     await page.goto(`${evil.origin}/`);
-    await page.waitForTimeout(1000);
+    // The frame exists once the page has parsed its iframe; its document (Chromium's error page
+    // when refused) has loaded when the frame's load event has fired.
+    await until(() => page.frames().length > 1, 10_000, "the framing page's iframe");
     const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    await frame.waitForLoadState("load");
     // Chromium replaces a refused frame with its error page: the consent form is not there.
     expect(await frame.locator("button", { hasText: "Authorize" }).count()).toBe(0);
     await shot(page, "consent-not-framed");

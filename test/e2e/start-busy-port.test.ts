@@ -23,9 +23,9 @@ describe("npm start on a busy port", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("says the port is taken, exits non-zero, prints no banner and touches no state directory", () => {
+  it("says the port is taken, exits non-zero, prints no banner and touches no state directory", async () => {
     const persist = path.join(dir, "state");
-    const { status, output } = startRefused({ PORT: String(port), PERSIST_DIR: persist });
+    const { status, output } = await startRefused({ PORT: String(port), PERSIST_DIR: persist });
     expect(status).toBe(1);
     expect(output).toContain(`port ${port} on 127.0.0.1 is already taken`);
     expect(output).not.toContain("is serving");

@@ -234,11 +234,12 @@ describe("DESIGN Git over HTTPS: unknown or invisible project → 404", () => {
     }
   });
 
-  it("answers a guest of a private project (no code access) with 404", async () => {
+  it("answers a guest of a private project (sees it, may not read its code) with 403, as the Repository API does", async () => {
     const { project } = await makeProject();
     const { token } = await memberWithToken(project.id, AccessLevel.GUEST, ["api"]);
     const res = await gitRequest(refs(project.pathWithNamespace, "git-upload-pack"), { auth: basic("u", token) });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe("You are not allowed to download code from this project.\n");
   });
 });
 

@@ -7,7 +7,7 @@ import { gql } from "./helpers";
 
 /**
  * GraphQL for what REST gained: deploy tokens of projects and groups (DESIGN, Registries: deploy
- * tokens as GitLab's API), gated by the REST API's rule (maintainers; Ability.manageDeployTokens)
+ * tokens as GitLab's API), gated by the REST API's rule (maintainers: admin_project, maintain_group)
  * and stored by the same functions, so each API sees what the other made.
  */
 const CREATE = `mutation($input: DeployTokenCreateInput!) { deployTokenCreate(input: $input) { token errors deployToken { id name username scopes expiresAt revoked expired } } }`;

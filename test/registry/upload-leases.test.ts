@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bytesOf, digestOf, pushableProject, registryCall } from "./helpers";
 import { UPLOAD_LEASE_MS } from "../../src/registry/upload-lease";
+import { until } from "../helpers/until";
 
 /**
  * DESIGN, "Changes that finish": leases, not locks. A request writing to an upload session holds a
@@ -64,14 +65,15 @@ describe("upload sessions are held by leases, not locks (DESIGN, Changes that fi
     const body = heldBody();
     const patch = registryCall(s.location, { method: "PATCH", bearer: s.token, body: body.stream, duplex: "half" } as RequestInit);
     body.send("early bytes ");
-    await sleep(300);
+    // The PATCH has begun once it holds the lease.
+    await until(async () => (await leaseOf(s.id))?.holder != null, 5000, "the PATCH taking the lease", 20);
     const first = (await leaseOf(s.id))!;
     expect(first.holder).not.toBeNull();
     expect(first.until).toBeGreaterThan(Date.now());
     // A third of a lease later more bytes arrive: the lease now runs from then.
     await sleep(UPLOAD_LEASE_MS / 3);
     body.send("late bytes");
-    await sleep(300);
+    await until(async () => (await leaseOf(s.id))!.until > first.until, 5000, "the lease renewed by the late bytes", 20);
     const renewed = (await leaseOf(s.id))!;
     expect(renewed.holder).toBe(first.holder);
     expect(renewed.until).toBeGreaterThan(first.until);
@@ -103,7 +105,8 @@ describe("upload sessions are held by leases, not locks (DESIGN, Changes that fi
     const body = heldBody();
     const patch = registryCall(s.location, { method: "PATCH", bearer: s.token, body: body.stream, duplex: "half" } as RequestInit);
     body.send("bytes of a cancelled upload");
-    await sleep(300);
+    // The chunk is arriving once its PATCH holds the lease.
+    await until(async () => (await leaseOf(s.id))?.holder != null, 5000, "the PATCH taking the lease", 20);
     expect((await registryCall(s.location, { method: "DELETE", bearer: s.token })).status).toBe(204);
     body.close();
     const res = await patch;

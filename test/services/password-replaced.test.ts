@@ -9,6 +9,7 @@ import { pendingChanges } from "../../src/db/schema/changes";
 import { findUserById } from "../../src/db/users";
 import { recordChange, sweepPendingChanges, userSubject } from "../../src/services/changes/runner";
 import { call, json, makeUser, makeUserWithToken } from "../helpers/fixtures";
+import { sweepUntilDone } from "../helpers/changes";
 import { seedGrants } from "../helpers/grants";
 import { makeApp } from "../oauth/helpers";
 
@@ -23,7 +24,7 @@ const pendingFor = async (userId: number) => (await db().select().from(pendingCh
 const NEW_PASSWORD = "a new one, chosen by an administrator 7";
 
 describe("DESIGN Changes that finish: a password set by someone else", () => {
-  it("PUT /api/v4/users/:id with a password revokes the user's 1,000 grants and leaves nothing pending, with one user_updated row", async () => {
+  it("PUT /api/v4/users/:id with a password: every one of the 1,000 grants refused when it answers, all revoked and nothing pending after the sweep, with one user_updated row", async () => {
     const admin = await makeUserWithToken({ isAdmin: true });
     const user = await makeUser();
     const { app } = await makeApp();
@@ -33,7 +34,8 @@ describe("DESIGN Changes that finish: a password set by someone else", () => {
     const res = await call(`/api/v4/users/${user.id}`, { token: admin.token, ...json({ password: NEW_PASSWORD }), method: "PUT" });
     expect(res.status).toBe(200);
     for (const token of tokens) expect((await call("/api/v4/user", { token })).status).toBe(401);
-    expect(await pendingFor(user.id)).toBe(0);
+    await sweepUntilDone(userSubject(user.id));
+    expect(Number((await env.DB.prepare("SELECT count(*) AS n FROM oauth_token_families WHERE user_id = ? AND status != 'revoked'").bind(user.id).first<{ n: number }>())!.n)).toBe(0);
     const audits = await db().select().from(auditEvents).where(and(eq(auditEvents.action, "user_updated"), eq(auditEvents.entityId, String(user.id))));
     expect(audits).toHaveLength(1);
     expect(JSON.parse(audits[0].details).fields).toContain("password");

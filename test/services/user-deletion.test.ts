@@ -9,7 +9,9 @@ import { findUserById } from "../../src/db/users";
 import { recordUserDeletion } from "../../src/services/accounts/user-delete";
 import { EFFECTS } from "../../src/services/changes/effects";
 import { sweepPendingChanges } from "../../src/services/changes/runner";
+import { freshRun } from "../../src/services/changes/slices";
 import { call, json, makePat, makeUser, makeUserWithToken } from "../helpers/fixtures";
+import { sweepUntilDone } from "../helpers/changes";
 import { seedGrants } from "../helpers/grants";
 import { makeApp } from "../oauth/helpers";
 
@@ -149,13 +151,14 @@ describe("GitLab DELETE /users/:id: refusals", () => {
 });
 
 describe("DESIGN Changes that finish: user deletion at 1,000 grants", { timeout: 180_000 }, () => {
-  it("DELETE /users/:id revokes every grant with one token_revoked row each (reason user_deleted), then removes the user", async () => {
+  it("DELETE /users/:id: every grant refused when it answers; after the sweep every grant revoked with one token_revoked row each (reason user_deleted), and the user removed", async () => {
     const { token } = await makeUserWithToken({ isAdmin: true });
     const user = await makeUser();
     const { app } = await makeApp();
     const { tokens } = await seedGrants(user.id, app, 1000);
     expect((await deleteCall(user.id, token)).status).toBe(204);
     for (const t of tokens) expect(await userStatus(t)).toBe(401);
+    await sweepUntilDone(`user:${user.id}`);
     expect(
       await scalar("SELECT count(*) AS n FROM audit_events WHERE action = 'token_revoked' AND json_extract(details, '$.reason') = 'user_deleted' AND json_extract(details, '$.user_id') = ?", user.id),
     ).toBe(1000);
@@ -199,7 +202,7 @@ describe("DESIGN Changes that finish: an interrupted user deletion is finished",
 
   it("a retried DELETE after the row was removed but before the intent was: 204, never 404 while the change is pending", async () => {
     const c = await interrupted();
-    await EFFECTS.user_deleted(env, { userId: c.user.id, hardDelete: false, actor: null }, { attempts: 0 });
+    await EFFECTS.user_deleted(env, { userId: c.user.id, hardDelete: false, actor: null }, freshRun());
     expect(await findUserById(db(), c.user.id)).toBeNull();
     expect(await pendingFor(c.user.id)).toBe(1);
     expect((await deleteCall(c.user.id, c.admin.token)).status).toBe(204);

@@ -50,7 +50,9 @@ function pageRoutes(): PageRoute[] {
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 const routes = pageRoutes();
-const unsafe = routes.filter((r) => !SAFE.has(r.method));
+/** Unsafe routes whose door takes another site's form POST on purpose (PageDoor crossSiteForm). */
+const crossSite = routes.filter((r) => !SAFE.has(r.method) && r.door?.crossSiteForm);
+const unsafe = routes.filter((r) => !SAFE.has(r.method) && !r.door?.crossSiteForm);
 const behindSignIn = routes.filter((r) => r.door && r.door.enter !== "anyone");
 const key = (r: PageRoute) => `${r.method} ${r.pattern}`;
 
@@ -73,6 +75,9 @@ const OPEN_TO_ANYONE = [
   "GET /help/deprecations",
   "GET /oauth/authorize",
   "POST /oauth/authorize",
+  "GET /oauth/logout",
+  "POST /oauth/logout",
+  "POST /oauth/logout/confirm",
   "GET /users/confirmation",
   "GET /users/password/edit",
   "GET /users/password/new",
@@ -115,6 +120,14 @@ describe("the page door, swept over app.routes", () => {
     const open = routes.filter((r) => r.door?.enter === "anyone").map(key);
     const gitlabRedirects = open.filter((k) => /^GET \/(oauth\/applications|-\/user_settings\/|-\/profile\/)/.test(k));
     expect(open.filter((k) => !gitlabRedirects.includes(k)).sort()).toEqual([...OPEN_TO_ANYONE].sort());
+  });
+
+  it("the only unsafe page route without the CSRF check is RP-Initiated Logout §2's end-session endpoint, and a forged POST to it signs nobody out", async () => {
+    expect(crossSite.map(key)).toEqual(["POST /oauth/logout"]);
+    const res = await member.fetch("/oauth/logout", { method: "POST", body: new URLSearchParams({ x: "1" }), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" } });
+    // Without an id_token_hint of the member, the person is asked: still signed in.
+    expect(res.status).toBe(200);
+    expect((await member.get("/profile/active_sessions")).status).toBe(200);
   });
 
   it("every unsafe page route refuses a request without the CSRF token (403), from the page's own origin and a signed-in browser", async () => {

@@ -39,6 +39,15 @@ export function applicationEntity(app: ApplicationRow) {
     ...(app.tokenEndpointAuthMethod || app.jwks || app.jwksUri
       ? { token_endpoint_auth_method: authMethodOf(app), jwks: app.jwks ? JSON.parse(app.jwks) : null, jwks_uri: app.jwksUri }
       : {}),
+    // Not in GitLab's entity, so only for an application that set them: OpenID Connect
+    // RP-Initiated and Back-Channel Logout (their registration names; docs/oidc.md, "Signing out").
+    ...(app.postLogoutRedirectUris || app.backchannelLogoutUri
+      ? {
+          post_logout_redirect_uris: app.postLogoutRedirectUris ? app.postLogoutRedirectUris.split("\n") : [],
+          backchannel_logout_uri: app.backchannelLogoutUri,
+          backchannel_logout_session_required: app.backchannelLogoutSessionRequired,
+        }
+      : {}),
   };
 }
 
@@ -60,6 +69,10 @@ const NewApplication = z.object({
   jwks: z.union([z.string().max(16384), z.record(z.string(), z.unknown())]).optional(),
   jwks_uri: z.string().max(2048).optional(),
   token_endpoint_auth_method: z.string().max(64).optional(),
+  /** Not in GitLab's API: OpenID Connect logout (RP-Initiated Logout §3.1, Back-Channel Logout §2.2); a list or one URI per line. */
+  post_logout_redirect_uris: z.union([z.string().max(8192), z.array(z.string().max(2048)).max(32)]).optional(),
+  backchannel_logout_uri: z.string().max(2048).optional(),
+  backchannel_logout_session_required: boolParam.optional(),
 });
 
 applications.post("/applications", validateParams(NewApplication), async (c) => {
@@ -77,6 +90,9 @@ applications.post("/applications", validateParams(NewApplication), async (c) => 
     jwks: input.jwks,
     jwksUri: input.jwks_uri,
     tokenEndpointAuthMethod: input.token_endpoint_auth_method,
+    postLogoutRedirectUris: input.post_logout_redirect_uris,
+    backchannelLogoutUri: input.backchannel_logout_uri,
+    backchannelLogoutSessionRequired: input.backchannel_logout_session_required ?? false,
     ownerId: null,
   });
   if (!created.ok) throw new ApiError(400, { message: created.errors });

@@ -4,7 +4,7 @@ import { getDb } from "../../db/client";
 import { getDeployToken, listDeployTokens, type DeployTokenOwner, type DeployTokenRow } from "../../db/deploy-tokens";
 import { isDeployTokenExpired } from "../../domain/deploy-token-input";
 import type { AppEnv } from "../../env";
-import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
+import { createDeployToken, ownerIds, revokeDeployToken, type ManagedOwner } from "../../services/deploy-tokens";
 import { READ_API, requestActor, requireAdmin, requireAuth, WRITE_API } from "./auth";
 import { ApiError, notFound } from "./errors";
 import { iso, loadGroup, loadProject } from "./load";
@@ -39,10 +39,12 @@ const NewToken = z.object({
   username: z.string().max(255).nullable().optional(),
 });
 
-async function ownerOf(c: Context<AppEnv>, kind: "projects" | "groups"): Promise<DeployTokenOwner> {
-  if (kind === "projects") return { projectId: (await loadProject(c, c.req.param("id")!, "admin_project")).project.id };
-  return { groupId: (await loadGroup(c, c.req.param("id")!, "maintain_group")).group.id };
+async function managedOwner(c: Context<AppEnv>, kind: "projects" | "groups"): Promise<ManagedOwner> {
+  if (kind === "projects") return { project: (await loadProject(c, c.req.param("id")!, "admin_project")).project };
+  return { group: (await loadGroup(c, c.req.param("id")!, "maintain_group")).group };
 }
+
+const ownerOf = async (c: Context<AppEnv>, kind: "projects" | "groups"): Promise<DeployTokenOwner> => ownerIds(await managedOwner(c, kind));
 
 async function respondList(c: Context<AppEnv>, owner: DeployTokenOwner | null) {
   const q = parseParams(ListQuery, c.req.query());
@@ -66,7 +68,7 @@ for (const kind of ["projects", "groups"] as const) {
   deployTokensApi.get(`/${kind}/:id/deploy_tokens`, requireAuth(READ_API), async (c) => respondList(c, await ownerOf(c, kind)));
 
   deployTokensApi.post(`/${kind}/:id/deploy_tokens`, requireAuth(WRITE_API), validateParams(NewToken), async (c) => {
-    const owner = await ownerOf(c, kind);
+    const owner = await managedOwner(c, kind);
     const input = c.req.valid("json");
     const created = await createDeployToken(c.env, requestActor(c), owner, {
       name: input.name,

@@ -1,11 +1,10 @@
 import type { Context } from "hono";
 import { isUniqueViolation } from "../../db/errors";
-import { getDb } from "../../db/client";
 import type { GroupAbility, ProjectAbility } from "../../domain/abilities";
 import { checkGroup, checkProject, type Asker, type CheckedGroup, type CheckedProject, type GroupAccess, type ProjectAccess } from "../../services/abilities";
 import type { AppEnv } from "../../env";
 import { z, type ZodType } from "zod";
-import { badRequest, forbidden, invalidParam, notFound } from "./errors";
+import { badRequest, invalidParam } from "./errors";
 
 /**
  * The :id of a project or group route (numeric id or URL-encoded full path), checked for an ability

@@ -6,7 +6,7 @@ import type { ProjectRow } from "../../db/projects";
 import { askerOf, checkProject } from "../../services/abilities";
 import { hasAnyScope } from "../../domain/scopes";
 import type { AppEnv } from "../../env";
-import { ApiError, forbidden, notFound } from "./errors";
+import { ApiError, forbidden } from "./errors";
 
 /**
  * Who may use the generic package registry (spec: OAuth access tokens do not authenticate to the

@@ -7,7 +7,7 @@ import { projectRegistrySize } from "../../db/registry-content";
 import { pathFromName } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
-import { forbidden, invalidParam } from "./errors";
+import { invalidParam } from "./errors";
 import { createProject, destroyProject, updateProject } from "../../services/namespaces";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { getDb } from "../../db/client";
-import { findProject, type ProjectRow } from "../../db/projects";
+import { findProject } from "../../db/projects";
 import {
   findRepository,
   findTag,
@@ -117,24 +117,24 @@ registry.get("/registry/repositories/:id", requireAuth(READ_API), async (c) => {
   );
 });
 
-async function loadRepository(c: Context<AppEnv>, ability: "read_container_image" | "destroy_container_image") {
+async function loadRepository<A extends "read_container_image" | "destroy_container_image">(c: Context<AppEnv>, ability: A) {
   const { project, access } = await loadProject(c, c.req.param("id")!, ability);
   access.check("read_container_image");
   const repoId = parseParams(idParam, c.req.param("repository_id"));
   const repo = await findRepository(getDb(c.env.DB), repoId);
   if (!repo || repo.projectId !== project.id) throw notFound("Repository Not Found");
-  return repo;
+  return { project, repo };
 }
 
 registry.delete("/projects/:id/registry/repositories/:repository_id", requireAuth(WRITE_API), async (c) => {
-  const repo = await loadRepository(c, "destroy_container_image");
+  const { project, repo } = await loadRepository(c, "destroy_container_image");
   // Gone from /v2/ when this answers; GitLab schedules the deletion and answers 202.
-  await deleteContainerRepository(c.env, requestActor(c), repo);
+  await deleteContainerRepository(c.env, requestActor(c), project, repo);
   return c.body(null, 202);
 });
 
 registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireAuth(READ_API), async (c) => {
-  const repo = await loadRepository(c, "read_container_image");
+  const { repo } = await loadRepository(c, "read_container_image");
   const page = parsePage(c);
   const { rows, total, hasNext } = await listTags(getDb(c.env.DB), repo.id, { limit: page.perPage, offset: page.offset });
   setPaginationHeaders(c, page, total, hasNext);
@@ -142,7 +142,7 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags", requireA
 });
 
 registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(READ_API), async (c) => {
-  const repo = await loadRepository(c, "read_container_image");
+  const { repo } = await loadRepository(c, "read_container_image");
   const tag = await findTag(getDb(c.env.DB), repo.id, c.req.param("tag_name"));
   if (!tag) throw notFound("Tag Not Found");
   return c.json({
@@ -156,8 +156,8 @@ registry.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name"
 });
 
 registry.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", requireAuth(WRITE_API), async (c) => {
-  const repo = await loadRepository(c, "destroy_container_image");
-  const deleted = await deleteContainerTags(c.env, requestActor(c), repo, [c.req.param("tag_name")]);
+  const { project, repo } = await loadRepository(c, "destroy_container_image");
+  const deleted = await deleteContainerTags(c.env, requestActor(c), project, repo, [c.req.param("tag_name")]);
   if (!deleted.length) throw notFound("Tag Not Found");
   return c.body(null, 200);
 });

@@ -5,7 +5,7 @@ import { originSettings } from "../../git/origin-client";
 import { readBlob, readBranches, readCommit, readCommits, readTree } from "../../git/repository-reader";
 import { reasonOf } from "../../domain/errors";
 import { READ_API, requireAuth } from "./auth";
-import { forbidden, invalidParam, notFound } from "./errors";
+import { invalidParam, notFound } from "./errors";
 import { loadProject } from "./load";
 import { parsePage, setPaginationHeaders } from "./pagination";
 import { boolParam } from "./params";

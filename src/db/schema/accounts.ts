@@ -77,6 +77,8 @@ export const sessions = sqliteTable(
      * Null only for sessions started before the column.
      */
     sid: text("sid"),
+    /** The issuer the session signed in under (ISSUER, or the request's origin): the `iss` of its logout tokens. */
+    issuer: text("issuer"),
   },
   (t) => [index("sessions_user_idx").on(t.userId), uniqueIndex("sessions_sid_idx").on(t.sid)],
 );

@@ -22,6 +22,8 @@ export const pendingChanges = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     lastAttemptAt: integer("last_attempt_at"),
+    /** JSON: where the effects stopped when a run spent its subrequest budget (step and cursor, src/services/changes/slices.ts); null before the first slice. */
+    progress: text("progress"),
   },
   (t) => [uniqueIndex("pending_changes_kind_subject_idx").on(t.kind, t.subject), index("pending_changes_created_idx").on(t.createdAt)],
 );

@@ -31,6 +31,11 @@ export const oauthTokenFamilies = sqliteTable(
      * (Back-Channel Logout) and the grants that end with it (docs/oidc.md, "Signing out").
      */
     sid: text("sid"),
+    /**
+     * Whether signing out of that session ends the grant: true unless the request asked for
+     * offline_access (node-oidc-provider's rule; docs/oidc.md, "Signing out").
+     */
+    endsWithSession: integer("ends_with_session", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     index("oauth_families_user_app_idx").on(t.userId, t.applicationId),
@@ -57,6 +62,8 @@ export const oidcBackchannelLogouts = sqliteTable(
     userId: integer("user_id").notNull(),
     /** The ended session's sid. */
     sid: text("sid").notNull(),
+    /** The logout token's `iss`: the issuer the session signed in under. */
+    issuer: text("issuer").notNull().default(""),
     /** The logout token's `jti`, the same for every attempt of this delivery. */
     jti: text("jti").notNull(),
     /** pending, delivered, failed. */

@@ -1,28 +1,27 @@
 import { GraphQLError } from "graphql";
 import type { ProjectRow } from "../../db/projects";
 import { findRepository, listRepositories, listTags, repositoryTagsSize, type RegistryRepositoryRow, type RegistryTagRow, type RepositorySort, type TagSort } from "../../db/registry";
-import { Ability, canReadContainerImages, hasAbility, type Visibility } from "../../domain/access";
 import { actorOf } from "../../credentials/principal";
 import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { knownTotal, paginate, type ConnectionArgs } from "../connection";
-import { isAdmin, loadProject, notAvailable, projectLevel, requireWrite, type GqlContext } from "../context";
+import { loadProject, mayOnProject, notAvailable, projectAccessOf, requireWrite, type GqlContext } from "../context";
 import { parseGid } from "../schema/global-id";
 
 /**
  * Project.containerRepositories, Query.containerRepository (details: tags, size), and the
  * destroyContainerRepository / destroyContainerRepositoryTags mutations. The same abilities as the
- * REST registry API (src/domain/access.ts: read_container_image, destroy_container_image) and the
+ * REST registry API (src/domain/abilities.ts: read_container_image, destroy_container_image) and the
  * same storage functions, so a delete here is gone from /v2/ at once.
  */
 const MAX_TAGS_PER_DESTROY = 20;
 
-async function mayRead(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
-  return canReadContainerImages(project.visibility as Visibility, await projectLevel(ctx, project), ctx.principal !== null, isAdmin(ctx));
-}
+const mayRead = (ctx: GqlContext, project: ProjectRow) => mayOnProject(ctx, project, "read_container_image");
+const mayDestroy = (ctx: GqlContext, project: ProjectRow) => mayOnProject(ctx, project, "destroy_container_image");
 
-async function mayDestroy(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
-  if (!ctx.principal || !(await mayRead(ctx, project))) return false;
-  return hasAbility(await projectLevel(ctx, project), isAdmin(ctx), Ability.destroyContainerImage);
+/** The repository's project, checked for destroy_container_image; null when the caller may not. */
+async function destroyable(ctx: GqlContext, repo: RegistryRepositoryRow) {
+  const access = await projectAccessOf(ctx, await projectOf(ctx, repo));
+  return access.can("destroy_container_image") ? access.check("destroy_container_image") : null;
 }
 
 async function projectOf(ctx: GqlContext, repo: RegistryRepositoryRow): Promise<ProjectRow> {
@@ -99,8 +98,9 @@ export const containerRegistryResolvers = {
     destroyContainerRepository: async (_: unknown, { input }: { input: { id: string; clientMutationId?: string } }, ctx: GqlContext) => {
       requireWrite(ctx);
       const repo = await readableRepository(ctx, input.id);
-      if (!repo || !(await mayDestroy(ctx, await projectOf(ctx, repo)))) throw notAvailable();
-      await deleteContainerRepository(ctx.env, actorOf(ctx.principal!, ctx.clientAddress), repo);
+      const project = repo && (await destroyable(ctx, repo));
+      if (!repo || !project) throw notAvailable();
+      await deleteContainerRepository(ctx.env, actorOf(ctx.principal!, ctx.clientAddress), project, repo);
       return { containerRepository: repo, errors: [], clientMutationId: input.clientMutationId ?? null };
     },
     destroyContainerRepositoryTags: async (_: unknown, { input }: { input: { id: string; tagNames: string[]; clientMutationId?: string } }, ctx: GqlContext) => {
@@ -109,8 +109,9 @@ export const containerRegistryResolvers = {
         throw new GraphQLError(`Number of tags is greater than ${MAX_TAGS_PER_DESTROY}`, { extensions: { code: "BAD_USER_INPUT" } });
       }
       const repo = await readableRepository(ctx, input.id);
-      if (!repo || !(await mayDestroy(ctx, await projectOf(ctx, repo)))) throw notAvailable();
-      const deletedTagNames = await deleteContainerTags(ctx.env, actorOf(ctx.principal!, ctx.clientAddress), repo, input.tagNames);
+      const project = repo && (await destroyable(ctx, repo));
+      if (!repo || !project) throw notAvailable();
+      const deletedTagNames = await deleteContainerTags(ctx.env, actorOf(ctx.principal!, ctx.clientAddress), project, repo, input.tagNames);
       return { deletedTagNames, errors: [], clientMutationId: input.clientMutationId ?? null };
     },
   },

@@ -7,17 +7,16 @@ import {
   type DeployTokenRow,
 } from "../../db/deploy-tokens";
 import type { GroupRow, ProjectRow } from "../../db/projects";
-import { Ability, hasAbility } from "../../domain/access";
 import { isDeployTokenExpired } from "../../domain/deploy-token-input";
-import { createDeployToken, revokeDeployToken } from "../../services/deploy-tokens";
+import { createDeployToken, revokeDeployToken, type ManagedOwner } from "../../services/deploy-tokens";
 import { parseScopes } from "../../domain/scopes";
 import { paginate, type ConnectionArgs } from "../connection";
-import { canSeeGroup, groupLevel, isAdmin, loadGroup, notAvailable, projectLevel, requireWrite, visibleProject, type GqlContext } from "../context";
+import { canSeeGroup, groupAccessOf, loadGroup, mayOnGroup, mayOnProject, notAvailable, projectAccessOf, requireWrite, visibleProject, type GqlContext } from "../context";
 import { parseGid } from "../schema/global-id";
 
 /**
  * Project.deployTokens, Group.deployTokens, deployTokenCreate, deployTokenRevoke: the REST deploy
- * token API's rules (Ability.manageDeployTokens, maintainers; the input checks of
+ * token API's rules (admin_project and maintain_group, maintainers; the input checks of
  * src/domain/deploy-token-input.ts) and its storage functions. The secret is in the create answer
  * only.
  */
@@ -25,31 +24,26 @@ interface ListArgs extends ConnectionArgs {
   active?: boolean | null;
 }
 
-async function mayManageProject(ctx: GqlContext, project: ProjectRow): Promise<boolean> {
-  return ctx.principal !== null && hasAbility(await projectLevel(ctx, project), isAdmin(ctx), Ability.manageDeployTokens);
-}
-
-async function mayManageGroup(ctx: GqlContext, group: GroupRow): Promise<boolean> {
-  return ctx.principal !== null && hasAbility(await groupLevel(ctx, group.id), isAdmin(ctx), Ability.manageDeployTokens);
-}
+const mayManageProject = (ctx: GqlContext, project: ProjectRow) => mayOnProject(ctx, project, "admin_project");
+const mayManageGroup = (ctx: GqlContext, group: GroupRow) => mayOnGroup(ctx, group, "maintain_group");
 
 function list(ctx: GqlContext, owner: DeployTokenOwner, args: ListArgs) {
   return paginate(args, (w) => listDeployTokens(ctx.db, owner, { active: args.active ?? undefined, now: ctx.now, limit: w.limit, offset: w.offset }));
 }
 
 /** The owner named by projectPath or groupPath, if the caller may manage its deploy tokens. */
-async function managedOwner(ctx: GqlContext, input: { projectPath?: string | null; groupPath?: string | null }): Promise<DeployTokenOwner> {
+async function managedOwner(ctx: GqlContext, input: { projectPath?: string | null; groupPath?: string | null }): Promise<ManagedOwner> {
   if ((input.projectPath == null) === (input.groupPath == null)) {
     throw new GraphQLError("Give exactly one of projectPath and groupPath", { extensions: { code: "BAD_USER_INPUT" } });
   }
   if (input.projectPath != null) {
     const project = await visibleProject(ctx, input.projectPath);
     if (!project || !(await mayManageProject(ctx, project))) throw notAvailable();
-    return { projectId: project.id };
+    return { project: (await projectAccessOf(ctx, project)).check("admin_project") };
   }
   const group = await loadGroup(ctx, input.groupPath!);
   if (!group || !(await canSeeGroup(ctx, group)) || !(await mayManageGroup(ctx, group))) throw notAvailable();
-  return { groupId: group.id };
+  return { group: (await groupAccessOf(ctx, group)).check("maintain_group") };
 }
 
 export const deployTokenResolvers = {

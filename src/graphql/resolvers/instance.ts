@@ -1,7 +1,6 @@
 import { stringify } from "yaml";
-import { AccessLevel } from "../../domain/access";
 import { paginate, type ConnectionArgs } from "../connection";
-import { isAdmin, notAvailable, projectLevel, requireWrite, visibleProject, type GqlContext } from "../context";
+import { isAdmin, notAvailable, requireWrite, visibleProject, type GqlContext } from "../context";
 import { listMeasurements, recordTodayIfMissing, type Identifier, type MeasurementRow } from "../../db/usage-trends";
 
 /** usageTrendsMeasurements (and its removed old name) and apiFuzzingCiConfigurationCreate. */
@@ -50,9 +49,9 @@ export const instanceResolvers = {
     apiFuzzingCiConfigurationCreate: async (_: unknown, { input }: { input: FuzzingInput }, ctx: GqlContext) => {
       requireWrite(ctx);
       ctx.deprecations.add("graphql-api-fuzzing-ci-configuration-create");
-      const project = await visibleProject(ctx, input.projectPath);
       // Generating pipeline configuration is a developer's action, as running pipelines is.
-      if (!project || (!isAdmin(ctx) && (await projectLevel(ctx, project)) < AccessLevel.DEVELOPER)) throw notAvailable();
+      const project = await visibleProject(ctx, input.projectPath, "create_pipeline");
+      if (!project) throw notAvailable();
       // Credentials are never written into the file: the fields name CI/CD variables that hold them.
       const variables: Record<string, string> = {};
       if (input.authPassword) variables.FUZZAPI_HTTP_PASSWORD = `$${input.authPassword}`;

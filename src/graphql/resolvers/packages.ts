@@ -1,7 +1,7 @@
 import type { GroupRow, ProjectRow } from "../../db/projects";
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { knownTotal, paginate, type ConnectionArgs } from "../connection";
-import { canSeeProjectCode, loadProject, visibleProject, type GqlContext } from "../context";
+import { loadProject, mayOnProject, primeProjectAccess, visibleProject, type GqlContext } from "../context";
 import { listPackages as listProjectPackages, listPackagesOfProjects, type PackageListing } from "../../db/packages";
 import { findPackage, groupTreeProjectsWithLevels, listOtherVersions, listPackageFiles, listPackagePipelines, type PackageFileRow, type PackageRow, type PackageSort } from "../../db/package-lists";
 import { parseGid, toGid } from "../schema/global-id";
@@ -54,12 +54,12 @@ export const packageResolvers = {
     package: async (_: unknown, { id }: { id: string }, ctx: GqlContext) => {
       const pkg = await findPackage(ctx.db, parseGid(id, "Packages::Package", "PackagesPackageID"));
       if (!pkg) return null;
-      return (await visibleProject(ctx, pkg.projectId, true)) ? pkg : null;
+      return (await visibleProject(ctx, pkg.projectId, "read_package")) ? pkg : null;
     },
   },
   Project: {
     packages: async (project: ProjectRow, args: PackageArgs, ctx: GqlContext) => {
-      if (!(await canSeeProjectCode(ctx, project))) return null;
+      if (!(await mayOnProject(ctx, project, "read_package"))) return null;
       return paginate(args, async (w) => knownTotal(w, await listProjectPackages(ctx.db, project.id, listing(args, w))));
     },
   },
@@ -71,9 +71,8 @@ export const packageResolvers = {
       const rows = await groupTreeProjectsWithLevels(ctx.db, group.id, ctx.principal?.user.id ?? null);
       const visible: number[] = [];
       for (const { project, level } of rows) {
-        ctx.memo.set(`project:${project.id}`, Promise.resolve(project));
-        ctx.memo.set(`project-level:${project.id}`, Promise.resolve(level));
-        if (await canSeeProjectCode(ctx, project)) visible.push(project.id);
+        primeProjectAccess(ctx, project, level);
+        if (await mayOnProject(ctx, project, "read_package")) visible.push(project.id);
       }
       return paginate(args, async (w) => knownTotal(w, await listPackagesOfProjects(ctx.db, visible, listing(args, w))));
     },

@@ -2,11 +2,10 @@ import { actorOf } from "../../credentials/principal";
 import { findRunner, runnerRequiredLevel, type RunnerRow } from "../../db/runners";
 import { updateRunnerSettings } from "../../services/runners";
 import type { RunnerScope } from "../../db/runner-filters";
-import { AccessLevel } from "../../domain/access";
 import { fullMessages, tagsOf } from "../../domain/runner-settings";
 import { reportStatus, statusRulesAt } from "../../domain/runner-status";
 import type { ConnectionArgs } from "../connection";
-import { groupLevel, isAdmin, notAvailable, requireWrite, runnerLevel, type GqlContext } from "../context";
+import { isAdmin, mayOnGroup, notAvailable, requireWrite, runnerLevel, type GqlContext } from "../context";
 import { projectCountLoader, runnerConditions, runnerConnection, type GqlRunnerStatus, type RunnerFilter } from "../data/runners";
 import type { GroupRow } from "../../db/projects";
 import { parseGid } from "../schema/global-id";
@@ -91,7 +90,7 @@ export const runnerResolvers = {
   },
   Group: {
     runners: async (group: GroupRow, args: RunnerArgs, ctx: GqlContext) => {
-      if (!isAdmin(ctx) && (await groupLevel(ctx, group.id)) < AccessLevel.MAINTAINER) return null;
+      if (!(await mayOnGroup(ctx, group, "maintain_group"))) return null;
       return listWith(ctx, args, { kind: "groupTree", groupId: group.id, membership: args.membership ?? "DESCENDANTS" });
     },
   },

@@ -115,6 +115,7 @@ function unstoredRow(f: MetadataDocumentClient): ApplicationRow {
     // Its document is its configuration: no RFC 7592 token, no registration type.
     registrationTokenHash: null,
     applicationType: null,
+    // No logout settings for a document client (docs/oidc.md, "Signing out").
     postLogoutRedirectUris: "",
     backchannelLogoutUri: null,
     backchannelLogoutSessionRequired: false,

@@ -4,7 +4,7 @@ import { getDb } from "../../db/client";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
 import { USER_SNAPSHOT_TTL_MS, expiryForced } from "../../credentials/oauth-access-token";
-import { findUserById } from "../../db/users";
+import { findGrantHolder } from "../../db/grant-holder";
 import { familyStub } from "../../credentials/oauth-family";
 import { refuseGrant } from "../family";
 import { tokenResponse } from "../issue";
@@ -75,9 +75,10 @@ export const refreshTokenGrant: Grant = {
     let result = await family.rotate({ ...rotation, user: null });
     if (!result.ok && result.error === "user_needed") {
       // No young user snapshot in the family: the user's state comes from D1 (DESIGN, Blocked users).
-      const user = await findUserById(db, userId);
-      if (!user) throw new OAuthError("invalid_grant");
-      result = await family.rotate({ ...rotation, user });
+      // With the cutoff of a pending change that ends this grant (src/db/grant-holder.ts), in the same query.
+      const holder = await findGrantHolder(db, userId, result.applicationId);
+      if (!holder) throw new OAuthError("invalid_grant");
+      result = await family.rotate({ ...rotation, user: holder.user, grantsEndedBefore: holder.grantsEndedBefore });
     }
     if (!result.ok) {
       if (result.error === "user_needed") throw new OAuthError("invalid_grant");

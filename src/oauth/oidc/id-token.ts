@@ -9,7 +9,8 @@ import { ID_TOKEN_TTL_SECONDS } from "../../credentials/signing-keys";
  * §12.2), or null without that scope. On refresh the nonce is left out and auth_time stays the
  * original authentication's (§12.2); sub is always the user id. The code grant uses the claims
  * recorded when the person approved (so the exchange reads nothing from D1); a refresh and the
- * device grant read them afresh.
+ * device grant read them afresh. `sid` names the authorising browser session when the client asked
+ * for it (backchannel_logout_session_required; docs/oidc.md, "Signing out").
  */
 export async function idTokenFor(
   env: Bindings,
@@ -30,6 +31,7 @@ export async function idTokenFor(
     ...about,
   };
   if (opts.withNonce && family.oidc?.nonce) claims.nonce = family.oidc.nonce;
+  if (family.oidc?.sid) claims.sid = family.oidc.sid;
   return signJwt(env, claims);
 }
 

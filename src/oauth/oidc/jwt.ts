@@ -1,14 +1,7 @@
-import { toBase64Url } from "../../crypto/random";
 import type { Bindings } from "../../env";
-import { activeSigningKey } from "../../credentials/signing-keys";
-
-const encoder = new TextEncoder();
-const b64json = (value: unknown) => toBase64Url(encoder.encode(JSON.stringify(value)));
+import { signWithOidcKey } from "../../credentials/oidc-jwt";
 
 /** A compact JWS (RFC 7515 §7.1) over the claims, RS256 with the OIDC ring's active key and its kid (never the registry's). */
-export async function signJwt(env: Bindings, claims: Record<string, unknown>): Promise<string> {
-  const { kid, key } = await activeSigningKey(env, "oidc");
-  const input = `${b64json({ alg: "RS256", typ: "JWT", kid })}.${b64json(claims)}`;
-  const sig = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, encoder.encode(input));
-  return `${input}.${toBase64Url(new Uint8Array(sig))}`;
+export function signJwt(env: Bindings, claims: Record<string, unknown>): Promise<string> {
+  return signWithOidcKey(env, claims);
 }

@@ -25,6 +25,10 @@ export function clientInformation(row: ApplicationRow, issuer: string, registrat
     ...(row.applicationType ? { application_type: row.applicationType } : {}),
     dpop_bound_access_tokens: row.dpopBoundAccessTokens,
     require_pushed_authorization_requests: row.requirePushedAuthorizationRequests,
+    ...(row.postLogoutRedirectUris ? { post_logout_redirect_uris: row.postLogoutRedirectUris.split("\n") } : {}),
+    ...(row.backchannelLogoutUri
+      ? { backchannel_logout_uri: row.backchannelLogoutUri, backchannel_logout_session_required: row.backchannelLogoutSessionRequired }
+      : {}),
     ...(registrationAccessToken ? { registration_access_token: registrationAccessToken } : {}),
     registration_client_uri: registrationClientUri(issuer, row.uid),
   };

@@ -1,4 +1,5 @@
 import { validateApplicationInput, type ApplicationKeys } from "../../domain/application-input";
+import type { LogoutSettings } from "../../domain/logout-settings";
 import { cleanDisplayName } from "../../domain/display-name";
 import { FORBIDDEN_SCOPES, parseRequestedScopes } from "../../domain/scopes";
 import { isLoopback } from "../../domain/redirect-uri";
@@ -17,7 +18,7 @@ export const MAX_NAME_LENGTH = 200;
 export const DEFAULT_SCOPES = ["read_api", "read_user", "openid", "profile", "email"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 
-export interface Registration extends ApplicationKeys {
+export interface Registration extends ApplicationKeys, LogoutSettings {
   /** OpenID Connect Registration §2, when the client sent it. */
   applicationType: ApplicationType | null;
   name: string;
@@ -100,6 +101,12 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
   const applicationType = checkApplicationType(m.application_type, uris, allowInsecureRedirects);
   const name = (UNVERIFIED_PREFIX + clientName).slice(0, MAX_NAME_LENGTH);
   if (m.jwks_uri !== undefined && typeof m.jwks_uri !== "string") throw bad("jwks_uri must be a string.");
+  // OpenID Connect RP-Initiated Logout §3.1 and Back-Channel Logout §2.2 (docs/oidc.md, "Signing out").
+  const postLogoutRedirectUris = stringList(m.post_logout_redirect_uris, "post_logout_redirect_uris") ?? [];
+  if (m.backchannel_logout_uri !== undefined && typeof m.backchannel_logout_uri !== "string") throw bad("backchannel_logout_uri must be a string.");
+  if (m.backchannel_logout_session_required !== undefined && typeof m.backchannel_logout_session_required !== "boolean") {
+    throw bad("backchannel_logout_session_required must be a boolean.");
+  }
   const checked = validateApplicationInput(
     {
       name,
@@ -109,6 +116,9 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
       jwksUri: m.jwks_uri as string | undefined,
       tokenEndpointAuthMethod: keyed ? "private_key_jwt" : null,
       confidential: keyed,
+      postLogoutRedirectUris,
+      backchannelLogoutUri: m.backchannel_logout_uri as string | undefined,
+      backchannelLogoutSessionRequired: m.backchannel_logout_session_required === true,
     },
     allowInsecureRedirects,
     { allowLoopbackKeys },
@@ -129,6 +139,9 @@ export function checkRegistration(body: unknown, allowInsecureRedirects: boolean
     jwks: checked.value.jwks,
     jwksUri: checked.value.jwksUri,
     tokenEndpointAuthMethod: checked.value.tokenEndpointAuthMethod,
+    postLogoutRedirectUris: checked.value.postLogoutRedirectUris,
+    backchannelLogoutUri: checked.value.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: checked.value.backchannelLogoutSessionRequired,
   };
 }
 

@@ -1,4 +1,5 @@
-import { deleteSessionOfUser } from "../../credentials/session";
+import { listSessionsOfUser } from "../../credentials/session";
+import { endBrowserSession } from "../logout/session-end";
 import { recordAudit, type AuditActor } from "../../db/audit";
 import { getDb } from "../../db/client";
 import type { Bindings } from "../../env";
@@ -9,14 +10,18 @@ import type { Bindings } from "../../env";
  * (src/web/session.ts).
  */
 
-/** The audit row of a person signing out (the page has ended the session with its cookie). */
+/** The audit row of a person signing out without a session change (the sign-out button records it with the change: src/services/logout/session-end.ts). */
 export async function recordSignOut(env: Bindings, actor: AuditActor): Promise<void> {
   await recordAudit(getDb(env.DB), { action: "sign_out", actor, entityType: "user", entityId: actor.id });
 }
 
-/** Ends one of the user's sessions by its stored id; true (and audited) when one ended. */
-export async function revokeSession(env: Bindings, actor: AuditActor, userId: number, idHash: string): Promise<boolean> {
-  const ended = await deleteSessionOfUser(env, userId, idHash);
-  if (ended) await recordAudit(getDb(env.DB), { action: "session_revoked", actor, entityType: "user", entityId: userId });
-  return ended;
+/**
+ * Ends one of the user's sessions by its stored id; true (and audited) when one ended. The end is
+ * a change (src/services/logout/session-end.ts): the clients it signed into are queued a
+ * back-channel logout and its session-bound grants end, as on a sign-out.
+ */
+export async function revokeSession(env: Bindings, actor: AuditActor, userId: number, idHash: string, issuer: string): Promise<boolean> {
+  const session = (await listSessionsOfUser(env, userId, Date.now())).find((r) => r.idHash === idHash);
+  if (!session) return false;
+  return endBrowserSession(env, { session, issuer, reason: "session_revoked", actor });
 }

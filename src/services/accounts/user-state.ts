@@ -66,6 +66,19 @@ async function finishOrNothing(env: Bindings, userId: number, kind: "user_blocke
   return (await finishChangesOf(env, userSubject(userId))).kinds.includes(kind) ? true : null;
 }
 
+/**
+ * Unblock and activation finish what is pending for the user first; when the invocation's budget
+ * ran out before (a block of many grants, src/services/changes/slices.ts) the state stays as it is
+ * and the request is refused with GitLab's 403 for a transition not allowed now; the cron sweep or
+ * a retry continues the change (docs/operations.md, "How changes finish").
+ */
+async function finishPendingFirst(env: Bindings, userId: number, what: string): Promise<void> {
+  // Refused without an answer about access, so no wait for stale snapshots (runner.ts).
+  if ((await finishChangesOf(env, userSubject(userId), undefined, { answersAccessEnded: false })).pending > 0) {
+    throw accountStateError("forbidden", `The ${what} of this user is still being applied; try again later`);
+  }
+}
+
 export async function blockUser(env: Bindings, actor: Actor, userId: number): Promise<StateChange> {
   const user = await target(env, userId);
   if (user.state !== "blocked") await recordBlock(env, actor, userId);
@@ -77,7 +90,7 @@ export async function unblockUser(env: Bindings, actor: Actor, userId: number): 
   if (user.state === "deactivated") throw accountStateError("forbidden", "Deactivated users cannot be unblocked by the API");
   if (user.state !== "blocked") return false;
   // A block whose revocations did not all happen is finished first: an unblock revives nothing.
-  await finishChangesOf(env, userSubject(userId));
+  await finishPendingFirst(env, userId, "block");
   if (!(await transition(env, userId, ["blocked"], "active"))) return false;
   await userChanged(env, userId);
   await recordAudit(getDb(env.DB), { action: "user_unblocked", actor, entityType: "user", entityId: userId });
@@ -116,7 +129,7 @@ export async function activateUser(env: Bindings, actor: Actor | null, userId: n
   if (user.state === "blocked") throw accountStateError("forbidden", "A blocked user must be unblocked to be activated");
   if (user.state === "active") return true;
   // A deactivation whose effects are pending is finished first: activation hands nothing back.
-  await finishChangesOf(env, userSubject(userId));
+  await finishPendingFirst(env, userId, "deactivation");
   if (!(await transition(env, userId, ["deactivated"], "active"))) return true;
   await userChanged(env, userId);
   // Without an actor the user reactivated themselves by signing in (GitLab).

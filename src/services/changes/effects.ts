@@ -5,14 +5,15 @@ import { findProject } from "../../db/projects";
 import { deleteProjectRepository } from "../../git/provisioning";
 import { deleteApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
-import { liveFamilies } from "../../db/oauth-grants";
 import type { Bindings } from "../../env";
-import { revokeFamilies } from "../../credentials/oauth-family";
-import { deleteSessionsOfUser } from "../../credentials/session";
-import { endDeviceApprovalsOfUser, revokeAllCredentialsOfUser, userChanged, userLostAccess } from "../../credentials/user-credentials";
+import { deleteOtherSessionsOfUser, deleteSessionsOfUser } from "../../credentials/session";
+import { endDeviceApprovalsOfUser } from "../../credentials/user-credentials";
 import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
 import { recordIntent } from "../../db/pending-changes";
+import { dropUserSnapshotsSteps, revokeEverythingOfUser, revokeLiveFamiliesStep } from "./credential-steps";
+import { once, PROJECT_CONTENTS_COST, type ChangeRun } from "./slices";
 import { deleteUserEffects, type UserDeletion } from "./user-deletion";
+import { sessionEndedEffects, type SessionEnded } from "../logout/session-grants";
 
 /**
  * What each change that fans out does once its intent is recorded (DESIGN, "Changes that finish";
@@ -30,6 +31,8 @@ export interface ChangePayloads {
   password_changed: { userId: number };
   /** A password someone else set (an administrator, a mailed reset link): every grant, session and device approval ends, as for a block. */
   password_replaced: { userId: number; actor: AuditActor | null; reason: "password_set_by_admin" | "password_reset" };
+  /** "Sign out everywhere" (src/services/accounts/sign-out-everywhere.ts): other sessions, every grant made until then, approved device codes; PATs kept. */
+  sign_out_everywhere: { userId: number; keepSessionIdHash: string | null; actor: AuditActor };
   /** An application's deletion: its grants revoked, then its row (and with it the directory rows) deleted. */
   application_deleted: { applicationId: number };
   /** A user revokes an authorized application: their grants of it. */
@@ -38,67 +41,86 @@ export interface ChangePayloads {
   project_deleted: { projectId: number; actor: AuditActor | null };
   /** A user's deletion (GitLab's semantics, src/services/changes/user-deletion.ts): revoke, personal projects, contributions, the row. */
   user_deleted: UserDeletion;
+  /** One browser session ended on purpose (sign-out, RP-Initiated Logout, a revoked session): back-channel logouts queued, its session-bound grants revoked (src/services/logout/). */
+  session_ended: SessionEnded;
 }
 
 export type ChangeKind = keyof ChangePayloads;
 
-/** What a run knows of the change's history: how many runs failed before. */
-export interface ChangeRun {
-  attempts: number;
-}
+/** What a run knows (how many runs failed before, its subrequest budget, where the last run stopped): slices.ts. */
+export type { ChangeRun } from "./slices";
 
+/**
+ * An effect answers how many records this run changed. One that fans out (a Durable Object call or
+ * a query per record) takes its steps through `once` and `inSlices` (slices.ts), numbered in order,
+ * so it stays within the run's budget and a later run continues where it stopped.
+ */
 type Effects = { [K in ChangeKind]: (env: Bindings, payload: ChangePayloads[K], run: ChangeRun) => Promise<number> };
 
-const familyIds = (rows: { id: string }[]) => rows.map((r) => r.id);
-
 export const EFFECTS: Effects = {
-  user_blocked: async (env, p) => (await revokeAllCredentialsOfUser(env, p.userId, p.actor, "user_blocked")).families,
+  user_blocked: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: "user_blocked" }),
 
-  password_replaced: async (env, p) => (await revokeAllCredentialsOfUser(env, p.userId, p.actor, p.reason)).families,
+  // The user stays active and may sign in again at once: grants made after the intent are theirs to keep.
+  password_replaced: (env, p, run) => revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: p.reason }, { madeUpTo: run.recordedAt }),
 
-  user_deactivated: async (env, p) => {
-    const [sessions] = await Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]);
-    await userLostAccess(env, p.userId);
-    return sessions;
+  sign_out_everywhere: async (env, p, run) => {
+    await once(run, 0, 2, () => Promise.all([deleteOtherSessionsOfUser(env, p.userId, p.keepSessionIdHash), endDeviceApprovalsOfUser(env, p.userId)]));
+    return revokeLiveFamiliesStep(env, run, 1, { userId: p.userId, madeUpTo: run.recordedAt }, { actor: p.actor, reason: "sign_out_everywhere" });
   },
 
-  password_changed: async (env, p) => {
-    await userChanged(env, p.userId);
+  user_deactivated: async (env, p, run) => {
+    const ended = await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
+    await dropUserSnapshotsSteps(env, run, 1, p.userId, { lostAccess: true });
+    return ended?.[0] ?? 0;
+  },
+
+  password_changed: async (env, p, run) => {
+    await dropUserSnapshotsSteps(env, run, 0, p.userId, { lostAccess: false });
     return 0;
   },
 
-  application_deleted: async (env, p) => {
-    const db = getDb(env.DB);
-    const revoked = await revokeFamilies(env, familyIds(await liveFamilies(db, { applicationId: p.applicationId })), { actor: null, reason: "application_deleted" });
-    await deleteApplication(db, p.applicationId);
-    // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
-    await outlastValidationCacheFromNow(env);
+  application_deleted: async (env, p, run) => {
+    const revoked = await revokeLiveFamiliesStep(env, run, 0, { applicationId: p.applicationId }, { actor: null, reason: "application_deleted" });
+    await once(run, 1, 1, async () => {
+      await deleteApplication(getDb(env.DB), p.applicationId);
+      // Introspection remembers an authenticated client for at most L (src/oauth/request.ts).
+      await outlastValidationCacheFromNow(env);
+    });
     return revoked;
   },
 
-  authorization_revoked: async (env, p) =>
-    revokeFamilies(env, familyIds(await liveFamilies(getDb(env.DB), p)), { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
+  // A new authorization of the application after the revocation is the user's to keep.
+  authorization_revoked: async (env, p, run) =>
+    revokeLiveFamiliesStep(env, run, 0, { userId: p.userId, applicationId: p.applicationId, madeUpTo: run.recordedAt }, { actor: { id: p.userId, ip: null }, reason: "user_revoked_application" }),
 
+  // Bounded by construction: one step of PROJECT_CONTENTS_COST subrequests (slices.ts says for
+  // which projects that is exact), then the origin's removal (one call, one audit row on refusal).
   project_deleted: async (env, p, run) => {
-    const removed = await deleteProjectContents(env, p.projectId);
-    const failure = await deleteProjectRepository(env, p.projectId);
-    if (failure) {
+    const removed = await once(run, 0, PROJECT_CONTENTS_COST, () => deleteProjectContents(env, p.projectId));
+    await once(run, 1, 2, async () => {
+      const failure = await deleteProjectRepository(env, p.projectId);
+      if (!failure) return;
       // docs/git.md: the origin's refusal is an audit row naming the repository (once); the change
       // stays pending, so the cron sweep tries the removal again.
       if (run.attempts === 0) {
         await recordAudit(getDb(env.DB), { action: "project_repository_removal_failed", entityType: "project", entityId: p.projectId, details: { reason: failure }, actor: p.actor });
       }
       throw new Error(failure);
-    }
-    return removed;
+    });
+    return removed ?? 0;
   },
 
-  user_deleted: (env, p) =>
-    deleteUserEffects(env, p, async (project) => {
+  session_ended: sessionEndedEffects,
+
+  user_deleted: (env, p, run) =>
+    deleteUserEffects(env, p, run, async (projectId) => {
+      const db = getDb(env.DB);
+      const project = await findProject(db, String(projectId));
+      if (!project) return;
       // Each personal project is deleted by the project deletion change (its intent and
       // `project_destroyed` row, subject as runner.ts projectSubject); its rows and objects go now,
       // its repository at the git origin when that change is finished (the cron sweep).
-      await recordIntent(getDb(env.DB), {
+      await recordIntent(db, {
         kind: "project_deleted",
         subject: `project:${project.id}`,
         payload: { projectId: project.id, actor: p.actor },

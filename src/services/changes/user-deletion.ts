@@ -1,14 +1,11 @@
 import type { AuditActor } from "../../db/audit";
-import { deleteApplication } from "../../db/applications";
 import { getDb } from "../../db/client";
-import { liveFamilies } from "../../db/oauth-grants";
-import type { ProjectRow } from "../../db/projects";
-import { applicationIdsOwnedBy, deleteUserRow, ghostUser, personalProjectsOf, removeContributions } from "../../db/user-deletion";
+import { contributionStatements, deleteApplicationsOwnedBy, deleteUserRow, ghostUser, personalProjectIdsOf, removeContributions } from "../../db/user-deletion";
 import { findUserById } from "../../db/users";
 import type { Bindings } from "../../env";
-import { revokeFamilies } from "../../credentials/oauth-family";
-import { revokeAllCredentialsOfUser } from "../../credentials/user-credentials";
 import { outlastValidationCacheFromNow } from "../../credentials/validation-cache";
+import { revokeEverythingOfUser, revokeLiveFamiliesStep } from "./credential-steps";
+import { inSlices, once, PROJECT_CONTENTS_COST, type ChangeRun } from "./slices";
 
 /** The payload of a user's deletion (src/services/accounts/user-delete.ts records it). */
 export type UserDeletion = {
@@ -17,37 +14,50 @@ export type UserDeletion = {
   actor: AuditActor | null;
 };
 
-/** Personal projects are deleted this many at a time (each is a change of its own). */
-const PROJECT_SLICE = 20;
+/**
+ * What one personal project's deletion costs in subrequests (effects.ts): its read and intent, then
+ * `deleteProjectContents` (PROJECT_CONTENTS_COST).
+ */
+const PERSONAL_PROJECT_COST = 2 + PROJECT_CONTENTS_COST;
 
 /**
- * The effects of GitLab's user deletion, in its order, each idempotent (it reads what is left):
- * 1. everything the user holds is revoked: OAuth grants (revokeFamilies), sessions, approved device
- *    codes, every credential's copy of the user (personal access tokens die with the row);
- * 2. the OAuth applications they own: other users' grants of them revoked, then the rows;
- * 3. the projects of their personal namespace, each through the project deletion (`deleteProject`);
- * 4. their contributions moved to the ghost user, or deleted with hard_delete (src/db/user-deletion.ts);
- * 5. the user row, last (its cascades take what ownership.ts declares `cascade`).
- * Nothing to do once the row is gone. Answers how many grants were revoked.
+ * The effects of GitLab's user deletion, in its order, each step idempotent (it reads what is left)
+ * and within the run's subrequest budget (src/services/changes/slices.ts):
+ * 0-3. everything the user holds ends: sessions and approved device codes, OAuth grants, every
+ *    credential's copy of the user (personal access tokens die with the row);
+ * 4-5. the OAuth applications they own: other users' grants of them revoked, a page at a time,
+ *    then the rows in one statement;
+ * 6. the projects of their personal namespace, a page at a time, each through the project
+ *    deletion (`deleteProject`);
+ * 7. their contributions moved to the ghost user, or deleted with hard_delete (src/db/user-deletion.ts);
+ * 8. the user row, last (its cascades take what ownership.ts declares `cascade`).
+ * Nothing to do once the row is gone. Answers how many grants this run revoked.
  */
-export async function deleteUserEffects(env: Bindings, p: UserDeletion, deleteProject: (project: ProjectRow) => Promise<void>): Promise<number> {
+export async function deleteUserEffects(env: Bindings, p: UserDeletion, run: ChangeRun, deleteProject: (projectId: number) => Promise<void>): Promise<number> {
   const db = getDb(env.DB);
+  if (!run.budget.take(1)) {
+    run.stopped = true;
+    return 0;
+  }
   if (!(await findUserById(db, p.userId))) return 0;
-  let revoked = (await revokeAllCredentialsOfUser(env, p.userId, p.actor, "user_deleted")).families;
+  let revoked = await revokeEverythingOfUser(env, p.userId, run, { actor: p.actor, reason: "user_deleted" });
 
-  const owned = await applicationIdsOwnedBy(db, p.userId);
-  for (const applicationId of owned) {
-    revoked += await revokeFamilies(env, (await liveFamilies(db, { applicationId })).map((f) => f.id), { actor: p.actor, reason: "application_deleted" });
-    await deleteApplication(db, applicationId);
-  }
-  // Introspection remembers an authenticated client for at most L (src/oauth/request.ts), as for application_deleted.
-  if (owned.length) await outlastValidationCacheFromNow(env);
+  revoked += await revokeLiveFamiliesStep(env, run, 4, { ownerId: p.userId }, { actor: p.actor, reason: "application_deleted" });
+  await once(run, 5, 2, async () => {
+    // Introspection remembers an authenticated client for at most L (src/oauth/request.ts), as for application_deleted.
+    if (await deleteApplicationsOwnedBy(db, p.userId)) await outlastValidationCacheFromNow(env);
+  });
 
-  for (let slice = await personalProjectsOf(db, p.userId, PROJECT_SLICE); slice.length; slice = await personalProjectsOf(db, p.userId, PROJECT_SLICE)) {
-    for (const project of slice) await deleteProject(project);
-  }
+  await inSlices(run, 6, {
+    page: async (after, limit) => (await personalProjectIdsOf(db, p.userId, Number(after || 0), limit)).map(String),
+    apply: async (ids) => {
+      for (const id of ids) await deleteProject(Number(id));
+      return 0;
+    },
+    costOf: (n) => n * PERSONAL_PROJECT_COST,
+  });
 
-  await removeContributions(db, p.userId, { hardDelete: p.hardDelete, ghostId: (await ghostUser(db)).id });
-  await deleteUserRow(db, p.userId);
+  await once(run, 7, 3 + contributionStatements, async () => removeContributions(db, p.userId, { hardDelete: p.hardDelete, ghostId: (await ghostUser(db)).id }));
+  await once(run, 8, 1, () => deleteUserRow(db, p.userId));
   return revoked;
 }

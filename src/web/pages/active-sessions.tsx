@@ -1,15 +1,16 @@
-import { revokeSession } from "../../services/accounts/sessions";
 import { listSessionsOfUser } from "../../credentials/session";
 import { describeUserAgent } from "../../domain/user-agent";
 import { RevokeForm, TableHead } from "../components";
 import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
-import { csrfToken, currentSessionIdHash } from "../session";
+import { csrfToken, currentSessionIdHash, revokeOtherSession } from "../session";
 import { pageApp } from "../door";
+import { signOutEverywhere } from "../../services/accounts/sign-out-everywhere";
 
 /**
  * /profile/active_sessions (GitLab's page): every signed-in browser of the user with its browser,
  * address, sign-in and last request; the current one is marked and has no Revoke (sign out does
- * that). A session is named by its stored SHA-256, never by the cookie value.
+ * that). A session is named by its stored SHA-256, never by the cookie value. "Sign out
+ * everywhere" ends every other session and every OAuth grant at once.
  */
 const activeSessions = pageApp({ enter: "signed-in" });
 
@@ -50,6 +51,15 @@ activeSessions.get("/profile/active_sessions", async (c) => {
           ))}
         </tbody>
       </table>
+      <h2>Sign out everywhere</h2>
+      <p>Ends every other browser session and every application or device you signed in to with your account (OAuth). This browser stays signed in; personal access tokens are kept.</p>
+      <RevokeForm
+        action="/profile/active_sessions"
+        confirm="Are you sure? Every other browser, application and device will be signed out of GitLab."
+        label="Sign out everywhere else"
+        button="Sign out everywhere"
+        token={token}
+      />
     </>,
   );
 });
@@ -58,8 +68,20 @@ activeSessions.post("/profile/active_sessions/:id/revoke", async (c) => {
   const id = c.req.param("id");
   const user = c.var.user;
   // The current session is ended by signing out, which also clears the cookie.
-  const ended = id !== (await currentSessionIdHash(c)) && (await revokeSession(c.env, sessionActor(c), user.id, id));
+  // Ended as a change with its audit row, like a sign-out (src/services/logout/session-end.ts).
+  const ended = id !== (await currentSessionIdHash(c)) && (await revokeOtherSession(c, user.id, id));
   setFlash(c, ended ? "The session was revoked." : "No such session.");
+  return c.redirect("/profile/active_sessions", 303);
+});
+
+/**
+ * Sign out everywhere: a POST to the page itself (the router cannot hold a fixed name beside
+ * `/:id/revoke`). Every other session and every OAuth grant end
+ * (src/services/accounts/sign-out-everywhere.ts); sign-in and CSRF are the page door's (pageApp).
+ */
+activeSessions.post("/profile/active_sessions", async (c) => {
+  await signOutEverywhere(c.env, sessionActor(c), await currentSessionIdHash(c));
+  setFlash(c, "You were signed out everywhere else.");
   return c.redirect("/profile/active_sessions", 303);
 });
 

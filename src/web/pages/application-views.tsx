@@ -25,11 +25,15 @@ export interface AppFormValues {
   jwks: string;
   jwksUri: string;
   tokenEndpointAuthMethod: string;
+  /** OpenID Connect logout (docs/oidc.md, "Signing out"): one URI per line; the back-channel URL; sid required. */
+  postLogoutRedirectUris: string;
+  backchannelLogoutUri: string;
+  backchannelLogoutSessionRequired: boolean;
   /** Skip the consent page; only the admin area's form offers it (undefined elsewhere). */
   trusted?: boolean;
 }
 
-export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, requirePushedAuthorizationRequests: false, accessTokenExpiresIn: "", jwks: "", jwksUri: "", tokenEndpointAuthMethod: "" };
+export const EMPTY_FORM: AppFormValues = { name: "", redirectUri: "", scopes: [], confidential: true, expireAccessTokens: true, dpopBoundAccessTokens: false, requirePushedAuthorizationRequests: false, accessTokenExpiresIn: "", jwks: "", jwksUri: "", tokenEndpointAuthMethod: "", postLogoutRedirectUris: "", backchannelLogoutUri: "", backchannelLogoutSessionRequired: false };
 
 export function formValuesOf(app: ApplicationRow): AppFormValues {
   return {
@@ -44,6 +48,9 @@ export function formValuesOf(app: ApplicationRow): AppFormValues {
     jwks: app.jwks ?? "",
     jwksUri: app.jwksUri ?? "",
     tokenEndpointAuthMethod: app.tokenEndpointAuthMethod ?? "",
+    postLogoutRedirectUris: app.postLogoutRedirectUris,
+    backchannelLogoutUri: app.backchannelLogoutUri ?? "",
+    backchannelLogoutSessionRequired: app.backchannelLogoutSessionRequired,
     trusted: app.trusted,
   };
 }
@@ -157,6 +164,36 @@ export function ApplicationForm(props: { action: string; submit: string; token: 
       <label for="application_jwks_uri">Public keys URL (jwks_uri)</label>
       <input type="url" id="application_jwks_uri" name="jwks_uri" value={values.jwksUri} />
       <FieldErrors id="jwks_uri_errors" errors={errors.jwks_uri?.map((e) => `Public keys URL ${e}`)} />
+      <label for="application_post_logout_redirect_uris">Post-logout redirect URIs</label>
+      <textarea id="application_post_logout_redirect_uris" name="post_logout_redirect_uris" rows={2} aria-describedby="post_logout_hint">
+        {values.postLogoutRedirectUris}
+      </textarea>
+      <p class="hint" id="post_logout_hint">
+        Where the sign-out page may send people back after the application asks to sign them out (OpenID Connect RP-Initiated
+        Logout). One URI per line, matched exactly.
+      </p>
+      <FieldErrors id="post_logout_errors" errors={errors.post_logout_redirect_uris?.map((e) => `Post-logout redirect URIs ${e}`)} />
+      <label for="application_backchannel_logout_uri">Back-channel logout URL</label>
+      <input type="url" id="application_backchannel_logout_uri" name="backchannel_logout_uri" value={values.backchannelLogoutUri} aria-describedby="backchannel_hint" />
+      <p class="hint" id="backchannel_hint">
+        When a person signs out, a signed logout token is POSTed here for every session that signed in to the application (OpenID
+        Connect Back-Channel Logout). An https URL on a public host.
+      </p>
+      <FieldErrors id="backchannel_errors" errors={errors.backchannel_logout_uri?.map((e) => `Back-channel logout URL ${e}`)} />
+      <div class="checkbox">
+        <input
+          type="checkbox"
+          id="application_backchannel_logout_session_required"
+          name="backchannel_logout_session_required"
+          value="1"
+          checked={values.backchannelLogoutSessionRequired}
+          aria-describedby="session_required_hint"
+        />
+        <label for="application_backchannel_logout_session_required">Logout tokens name the session (sid)</label>
+        <p class="hint" id="session_required_hint">
+          ID tokens and logout tokens carry the session's sid, so the application can end only that session.
+        </p>
+      </div>
       <fieldset>
         <legend>Scopes</legend>
         <FieldErrors id="scope_errors" errors={errors.scopes?.map((e) => `Scopes ${e}`)} />

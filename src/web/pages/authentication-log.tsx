@@ -21,6 +21,7 @@ const DESCRIPTIONS: Partial<Record<AuditAction, string>> = {
   two_factor_disabled: "Two-factor authentication disabled",
   password_changed: "Password changed",
   session_revoked: "A session was revoked",
+  signed_out_everywhere: "Signed out everywhere else",
   user_blocked: "Account blocked by an administrator",
   user_unblocked: "Account unblocked by an administrator",
   user_deactivated: "Account deactivated by an administrator",

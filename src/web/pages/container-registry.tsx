@@ -148,14 +148,14 @@ registryPage.post(`${PROJECT_PATH}/container_registry/:repo/tags/:tag/delete`, a
   const { project, repo } = await repositoryOf(c);
   // Decoded once by the router (src/http/path-decoding.ts); a second decode would misread "%25".
   const tag = c.req.param("tag");
-  const ok = repo !== null && (await deleteContainerTags(c.env, sessionActor(c), repo, [tag])).length > 0;
+  const ok = repo !== null && (await deleteContainerTags(c.env, sessionActor(c), project, repo, [tag])).length > 0;
   setFlash(c, ok ? `The tag ${repo!.path}:${tag} was deleted.` : "No such tag.");
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });
 
 registryPage.post(`${PROJECT_PATH}/container_registry/:repo/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
-  if (repo) await deleteContainerRepository(c.env, sessionActor(c), repo);
+  if (repo) await deleteContainerRepository(c.env, sessionActor(c), project, repo);
   setFlash(c, repo ? `The repository ${repo.path} was deleted.` : "No such repository.");
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });

@@ -127,7 +127,7 @@ deployTokensPage.post(`${PROJECT_PATH}/-/settings/repository/deploy_tokens`, asy
     expiresAt: str(body.expires_at),
     scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((s): s is string => typeof s === "string"),
   };
-  const created = await createDeployToken(c.env, sessionActor(c), { projectId: project.id }, { ...values, scopes: parseScopeList(values.scopes) });
+  const created = await createDeployToken(c.env, sessionActor(c), { project }, { ...values, scopes: parseScopeList(values.scopes) });
   if (!created.ok) return page(c, { values, errors: created.errors });
   // Shown in this response only; storage has its hash.
   return page(c, { created: { token: created.token, username: created.row.username } });

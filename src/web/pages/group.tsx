@@ -2,8 +2,8 @@ import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findIteration } from "../../db/iterations";
 import { listGroups, listProjects } from "../../db/namespace-listing";
-import { findGroup, groupAccessLevel, type GroupRow } from "../../db/projects";
-import { AccessLevel, canReadProject, type Visibility } from "../../domain/access";
+import { findGroup, type GroupRow } from "../../db/projects";
+import { groupAccess, sessionAsker, type GroupAccess } from "../../services/abilities";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { currentUser } from "../session";
@@ -22,24 +22,22 @@ const PER_PAGE = 20;
 
 type Ctx = Context<PageEnv>;
 
-/** The group of the path and the viewer's level on it, or the answer to give instead. */
-async function groupForViewer(c: Ctx, fullPath: string): Promise<{ group: GroupRow; level: number } | Response> {
-  const db = getDb(c.env.DB);
+/** The group of the path and the viewer's abilities on it (src/services/abilities.ts), or the answer to give instead. */
+async function groupForViewer(c: Ctx, fullPath: string): Promise<GroupAccess | Response> {
   const user = await currentUser(c);
-  const group = await findGroup(db, fullPath);
-  const level = !group || !user ? 0 : user.isAdmin ? AccessLevel.OWNER : await groupAccessLevel(db, group.id, user.id);
-  if (!group || !canReadProject(group.visibility as Visibility, level, user !== null, user?.isAdmin ?? false)) {
+  const group = await findGroup(getDb(c.env.DB), fullPath);
+  const access = group ? await groupAccess(c.env, sessionAsker(user), group) : null;
+  if (!access?.can("read_group")) {
     if (!user) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(c.req.path)}`, 302);
     return notFoundPage(c);
   }
-  return { group, level };
+  return access;
 }
 
-/** As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups. */
-export const canCreateProjectIn = (level: number) => level >= AccessLevel.DEVELOPER;
-export const canCreateSubgroupIn = (level: number) => level >= AccessLevel.OWNER;
-
-async function groupPage(c: Ctx, group: GroupRow, level: number) {
+async function groupPage(c: Ctx, access: GroupAccess) {
+  const group = access.row;
+  // As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups.
+  const [createsProjects, createsSubgroups] = [access.can("create_projects"), access.can("admin_group")];
   const db = getDb(c.env.DB);
   const user = await currentUser(c);
   const viewer = { userId: user?.id ?? 0, isAdmin: user?.isAdmin ?? false, membershipOnly: false };
@@ -61,14 +59,14 @@ async function groupPage(c: Ctx, group: GroupRow, level: number) {
       </p>
       <Flash kind="notice" message={takeFlash(c)} />
       {group.description ? <p>{group.description}</p> : null}
-      {canCreateProjectIn(level) || canCreateSubgroupIn(level) ? (
+      {createsProjects || createsSubgroups ? (
         <p class="actions">
-          {canCreateProjectIn(level) ? (
+          {createsProjects ? (
             <a class="button" href={`/projects/new?namespace_id=${group.id}`}>
               New project
             </a>
           ) : null}
-          {canCreateSubgroupIn(level) ? (
+          {createsSubgroups ? (
             <a class="button secondary" href={`/groups/new?parent_id=${group.id}`}>
               New subgroup
             </a>
@@ -114,9 +112,9 @@ groupPages.get("/groups/*", async (c) => {
   const [fullPath = "", section = ""] = rest.split("/-/", 2);
   const found = await groupForViewer(c, fullPath);
   if (found instanceof Response) return found;
-  if (section === "") return groupPage(c, found.group, found.level);
+  if (section === "") return groupPage(c, found);
   const iteration = /^iterations\/([^/]+)$/.exec(section);
-  if (iteration) return iterationPage(c, found.group, iteration[1]!);
+  if (iteration) return iterationPage(c, found.row, iteration[1]!);
   return notFoundPage(c);
 });
 

@@ -1,14 +1,13 @@
 import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { listGroups } from "../../db/namespace-listing";
-import { findGroup, groupAccessLevel, type GroupRow } from "../../db/projects";
-import { AccessLevel } from "../../domain/access";
+import { findGroup, type GroupRow } from "../../db/projects";
 import { AppError } from "../../domain/errors";
 import { isValidNamespacePath, pathFromName, VISIBILITIES, type VisibilityLevel } from "../../domain/namespace-input";
 import { createGroup, createProject } from "../../services/namespaces";
 import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
-import { canCreateProjectIn, canCreateSubgroupIn } from "./group";
+import { groupAccess, sessionAsker } from "../../services/abilities";
 import { pageApp } from "../door";
 
 /**
@@ -29,8 +28,9 @@ async function creatableGroups(c: Ctx, subgroups: boolean): Promise<GroupRow[]> 
   const user = c.var.user;
   const { rows } = await listGroups(db, { userId: user.id, isAdmin: user.isAdmin, membershipOnly: !user.isAdmin }, { orderBy: "path", sort: "asc", limit: 100, offset: 0 });
   if (user.isAdmin) return rows;
-  const levels = await Promise.all(rows.map((g) => groupAccessLevel(db, g.id, user.id)));
-  return rows.filter((_, i) => (subgroups ? canCreateSubgroupIn(levels[i]!) : canCreateProjectIn(levels[i]!)));
+  // As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups.
+  const accesses = await Promise.all(rows.map((g) => groupAccess(c.env, sessionAsker(user), g)));
+  return accesses.filter((a) => a.can(subgroups ? "admin_group" : "create_projects")).map((a) => a.row);
 }
 
 const text = (v: unknown, max: number) => (typeof v === "string" ? v.trim().slice(0, max) : "");

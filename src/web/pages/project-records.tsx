@@ -23,10 +23,9 @@ type Ctx = Context<PageEnv>;
 
 const idOf = (raw: string | undefined) => (raw && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0);
 
-/** The project, when the viewer may read its code (else null: the page answers not found). */
-async function codeReader(c: Ctx): Promise<ProjectRow | null> {
-  const { project, access } = await projectForPage(c, "read_project");
-  return access.can("read_code") ? project : null;
+/** The project, when the viewer may read its code (read_code; else the resolver's not found or forbidden). */
+async function codeReader(c: Ctx): Promise<ProjectRow> {
+  return (await projectForPage(c, "read_code")).project;
 }
 
 const ProjectLine = ({ project }: { project: ProjectRow }) => (
@@ -156,10 +155,9 @@ records.get(PROJECT_PATH + "/-/pipelines/:id", async (c) => {
 
 records.get(PROJECT_PATH + "/-/packages/:id", async (c) => {
   // GitLab's read_package: reporters on a private project, anyone who sees a public or internal one.
-  const { project, access } = await projectForPage(c, "read_project");
+  const { project } = await projectForPage(c, "read_package");
   const db = getDb(c.env.DB);
-  const readable = access.can("read_package");
-  const pkg = readable ? await findPackage(db, project.id, idOf(c.req.param("id"))) : null;
+  const pkg = await findPackage(db, project.id, idOf(c.req.param("id")));
   if (!pkg) return notFoundPage(c);
   const files = await packageFilesOf(db, pkg.id);
   return renderPage(

@@ -2,12 +2,11 @@ import { type Context, type Next } from "hono";
 import { getDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { listPackages } from "../../db/packages";
-import { findProject, projectAccessLevel } from "../../db/projects";
 import { listRunners } from "../../db/runners";
 import { projectRunnerScope, runnerWhere } from "../../db/runner-filters";
 import { getConfig } from "../../config";
 import { reportStatus } from "../../domain/runner-status";
-import { AccessLevel, canReadCode, canReadProject, type Visibility } from "../../domain/access";
+import { findProjectAccess, sessionAsker } from "../../services/abilities";
 import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
 import { Flash, formatDate, renderPage, takeFlash } from "../page";
@@ -39,21 +38,20 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   if (!isPagePath(c)) return next();
   const db = getDb(c.env.DB);
   const user = await currentUser(c);
-  const project = await findProject(db, c.req.param("project") ?? "");
-  const level = !project || !user ? 0 : user.isAdmin ? AccessLevel.OWNER : await projectAccessLevel(db, project, user.id);
-  const visibility = (project?.visibility ?? "private") as Visibility;
-  if (!project || !canReadProject(visibility, level, user !== null, user?.isAdmin ?? false)) {
+  const access = await findProjectAccess(c.env, sessionAsker(user), c.req.param("project") ?? "");
+  if (!access?.can("read_project")) {
     if (!user) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(c.req.path)}`, 302);
     return notFoundPage(c);
   }
+  const project = access.row;
   const origin = new URL(c.req.url).origin;
   const base = `/${project.pathWithNamespace}`;
-  const readsCode = canReadCode(visibility, level, user !== null, user?.isAdmin ?? false);
-  const { rows: packages, total, hasNext } = readsCode
+  const readsCode = access.can("read_code");
+  const { rows: packages, total, hasNext } = access.can("read_package")
     ? await listPackages(db, project.id, { filter: {}, orderBy: "created_at", sort: "desc", limit: MAX_PACKAGES, offset: 0 })
     : { rows: [], total: 0, hasNext: false };
   // Runners are a maintainer's view, as GET /projects/:id/runners (the same rule, src/db/runners.ts).
-  const maintains = user !== null && level >= AccessLevel.MAINTAINER;
+  const maintains = access.can("admin_project");
   const runners = maintains
     ? await listRunners(db, { where: await runnerWhere(db, projectRunnerScope(project), [], Date.now()), orderBy: "id", sort: "desc", limit: MAX_RUNNERS, offset: 0 })
     : null;
@@ -106,7 +104,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
       <nav aria-label="Project" class="card">
         <h2>Sections</h2>
         <ul>
-          {user && level >= AccessLevel.REPORTER ? (
+          {user && access.can("read_container_image") ? (
             <li>
               <a href={`${base}/container_registry`}>Container registry</a>
             </li>

@@ -18,9 +18,8 @@ const repositoryPages = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 
-async function codeReader(c: Ctx): Promise<ProjectRow | null> {
-  const { project, access } = await projectForPage(c, "read_project");
-  return access.can("read_code") ? project : null;
+async function codeReader(c: Ctx): Promise<ProjectRow> {
+  return (await projectForPage(c, "read_code")).project;
 }
 
 /** The `<ref>/<path>` after /-/tree/ or /-/blob/ in the request's path. */
@@ -31,7 +30,6 @@ function refPathOf(c: Ctx, section: "tree" | "blob"): string {
 
 repositoryPages.get(PROJECT_PATH + "/-/tree/*", async (c) => {
   const project = await codeReader(c);
-  if (!project) return notFoundPage(c);
   const origin = originSettings(c.env);
   const { ref, path } = await splitRefPath(origin, project.id, refPathOf(c, "tree"));
   const listing = await listDirectory(origin, project.id, ref, path);
@@ -63,7 +61,6 @@ repositoryPages.get(PROJECT_PATH + "/-/tree/*", async (c) => {
 
 repositoryPages.get(PROJECT_PATH + "/-/blob/*", async (c) => {
   const project = await codeReader(c);
-  if (!project) return notFoundPage(c);
   const origin = originSettings(c.env);
   const { ref, path } = await splitRefPath(origin, project.id, refPathOf(c, "blob"));
   const file = path ? await fileText(origin, project.id, ref, path) : null;
@@ -91,7 +88,6 @@ repositoryPages.get(PROJECT_PATH + "/-/blob/*", async (c) => {
 
 repositoryPages.get(PROJECT_PATH + "/-/commit/:sha", async (c) => {
   const project = await codeReader(c);
-  if (!project) return notFoundPage(c);
   let commit;
   try {
     commit = await readCommit(originSettings(c.env), project.id, c.req.param("sha") ?? "");

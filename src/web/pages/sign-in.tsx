@@ -3,11 +3,10 @@ import { assertAttemptAllowed, isLockedOut, recordFailedAttempt } from "../../se
 import { LOGIN_FAILURES, recordSuccessfulSignIn, verifyPasswordLogin } from "../../services/accounts/password-login";
 import { reasonOf } from "../../domain/errors";
 import { verifySecondFactor } from "../../services/accounts/two-factor";
-import { recordSignOut } from "../../services/accounts/sessions";
 import { CsrfField, Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { ThrottledError, rateLimitHeaders } from "../../throttle";
 import { safeRedirectPath } from "../redirect";
-import { csrfToken, currentUser, endSession, pendingTwoFactorUser, startSession } from "../session";
+import { csrfToken, currentUser, endSession, pendingTwoFactorUser, signOutBrowser, startSession } from "../session";
 import { clientAddress } from "../../http/client-address";
 import { passwordExpired } from "../../services/accounts/password-expiry";
 import type { UserRow } from "../../db/users";
@@ -153,9 +152,9 @@ signIn.post("/users/sign_in/two_factor", async (c) => {
 
 /** Sign-out is a POST with the CSRF token (a link could be triggered by any other site). */
 signIn.post("/users/sign_out", async (c) => {
-  const user = await currentUser(c);
-  await endSession(c);
-  if (user) await recordSignOut(c.env, { id: user.id, ip: clientAddress(c.req.raw, c.env) });
+  // The session's end is a change with its audit row (src/services/logout/session-end.ts): the
+  // clients it signed into are told (Back-Channel Logout), its session-bound grants end.
+  await signOutBrowser(c, "sign_out");
   return c.redirect("/users/sign_in", 303);
 });
 

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { call, callFrom, makeUser, makeUserWithToken } from "../helpers/fixtures";
+import { pendingFor, sweepUntilDone } from "../helpers/changes";
+import { seedGrants } from "../helpers/grants";
+import { makeApp } from "../oauth/helpers";
+
+/**
+ * docs/operations.md, "How changes finish": when a change that ends access answers, no credential it
+ * ends works anywhere, although a change of 1,000 grants is applied in slices over several
+ * invocations (a subrequest budget each). The grants its answering request did not reach are
+ * refused by the intent's state or cutoff (src/db/grant-holder.ts) once every object's user
+ * snapshot and every isolate's remembered answer is older than the intent.
+ */
+const GRANTS = 1000;
+const SAMPLE = 50;
+/** Each probe from its own client address: 1,000 refusals from one address would be throttled (429). */
+let probes = 0;
+const userStatus = async (token: string) => {
+  const n = probes++;
+  return (await callFrom(`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)("/api/v4/user", { token })).status;
+};
+
+/**
+ * Runs `change` while the sampled tokens keep being used (a client busy during the change), so
+ * each sampled family's user snapshot was read just before the intent was recorded: the youngest a
+ * stale snapshot can be when the change answers.
+ */
+async function whileInUse<T>(sample: string[], change: () => Promise<T>): Promise<T> {
+  let done = false;
+  const answer = change().finally(() => {
+    done = true;
+  });
+  const busy = (async () => {
+    while (!done) {
+      await Promise.all(sample.map(userStatus));
+      // A pass a second: each family's snapshot is re-read within a second of going stale.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
+  const [out] = await Promise.all([answer, busy]);
+  return out;
+}
+/** SAMPLE tokens spread evenly over the list (families are revoked in id order, which is random). */
+const spread = (tokens: string[]) => Array.from({ length: SAMPLE }, (_, i) => tokens[Math.floor((i * tokens.length) / SAMPLE)]);
+
+
+describe("docs/operations.md How changes finish: access ends when the change answers, at 1,000 grants", { timeout: 900_000 }, () => {
+  it("POST /users/:id/block: right after 201 true every sampled token of the 1,000 is refused, though the block is still pending; all 1,000 after the sweep", async () => {
+    const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    const { app } = await makeApp();
+    const { tokens } = await seedGrants(user.id, app, GRANTS, GRANTS);
+    const sample = spread(tokens);
+    // Each sampled family holds a young user snapshot, and this isolate remembers each answer.
+    for (const t of sample) expect(await userStatus(t)).toBe(200);
+
+    const res = await whileInUse(sample, () => call(`/api/v4/users/${user.id}/block`, { method: "POST", token: adminToken }));
+    expect(res.status).toBe(201);
+    expect(await res.json()).toBe(true);
+    // Sliced: the request's budget did not reach every grant.
+    expect(await pendingFor(`user:${user.id}`)).toBe(1);
+    for (const t of sample) expect(await userStatus(t)).toBe(401);
+
+    await sweepUntilDone(`user:${user.id}`);
+    for (const t of tokens) expect(await userStatus(t)).toBe(401);
+    expect((await call(`/api/v4/users/${user.id}/unblock`, { method: "POST", token: adminToken })).status).toBe(201);
+    for (const t of sample) expect(await userStatus(t)).toBe(401);
+  });
+
+  it("DELETE /applications/:id (the users stay active): right after 204 every sampled token of the 1,000 is refused, though the deletion is still pending; all 1,000 after the sweep", async () => {
+    const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    const { app } = await makeApp();
+    const { tokens } = await seedGrants(user.id, app, GRANTS, GRANTS);
+    const sample = spread(tokens);
+    for (const t of sample) expect(await userStatus(t)).toBe(200);
+
+    const res = await whileInUse(sample, () => call(`/api/v4/applications/${app.id}`, { method: "DELETE", token: adminToken }));
+    expect(res.status).toBe(204);
+    expect(await pendingFor(`application:${app.id}`)).toBe(1);
+    for (const t of sample) expect(await userStatus(t)).toBe(401);
+
+    await sweepUntilDone(`application:${app.id}`);
+    for (const t of tokens) expect(await userStatus(t)).toBe(401);
+  });
+});

@@ -1,0 +1,248 @@
+import { describe, expect, it } from "vitest";
+import { decideAbility, type AbilityActor, type AbilityDecision, type ProjectAbility } from "../../src/domain/abilities";
+import { AccessLevel, type Visibility } from "../../src/domain/access";
+import { call, json, makePat, makeUser, TEST_PASSWORD } from "../helpers/fixtures";
+import { Browser } from "../helpers/browser";
+import { addMemberTo, makeGroup, makeProject } from "../helpers/resources";
+import { basicAuth, claimsOf, tokenResponse } from "../registry/helpers";
+
+/**
+ * docs/architecture.md, "Access checks": the abilities table is the one answer to "may this caller
+ * do X to this project?". The same caller asking about the same project through REST, GraphQL, the
+ * pages, git and /jwt/auth gets the table's answer (allowed, not found, forbidden; anonymous
+ * refusals are a sign-in request), for every ability each surface exposes, every caller kind and
+ * every visibility. Probes never change anything (a deletion names a repository that does not exist).
+ */
+
+type Answer = AbilityDecision | "refused";
+type Probe = { surface: string; ability: ProjectAbility; answer: Answer };
+
+const VISIBILITIES: Visibility[] = ["private", "internal", "public"];
+const LEVELS = { none: 0, guest: AccessLevel.GUEST, reporter: AccessLevel.REPORTER, developer: AccessLevel.DEVELOPER, maintainer: AccessLevel.MAINTAINER, owner: AccessLevel.OWNER };
+
+interface Person {
+  id: number;
+  name: string;
+  level: number;
+  isAdmin: boolean;
+  pat: string;
+  username: string;
+  browser: Browser;
+}
+
+async function person(name: string, isAdmin = false): Promise<Person> {
+  const user = await makeUser({ isAdmin });
+  const browser = new Browser();
+  expect((await browser.signIn(user.username, TEST_PASSWORD, "/")).status).toBe(303);
+  return { id: user.id, name, level: 0, isAdmin, pat: await makePat(user.id, ["api"]), username: user.username, browser };
+}
+
+/** A REST answer: 403 forbidden, GitLab's `404 Project Not Found` not found, success (or another thing missing) allowed. */
+async function restAnswer(res: Response): Promise<Answer> {
+  if (res.status === 401) return "refused";
+  if (res.status === 403) return "forbidden";
+  const body = res.status === 404 ? ((await res.json()) as { message?: string }) : null;
+  if (body?.message === "404 Project Not Found") return "not_found";
+  expect(res.status, `unexpected REST answer ${res.status} ${JSON.stringify(body)}`).toBeLessThan(405);
+  return "allowed";
+}
+
+/** A page's answer: a visitor sent to sign in is refused; 404, 403 and success as REST. */
+async function pageAnswer(res: Response): Promise<Answer> {
+  if (res.status === 302 && (res.headers.get("Location") ?? "").startsWith("/users/sign_in")) return "refused";
+  if (res.status === 404) return "not_found";
+  if (res.status === 403) return "forbidden";
+  expect(res.status).toBe(200);
+  return "allowed";
+}
+
+/** git's answer: 401 asks for credentials (refused), 403, 404, or the origin's advertisement. */
+function gitAnswer(res: Response): Answer {
+  if (res.status === 401) return "refused";
+  if (res.status === 403) return "forbidden";
+  if (res.status === 404) return "not_found";
+  expect(res.status).toBe(200);
+  return "allowed";
+}
+
+async function restProbes(pat: string, projectId: number): Promise<Probe[]> {
+  const get = (path: string) => call(`/api/v4/projects/${projectId}${path}`, { token: pat });
+  return [
+    { surface: "REST", ability: "read_project", answer: await restAnswer(await get("")) },
+    { surface: "REST", ability: "read_code", answer: await restAnswer(await get("/repository/commits?per_page=1")) },
+    { surface: "REST", ability: "read_container_image", answer: await restAnswer(await get("/registry/repositories")) },
+    { surface: "REST", ability: "read_package", answer: await restAnswer(await get("/packages")) },
+    { surface: "REST", ability: "admin_project", answer: await restAnswer(await get("/deploy_tokens")) },
+    {
+      surface: "REST",
+      ability: "destroy_container_image",
+      answer: await restAnswer(await call(`/api/v4/projects/${projectId}/registry/repositories/999999999`, { method: "DELETE", token: pat })),
+    },
+  ];
+}
+
+const QUERY = `query($p: ID!) { project(fullPath: $p) { id pipelines { nodes { id } } containerRepositories { nodes { id } } packages { nodes { id } } deployTokens { nodes { id } } } }`;
+
+/** GraphQL answers null for what the caller may not see or do: only allowed or not is told apart. */
+async function graphqlProbes(pat: string | null, path: string): Promise<Probe[]> {
+  const res = await call("/api/graphql", { ...json({ query: QUERY, variables: { p: path } }), ...(pat ? { token: pat } : {}) });
+  expect(res.status).toBe(200);
+  const { data } = (await res.json()) as { data: { project: Record<string, unknown> | null } };
+  const p = data.project;
+  const has = (field: string): Answer => (p && p[field] !== null ? "allowed" : "not_found");
+  return [
+    { surface: "GraphQL", ability: "read_project", answer: p ? "allowed" : "not_found" },
+    { surface: "GraphQL", ability: "read_code", answer: has("pipelines") },
+    { surface: "GraphQL", ability: "read_container_image", answer: has("containerRepositories") },
+    { surface: "GraphQL", ability: "read_package", answer: has("packages") },
+    { surface: "GraphQL", ability: "admin_project", answer: has("deployTokens") },
+  ];
+}
+
+/**
+ * The overview is the page everyone reaches; the sections below it are signed-in pages (their door,
+ * guardProjectPage in src/web/project-page.ts, sends a visitor to sign in before any ability is asked).
+ */
+async function pageProbes(browser: Browser, path: string, signedIn: boolean): Promise<Probe[]> {
+  const overview = await browser.get(`/${path}`);
+  const seen = await pageAnswer(overview);
+  const html = seen === "allowed" ? await overview.text() : "";
+  // The overview shows the clone URL to whoever may read the code (shown or not: only allowed is told apart).
+  const probes: Probe[] = [
+    { surface: "page", ability: "read_project", answer: seen },
+    { surface: "page overview", ability: "read_code", answer: html.includes('id="clone-heading"') ? "allowed" : "not_found" },
+  ];
+  if (!signedIn) return probes;
+  return [
+    ...probes,
+    { surface: "page", ability: "read_container_image", answer: await pageAnswer(await browser.get(`/${path}/container_registry`)) },
+    { surface: "page", ability: "admin_project", answer: await pageAnswer(await browser.get(`/${path}/edit`)) },
+  ];
+}
+
+/** A listing's visibility filter is a query (src/db), not an ability check, but it lists exactly what read_project allows. */
+async function listingProbe(pat: string | null, project: { id: number; path: string }): Promise<Probe> {
+  const res = await call(`/api/v4/projects?search=${encodeURIComponent(project.path)}&per_page=100`, pat ? { token: pat } : {});
+  expect(res.status).toBe(200);
+  const listed = ((await res.json()) as { id: number }[]).some((p) => p.id === project.id);
+  return { surface: "REST listing", ability: "read_project", answer: listed ? "allowed" : "not_found" };
+}
+
+async function gitProbes(auth: string | null, path: string): Promise<Probe[]> {
+  const refs = (service: string) => call(`/${path}.git/info/refs?service=${service}`, auth ? { headers: { Authorization: auth } } : {});
+  return [
+    { surface: "git", ability: "read_code", answer: gitAnswer(await refs("git-upload-pack")) },
+    { surface: "git", ability: "push_code", answer: gitAnswer(await refs("git-receive-pack")) },
+  ];
+}
+
+/** /jwt/auth grants what it may and drops the rest: granted is allowed, anything else is not (no distinction). */
+async function registryProbes(auth: string | null, path: string): Promise<Probe[]> {
+  const name = path.toLowerCase();
+  const res = await tokenResponse([`repository:${name}:pull,push,delete`], auth ?? undefined);
+  expect(res.status).toBe(200);
+  const actions = claimsOf(((await res.json()) as { token: string }).token).access.find((a) => a.name === name)?.actions ?? [];
+  const granted = (a: string): Answer => (actions.includes(a) ? "allowed" : "not_found");
+  return [
+    { surface: "/jwt/auth", ability: "read_container_image", answer: granted("pull") },
+    { surface: "/jwt/auth", ability: "create_container_image", answer: granted("push") },
+    { surface: "/jwt/auth", ability: "destroy_container_image", answer: granted("delete") },
+  ];
+}
+
+/** What a surface must answer, from the table: surfaces that cannot tell refusals apart only say allowed or not. */
+function expected(probe: Probe, actor: AbilityActor, visibility: Visibility, level: number): Answer {
+  const decision = decideAbility(probe.ability, actor, { visibility, level });
+  if (decision === "allowed") return "allowed";
+  if (["GraphQL", "/jwt/auth", "page overview", "REST listing"].includes(probe.surface)) return "not_found";
+  // Anonymous callers are asked to sign in (REST needs a token here, git asks for credentials, pages redirect).
+  if (actor.kind === "anonymous") return "refused";
+  return decision;
+}
+
+const mismatches = (probes: Probe[], actor: AbilityActor, visibility: Visibility, level: number, who: string) =>
+  probes
+    .map((p) => ({ ...p, who, visibility, expected: expected(p, actor, visibility, level) }))
+    .filter((p) => p.answer !== p.expected);
+
+async function projectOf(visibility: Visibility) {
+  const owner = await makeUser();
+  const group = await makeGroup(owner.id, { visibility });
+  return makeProject(owner.id, { groupId: group.id, groupPath: group.fullPath, visibility });
+}
+
+describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the abilities table's answer", () => {
+  it("every member level, a non-member and an administrator, on a private, an internal and a public project", { timeout: 240_000 }, async () => {
+    const people: Person[] = [];
+    for (const [name, level] of Object.entries(LEVELS)) people.push({ ...(await person(name)), level });
+    people.push(await person("administrator", true));
+    const found: unknown[] = [];
+    for (const visibility of VISIBILITIES) {
+      const project = await projectOf(visibility);
+      for (const p of people) {
+        if (p.level > 0) await addMemberTo("project", project.id, p.id, p.level);
+        const actorFor = (scopes: readonly string[] | null): AbilityActor => ({ kind: "user", isAdmin: p.isAdmin, scopes });
+        const git = basicAuth(p.username, p.pat);
+        found.push(
+          ...mismatches(
+            [
+              ...(await restProbes(p.pat, project.id)),
+              await listingProbe(p.pat, project),
+              ...(await graphqlProbes(p.pat, project.pathWithNamespace)),
+              ...(await pageProbes(p.browser, project.pathWithNamespace, true)),
+            ],
+            actorFor(null),
+            visibility,
+            p.isAdmin ? AccessLevel.OWNER : p.level,
+            p.name,
+          ),
+          ...mismatches(
+            [...(await gitProbes(git, project.pathWithNamespace)), ...(await registryProbes(git, project.pathWithNamespace))],
+            actorFor(["api"]),
+            visibility,
+            p.isAdmin ? AccessLevel.OWNER : p.level,
+            p.name,
+          ),
+        );
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("an anonymous visitor on a private, an internal and a public project", { timeout: 60_000 }, async () => {
+    const found: unknown[] = [];
+    for (const visibility of VISIBILITIES) {
+      const project = await projectOf(visibility);
+      const probes = [
+        await listingProbe(null, project),
+        ...(await graphqlProbes(null, project.pathWithNamespace)),
+        ...(await pageProbes(new Browser(), project.pathWithNamespace, false)),
+        ...(await gitProbes(null, project.pathWithNamespace)),
+        ...(await registryProbes(null, project.pathWithNamespace)),
+      ];
+      found.push(...mismatches(probes, { kind: "anonymous" }, visibility, 0, "anonymous"));
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("deploy tokens of the project and of another project, by scope, at git and /jwt/auth", { timeout: 60_000 }, async () => {
+    const found: unknown[] = [];
+    for (const visibility of VISIBILITIES) {
+      const project = await projectOf(visibility);
+      const other = await projectOf("private");
+      const owner = await makeUser({ isAdmin: true });
+      const ownerPat = await makePat(owner.id, ["api"]);
+      for (const [covers, target] of [[true, project], [false, other]] as const) {
+        for (const scopes of [["read_repository", "read_registry"], ["read_repository", "write_registry"]]) {
+          const res = await call(`/api/v4/projects/${target.id}/deploy_tokens`, { ...json({ name: "parity", scopes }), token: ownerPat });
+          expect(res.status).toBe(201);
+          const token = (await res.json()) as { token: string; username: string };
+          const auth = basicAuth(token.username, token.token);
+          const probes = [...(await gitProbes(auth, project.pathWithNamespace)), ...(await registryProbes(auth, project.pathWithNamespace))];
+          found.push(...mismatches(probes, { kind: "deploy_token", scopes, covers }, visibility, 0, `deploy token ${scopes.join("+")}${covers ? "" : " of another project"}`));
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});

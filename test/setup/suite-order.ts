@@ -1,0 +1,36 @@
+/**
+ * The lists test/setup/sequencer.ts orders the suite by (docs/testing.md). A module of its own,
+ * without imports, so that test/architecture/suite-order.test.ts can check them in workerd.
+ */
+
+/** Files known to take longest (the summary reporter's list), for a clone without vitest's cache. */
+export const KNOWN_SLOW = [
+  "test/e2e/configuration.test.ts",
+  "test/e2e/crash-upload.test.ts",
+  "test/e2e/crash-block.test.ts",
+  "test/e2e/durability.test.ts",
+  "test/e2e/pages-layout.test.ts",
+  "test/e2e/client-address.test.ts",
+  "test/e2e/docs-recipes.test.ts",
+  "test/e2e/git-origin.test.ts",
+  "test/hardening/sweep.test.ts",
+  "test/credentials/validation-cache.test.ts",
+  "test/oauth/storage-scan.test.ts",
+  "test/hardening/control-characters.test.ts",
+  "test/services/fan-out-at-scale.test.ts",
+];
+
+/**
+ * End-to-end files that start an `npm start` of their own (test/e2e/server.ts startService, or a
+ * documented recipe): docs/testing.md says when a file may. Only an ordering hint: a file missing
+ * here still runs, it is just not spread.
+ */
+export const OWN_SERVER = new Set([
+  "test/e2e/configuration.test.ts",
+  "test/e2e/crash-upload.test.ts",
+  "test/e2e/crash-block.test.ts",
+  "test/e2e/durability.test.ts",
+  "test/e2e/client-address.test.ts",
+  "test/e2e/docs-recipes.test.ts",
+  "test/e2e/git-origin.test.ts",
+]);
