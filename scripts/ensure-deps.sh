@@ -14,8 +14,9 @@ fi
 # End-to-end tests drive Debian's programs: chromium (browser downloads are impossible here),
 # skopeo (a real OCI registry client), docker-registry (Docker distribution 2.8, an external
 # registry that trusts this service's tokens), python3-gitlab (a GitLab client from another ecosystem;
-# Debian's /usr/bin/python3 imports it, whatever python3 comes first on PATH), git-credential-oauth
-# and oidc-agent-cli (the command-line OAuth clients of docs/clients.md).
+# Debian's /usr/bin/python3 imports it, whatever python3 comes first on PATH), git-credential-oauth,
+# oidc-agent-cli (the command-line OAuth clients of docs/clients.md) and openssh-client (ssh-keygen makes
+# the SSH keys a personal access token's DPoP proofs are signed with).
 if [ "${1:-}" = "--browser" ]; then
   missing=""
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
@@ -24,6 +25,7 @@ if [ "${1:-}" = "--browser" ]; then
   /usr/bin/python3 -c "import gitlab" >/dev/null 2>&1 || missing="$missing python3-gitlab"
   command -v git-credential-oauth >/dev/null 2>&1 || missing="$missing git-credential-oauth"
   command -v oidc-agent >/dev/null 2>&1 || missing="$missing oidc-agent-cli"
+  command -v ssh-keygen >/dev/null 2>&1 || missing="$missing openssh-client"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "› installing Debian's$missing for the end-to-end tests"

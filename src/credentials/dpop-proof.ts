@@ -43,6 +43,8 @@ export interface VerifiedProof {
   jti: string;
   /** iat in milliseconds. */
   iatMs: number;
+  /** The proof's own `exp` in seconds, when it has one (GitLab's PAT proofs must). */
+  exp?: number;
 }
 
 /**
@@ -92,6 +94,17 @@ function requestHtus(env: Bindings, req: Request): string[] {
 export interface ProofCheck {
   /** The access token presented with the proof (resource doors: §4.3 step 12, `ath`). */
   accessToken?: string;
+  /**
+   * The key the proof must be signed with, known beforehand (a personal access token's proof is
+   * signed by one of the user's SSH signing keys, src/credentials/pat-key-proof.ts): the header's
+   * `alg` must be this key's and its `jwk` this key, instead of any key under DPOP_SIGNING_ALGS.
+   */
+  pinned?: { jwk: JWK; alg: string };
+  /**
+   * Whether the server nonce (§8, §9) is asked for; default true. GitLab's PAT proofs (glab) carry
+   * none, and their single use is the replay check's alone.
+   */
+  nonce?: boolean;
 }
 
 /**
@@ -138,7 +151,8 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
     throw bad("DPoP proof is not a JWT");
   }
   if (protectedHeader.typ !== "dpop+jwt") throw bad("typ must be dpop+jwt");
-  if (!DPOP_SIGNING_ALGS.includes(protectedHeader.alg as (typeof DPOP_SIGNING_ALGS)[number])) throw bad("unsupported DPoP proof algorithm");
+  const algs: readonly string[] = check.pinned ? [check.pinned.alg] : DPOP_SIGNING_ALGS;
+  if (!algs.includes(protectedHeader.alg ?? "")) throw bad("unsupported DPoP proof algorithm");
   const jwk = protectedHeader.jwk as JWK | undefined;
   if (!jwk || typeof jwk !== "object") throw bad("jwk header missing");
   // A private member in the header would be a published private key (§4.3 step 7).
@@ -147,8 +161,9 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
   let jkt: string;
   try {
     jkt = await calculateJwkThumbprint(jwk, "sha256");
+    if (check.pinned && jkt !== (await calculateJwkThumbprint(check.pinned.jwk, "sha256"))) throw new Error("not the pinned key");
     const key = await proofKey(jwk, protectedHeader.alg!, jkt);
-    ({ payload } = await jwtVerify(header, key, { typ: "dpop+jwt", algorithms: [...DPOP_SIGNING_ALGS] }));
+    ({ payload } = await jwtVerify(header, key, { typ: "dpop+jwt", algorithms: [...algs] }));
   } catch {
     throw bad("DPoP proof signature or claims are invalid");
   }
@@ -162,8 +177,8 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
   if (check.accessToken !== undefined) {
     if (typeof ath !== "string" || !timingSafeEqual(ath, await sha256Base64Url(check.accessToken))) throw bad("ath does not match the access token");
   }
-  if (typeof nonce !== "string" || !(await isFreshNonce(env, nonce, now))) {
+  if (check.nonce !== false && (typeof nonce !== "string" || !(await isFreshNonce(env, nonce, now)))) {
     throw dpopError("use_dpop_nonce", "A DPoP nonce is required: retry with the DPoP-Nonce value sent", await currentNonce(env, now));
   }
-  return { jkt, jti, iatMs: iat * 1000 };
+  return { jkt, jti, iatMs: iat * 1000, exp: typeof payload.exp === "number" ? payload.exp : undefined };
 }

@@ -10,6 +10,7 @@ import { isDeployTokenSecret, resolveDeployToken } from "./deploy-token";
 import { checkProof, requireBinding } from "./dpop-binding";
 import { isDpopError, type VerifiedProof } from "./dpop-proof";
 import { currentNonce } from "./dpop-nonce";
+import { checkPatKeyProof, patNeedsKeyProof } from "./pat-key-proof";
 import { AuthError, noUserError } from "./errors";
 import { hasAuthorizationHeader, presentedCredential, type CredentialSource } from "./extract";
 import type { Defer } from "./kind";
@@ -63,6 +64,12 @@ export interface Door {
    * check does not apply, since a token bound to any of this service's resources may ask what it is.
    */
   describesToken?: boolean;
+  /**
+   * A `dpop_enabled` user's PAT is taken here without a DPoP proof: GitLab asks for the proof on API
+   * requests only (REST, GraphQL, the package registry under /api/v4), not on git over HTTP nor on
+   * /jwt/auth, whose clients send no per-request headers (docs/oauth.md).
+   */
+  patKeyProofExempt?: true;
 }
 
 export interface Admission {
@@ -99,6 +106,12 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
     bindingHolds(caller, proof);
     if (check && a.replayVerdictLater) a.replayVerdictLater(check.used.catch((err: unknown) => (err instanceof AuthError ? refuse(door, a, err) : Promise.reject(err))));
     else if (check) await check.used;
+    // GitLab's DPoP for personal access tokens: a user who turned it on sends a proof signed by one
+    // of their SSH signing keys with every PAT request (pat-key-proof.ts); after the token's hop,
+    // and only for such users, since the key is found by the proof's kid among the token user's keys.
+    if (caller.kind === "user" && !door.patKeyProofExempt && patNeedsKeyProof(caller.principal)) {
+      await checkPatKeyProof(a.env, a.req, caller.principal, presented.secret);
+    }
   } catch (err) {
     // A request for a nonce is the protocol's normal first round, not a failed credential.
     if (isDpopError(err) && err.dpop.error === "use_dpop_nonce") throw err;

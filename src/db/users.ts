@@ -138,3 +138,8 @@ export async function anyUserExists(db: Db): Promise<boolean> {
   const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(users);
   return n > 0;
 }
+
+/** GitLab's user preference dpop_enabled (src/services/ssh-keys.ts setDpopEnabled). */
+export async function setUserDpopEnabled(db: Db, userId: number, enabled: boolean): Promise<void> {
+  await db.update(users).set({ dpopEnabled: enabled }).where(eq(users.id, userId));
+}

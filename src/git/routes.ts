@@ -47,6 +47,8 @@ const GIT_DOOR = {
   accepts: ["personal_access_token", "oauth", "deploy_token"],
   anonymous: true,
   failures: { bucket: "failed_auth", method: "git_basic" },
+  // GitLab asks a dpop_enabled user's PAT for a DPoP proof on API requests only (docs/oauth.md).
+  patKeyProofExempt: true,
 } as const satisfies Door;
 
 const gitCaller = (c: Context<AppEnv>): Promise<Caller> => admitRequest(c, GIT_DOOR);

@@ -29,6 +29,8 @@ const TOKEN_SERVICE_DOOR = {
   anonymous: true,
   authorizationIsAttempt: true,
   failures: { bucket: "failed_auth", method: "registry_basic" },
+  // GitLab asks a dpop_enabled user's PAT for a DPoP proof on API requests only (docs/oauth.md).
+  patKeyProofExempt: true,
 } as const satisfies Door;
 
 async function callerOf(c: Context<AppEnv>): Promise<RegistryCaller> {

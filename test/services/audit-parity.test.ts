@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AccessLevel } from "../../src/domain/access";
 import { call, json, makePat, makeUserWithToken, unique } from "../helpers/fixtures";
 import { signedInUser } from "../helpers/browser";
+import { sshTestKey } from "../helpers/ssh-key";
 import { addMemberTo, makeProject, makeRunner } from "../helpers/resources";
 
 /**
@@ -263,5 +264,34 @@ describe("projects, groups and memberships: one audit row per change, through sr
       ["member_updated", owner.user.id, dev.user.id, 40],
       ["member_destroyed", owner.user.id, dev.user.id, 40],
     ]);
+  });
+});
+
+describe("DPoP for personal access tokens: PUT /api/v4/user/preferences and the access tokens page write one audit row each, alike", () => {
+  it("turning dpop_enabled on audits user_preferences_updated with the same entity and details on both surfaces", async () => {
+    const rest = await makeUserWithToken();
+    const put = await call("/api/v4/user/preferences", { method: "PUT", token: rest.token, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ dpop_enabled: true }) });
+    expect(put.status).toBe(200);
+    const { user, browser } = await signedInUser();
+    await browser.get("/profile/personal_access_tokens");
+    expect((await browser.post("/profile/dpop", { dpop_enabled: "true" })).status).toBe(303);
+    const [viaApi] = await auditOf("user_preferences_updated", rest.user.id);
+    const [viaPage] = await auditOf("user_preferences_updated", user.id);
+    expect(viaApi!.author_id).toBe(rest.user.id);
+    expect(viaPage!.author_id).toBe(user.id);
+    expect(JSON.parse(viaApi!.details)).toEqual({ dpop_enabled: true });
+    expect(shapeOf(viaPage!)).toEqual(shapeOf(viaApi!));
+  });
+
+  it("adding and removing an SSH key audit ssh_key_added and ssh_key_removed, never the key itself", async () => {
+    const { user, token } = await makeUserWithToken();
+    const key = await sshTestKey("ssh-ed25519");
+    const added = (await (await call("/api/v4/user/keys", { ...json({ title: "k", key: key.publicLine, usage_type: "signing" }), token })).json()) as { id: number };
+    expect((await call(`/api/v4/user/keys/${added.id}`, { method: "DELETE", token })).status).toBe(204);
+    const [add] = await auditOf("ssh_key_added", added.id);
+    const [remove] = await auditOf("ssh_key_removed", added.id);
+    expect(add!.author_id).toBe(user.id);
+    expect(remove!.author_id).toBe(user.id);
+    expect(add!.details).not.toContain(key.publicLine.split(" ")[1]!);
   });
 });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../src/versioning/catalogue";
-import { call, unique } from "../helpers/fixtures";
+import { call, makePat, unique } from "../helpers/fixtures";
 import { Browser, signedInUser, textOf } from "../helpers/browser";
 import { callAt } from "../helpers/versioned";
 
@@ -50,6 +50,19 @@ describe("/profile/personal_access_tokens: create, list and revoke", () => {
     expect(textOf(await tooFar.text())).toContain(`Expiration date must be before ${day(365)}.`);
     const noScopes = await b.post("/profile/personal_access_tokens", { name: "x", expires_at: day(5) });
     expect(textOf(await noScopes.text())).toContain("Scopes can't be blank.");
+  });
+
+  it("GitLab's access tokens page toggles DPoP (user preference dpop_enabled): on, a PAT without a proof is refused; off again, it works", async () => {
+    const { user, browser: b } = await signedInUser();
+    const token = await makePat(user.id, ["api"]);
+    const page = await (await b.get("/profile/personal_access_tokens")).text();
+    expect(textOf(page)).toContain("DPoP is off .");
+    const on = await b.post("/profile/dpop", { dpop_enabled: "true" });
+    expect(on.status).toBe(303);
+    expect(textOf(await (await b.get("/profile/personal_access_tokens")).text())).toContain("DPoP is on .");
+    expect((await call("/api/v4/user", { token })).status).toBe(401);
+    await b.post("/profile/dpop", { dpop_enabled: "false" });
+    expect((await call("/api/v4/user", { token })).status).toBe(200);
   });
 
   it("cannot revoke another user's token", async () => {

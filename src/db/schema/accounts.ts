@@ -40,6 +40,11 @@ export const users = sqliteTable(
   /** Devise's confirmation_token (SHA-256 only), and when it was sent. */
   confirmationTokenHash: text("confirmation_token_hash"),
   confirmationSentAt: integer("confirmation_sent_at"),
+  /**
+   * GitLab's user preference dpop_enabled: every request with one of the user's personal access
+   * tokens must carry a DPoP proof signed by one of the user's signing SSH keys (src/credentials/pat-key-proof.ts).
+   */
+  dpopEnabled: integer("dpop_enabled", { mode: "boolean" }).notNull().default(false),
   },
   // The listing orders of GET /users besides id (username: its unique index).
   (t) => [
@@ -95,6 +100,31 @@ export const personalAccessTokens = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("pat_user_idx").on(t.userId)],
+);
+
+/**
+ * A user's SSH public keys (GitLab's keys): `usage_type` auth, signing or auth_and_signing; the
+ * signing ones are what a DPoP proof for a personal access token may be signed with.
+ */
+export const sshKeys = sqliteTable(
+  "ssh_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    /** The OpenSSH public key line as uploaded (type, base64, comment). */
+    key: text("key").notNull(),
+    /** MD5 colon-hex, as GitLab's `fingerprint`. */
+    fingerprint: text("fingerprint").notNull(),
+    /** SHA-256 of the key blob, unpadded base64 (ssh-keygen -l without "SHA256:"): a DPoP proof's kid. */
+    fingerprintSha256: text("fingerprint_sha256").notNull(),
+    usageType: text("usage_type").notNull().default("auth_and_signing"),
+    createdAt: integer("created_at").notNull(),
+    /** Milliseconds; null: never expires. */
+    expiresAt: integer("expires_at"),
+  },
+  // GitLab: a key is registered once on the instance.
+  (t) => [index("ssh_keys_user_idx").on(t.userId), uniqueIndex("ssh_keys_fingerprint_sha256_idx").on(t.fingerprintSha256)],
 );
 
 export const auditEvents = sqliteTable(

@@ -8,6 +8,7 @@ import { CsrfField, Flash, formatDate, renderPage, sessionActor, setFlash, takeF
 import { csrfToken } from "../session";
 import { parseScopeList, parseScopes } from "../../domain/scopes";
 import { pageApp } from "../door";
+import { setDpopEnabled } from "../../services/ssh-keys";
 
 /** /profile/personal_access_tokens: create (expiry required, at most a year), shown once, list, revoke. */
 const pats = pageApp({ enter: "signed-in" });
@@ -60,6 +61,20 @@ async function page(c: Ctx, opts: { values?: FormValues; errors?: PatErrors; cre
         </fieldset>
         <button type="submit">Create personal access token</button>
       </form>
+      <h2>Use Demonstrating-proof-of-possession</h2>
+      <form method="post" action="/profile/dpop" class="card">
+        <CsrfField token={token} />
+        <p class="hint" id="dpop_hint">
+          When on, every API request with one of your personal access tokens must carry a DPoP proof signed by one of your
+          SSH keys of usage type Signing (<code>glab auth dpop-gen</code>); a token without it is refused. Git over HTTPS is
+          not affected.
+        </p>
+        <input type="hidden" name="dpop_enabled" value={user.dpopEnabled ? "false" : "true"} />
+        <p>
+          DPoP is <strong id="dpop_state">{user.dpopEnabled ? "on" : "off"}</strong>.
+        </p>
+        <button type="submit" aria-describedby="dpop_hint">{user.dpopEnabled ? "Turn DPoP off" : "Turn DPoP on"}</button>
+      </form>
       <h2>Active personal access tokens ({tokens.length})</h2>
       {tokens.length === 0 ? (
         <p class="muted">This user has no active personal access tokens.</p>
@@ -110,6 +125,15 @@ pats.post("/profile/personal_access_tokens/:id/revoke", async (c) => {
   const own = pat !== null && pat.userId === c.var.user.id;
   if (own) await revokePersonalAccessToken(c.env, sessionActor(c), pat);
   setFlash(c, own ? "The personal access token was revoked." : "No such token.");
+  return c.redirect("/profile/personal_access_tokens", 303);
+});
+
+/** GitLab's access tokens page holds the user's DPoP toggle (user preference dpop_enabled). */
+pats.post("/profile/dpop", async (c) => {
+  const body = await c.req.parseBody();
+  const enabled = body.dpop_enabled === "true";
+  await setDpopEnabled(c.env, sessionActor(c), c.var.user.id, enabled);
+  setFlash(c, enabled ? "DPoP is on: your personal access tokens now need a proof signed by one of your SSH signing keys." : "DPoP is off.");
   return c.redirect("/profile/personal_access_tokens", 303);
 });
 
