@@ -74,6 +74,8 @@ export const OWNERSHIP: Record<"project" | "user" | "application", Ownership> = 
       { table: "members", column: "user_id", removal: cascade },
       { table: "sign_in_addresses", column: "user_id", removal: cascade },
       { table: "user_otp_state", column: "user_id", removal: cascade },
+      { table: "ssh_keys", column: "user_id", removal: cascade },
+      { table: "oidc_backchannel_logouts", column: "user_id", removal: { how: "kept", why: "a queued logout notice outlives the user: the client must still learn that the session ended (it is delivered or fails, then swept)" } },
     ],
     elsewhere: [
       "the Durable Objects of their OAuth grants and personal access tokens (revoked, not deleted)",
@@ -85,6 +87,7 @@ export const OWNERSHIP: Record<"project" | "user" | "application", Ownership> = 
       { table: "oauth_token_families", column: "application_id", removal: cascade },
       { table: "oauth_pushed_requests", column: "application_id", removal: cascade },
       { table: "oauth_client_assertion_jtis", column: "application_id", removal: cascade },
+      { table: "oidc_backchannel_logouts", column: "application_id", removal: cascade },
       { table: "oauth_device_grants", column: "application_id", removal: { how: "kept", why: "a device code of a deleted application cannot be redeemed (its client is gone) and expires (RFC 8628)" } },
     ],
     elsewhere: ["the Durable Objects of its grants (revoked first, src/services/changes/effects.ts application_deleted)"],

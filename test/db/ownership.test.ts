@@ -83,6 +83,7 @@ describe("DESIGN Changes that finish: ownership declared once (src/db/ownership.
       env.DB.prepare("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").bind(`owned-${user.id}`, user.id, now, now + 3_600_000),
       env.DB.prepare("INSERT INTO sign_in_addresses (user_id, address, last_sign_in_at) VALUES (?, '192.0.2.1', ?)").bind(user.id, now),
       env.DB.prepare("INSERT INTO user_otp_state (user_id, last_used_step) VALUES (?, 1)").bind(user.id),
+      env.DB.prepare("INSERT INTO ssh_keys (user_id, title, key, fingerprint, fingerprint_sha256, created_at) VALUES (?, 'laptop', 'ssh-ed25519 AAAA', 'aa:bb', ?, ?)").bind(user.id, `owned-${user.id}`, now),
       env.DB.prepare("INSERT INTO members (source_type, source_id, user_id, access_level, created_at) VALUES ('project', ?, ?, 30, ?)").bind(shared.id, user.id, now),
       env.DB.prepare("INSERT INTO merge_requests (iid, project_id, title, source_branch, target_branch, author_id, merge_user_id, sha, created_at, updated_at) VALUES (1, ?, 'MR', 'f', 'main', ?, ?, 'abc', ?, ?)").bind(shared.id, user.id, user.id, now, now),
       env.DB.prepare("INSERT INTO issues (project_id, iid, title, author_id, created_at, updated_at) VALUES (?, 1, 'Issue', ?, ?, ?)").bind(shared.id, user.id, now, now),

@@ -154,7 +154,7 @@ export async function registerApplication(
 ): Promise<{ clientId: string; secret: string }> {
   await page.goto(`${base}/profile/applications`);
   await page.getByLabel("Name", { exact: true }).fill(opts.name);
-  await page.getByLabel("Redirect URI").fill(opts.redirectUri);
+  await page.getByLabel("Redirect URI", { exact: true }).fill(opts.redirectUri);
   if (opts.confidential === false) await page.getByLabel("Confidential").uncheck();
   for (const scope of opts.scopes) await page.getByLabel(scope, { exact: true }).check();
   await page.getByRole("button", { name: "Save application" }).click();

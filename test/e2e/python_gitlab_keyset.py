@@ -36,6 +36,16 @@ def offset(manager, **kwargs):
     return [r.id for r in manager.list(get_all=True, per_page=100, **kwargs)]
 
 
+def stable_walk(manager, **kwargs):
+    """The keyset walk and an offset listing, compared over the rows that existed throughout: the
+    server is shared with other files, which create and delete users, groups and projects meanwhile."""
+    before = set(offset(manager, **kwargs))
+    w = walk(manager, **kwargs)
+    after = offset(manager, **kwargs)
+    kept = before & set(after)
+    return {"keyset": [i for i in w["ids"] if i in kept], "offset": [i for i in after if i in kept], "total": w["total"]}
+
+
 for name, manager, kwargs in [
     ("projects", gl.projects, {"order_by": "id", "sort": "asc"}),
     ("projects_desc", gl.projects, {"order_by": "id", "sort": "desc"}),
@@ -43,8 +53,7 @@ for name, manager, kwargs in [
     ("users", gl.users, {"order_by": "username", "sort": "asc"}),
     ("users_created", gl.users, {"order_by": "created_at", "sort": "desc"}),
 ]:
-    w = walk(manager, **kwargs)
-    out[name] = {"keyset": w["ids"], "offset": offset(manager, **kwargs), "total": w["total"]}
+    out[name] = stable_walk(manager, **kwargs)
 
 # Audit events (GitLab: order_by=id, sort=desc, a cursor): one user's, blocked and unblocked
 # twice, so that other files' events on the shared server do not change the walk.
