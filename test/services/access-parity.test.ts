@@ -131,10 +131,15 @@ async function pageProbes(browser: Browser, path: string, signedIn: boolean): Pr
     { surface: "page overview", ability: "read_code", answer: html.includes('id="clone-heading"') ? "allowed" : "not_found" },
   ];
   if (!signedIn) return probes;
+  const edit = await browser.get(`/${path}/edit`);
+  const edits = await pageAnswer(edit);
+  // The settings form lets whoever may rename edit the name; others see it read-only with a hint.
+  const renames = edits === "allowed" && !(await edit.text()).includes('id="project_name_hint"');
   return [
     ...probes,
     { surface: "page", ability: "read_container_image", answer: await pageAnswer(await browser.get(`/${path}/container_registry`)) },
-    { surface: "page", ability: "admin_project", answer: await pageAnswer(await browser.get(`/${path}/edit`)) },
+    { surface: "page", ability: "admin_project", answer: edits },
+    { surface: "page form", ability: "rename_project", answer: renames ? "allowed" : "not_found" },
   ];
 }
 
@@ -172,7 +177,7 @@ async function registryProbes(auth: string | null, path: string): Promise<Probe[
 function expected(probe: Probe, actor: AbilityActor, visibility: Visibility, level: number): Answer {
   const decision = decideAbility(probe.ability, actor, { visibility, level });
   if (decision === "allowed") return "allowed";
-  if (["GraphQL", "/jwt/auth", "page overview", "REST listing"].includes(probe.surface)) return "not_found";
+  if (["GraphQL", "/jwt/auth", "page overview", "page form", "REST listing"].includes(probe.surface)) return "not_found";
   // Anonymous callers are asked to sign in (REST needs a token here, git asks for credentials, pages redirect).
   if (actor.kind === "anonymous") return "refused";
   return decision;
