@@ -89,6 +89,17 @@ async function restProbes(pat: string, projectId: number): Promise<Probe[]> {
   ];
 }
 
+/** The package registry for a deploy token: its list (read_package) and, with a write scope, an upload refused by validation (create_package). */
+async function packageProbes(auth: string, projectId: number, writes: boolean): Promise<Probe[]> {
+  const headers = { Authorization: auth };
+  const probes: Probe[] = [
+    { surface: "REST packages", ability: "read_package", answer: await restAnswer(await call(`/api/v4/projects/${projectId}/packages/generic/parity/1.0.0/f.txt`, { headers })) },
+  ];
+  if (!writes) return probes;
+  const upload = await call(`/api/v4/projects/${projectId}/packages/generic/!parity/1.0.0/f.txt`, { method: "PUT", body: "x", headers });
+  return [...probes, { surface: "REST packages", ability: "create_package", answer: await restAnswer(upload) }];
+}
+
 /** rename_project and remove_project change the project: they are asked of a throwaway one. */
 async function throwawayProbes(pat: string, projectId: number): Promise<Probe[]> {
   const rename = await call(`/api/v4/projects/${projectId}`, { ...json({ name: `renamed ${crypto.randomUUID().slice(0, 8)}` }), method: "PUT", token: pat });
@@ -307,7 +318,7 @@ describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the ab
     expect(found).toEqual([]);
   });
 
-  it("deploy tokens of the project and of another project, by scope, at git and /jwt/auth", { timeout: 60_000 }, async () => {
+  it("deploy tokens of the project and of another project, by scope, at git, /jwt/auth and the package registry", { timeout: 60_000 }, async () => {
     const found: unknown[] = [];
     for (const visibility of VISIBILITIES) {
       const project = await projectOf(visibility);
@@ -315,12 +326,15 @@ describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the ab
       const owner = await makeUser({ isAdmin: true });
       const ownerPat = await makePat(owner.id, ["api"]);
       for (const [covers, target] of [[true, project], [false, other]] as const) {
-        for (const scopes of [["read_repository", "read_registry"], ["read_repository", "write_registry"]]) {
+        for (const scopes of [["read_repository", "read_registry"], ["read_repository", "write_registry"], ["read_package_registry"], ["write_package_registry"]]) {
           const res = await call(`/api/v4/projects/${target.id}/deploy_tokens`, { ...json({ name: "parity", scopes }), token: ownerPat });
           expect(res.status).toBe(201);
           const token = (await res.json()) as { token: string; username: string };
           const auth = basicAuth(token.username, token.token);
-          const probes = [...(await gitProbes(auth, project.pathWithNamespace)), ...(await registryProbes(auth, project.pathWithNamespace))];
+          // A token without a git or package scope is turned away by that family's door before any project is asked.
+          const probes = scopes.includes("read_repository")
+            ? [...(await gitProbes(auth, project.pathWithNamespace)), ...(await registryProbes(auth, project.pathWithNamespace))]
+            : await packageProbes(auth, project.id, scopes.includes("write_package_registry"));
           found.push(...mismatches(probes, { kind: "deploy_token", scopes, covers }, visibility, 0, `deploy token ${scopes.join("+")}${covers ? "" : " of another project"}`));
         }
       }
