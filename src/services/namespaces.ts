@@ -4,7 +4,7 @@ import { createGroup as insertGroup, createProject as insertProject, type Projec
 import { projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
 import type { GroupRow, ProjectRow } from "../db/projects";
 import { AppError } from "../domain/errors";
-import type { CheckedProject } from "./abilities";
+import type { CheckedGroup, CheckedProject } from "./abilities";
 import type { Bindings } from "../env";
 import { createProjectRepository, readmeCommit } from "../git/provisioning";
 import { deleteProjectContents } from "./changes/effects";
@@ -104,8 +104,8 @@ export async function destroyProject(env: Bindings, actor: AuditActor, project: 
 export interface NewGroup {
   name: string;
   path: string;
-  /** A subgroup's parent; the caller has checked that the actor may create subgroups in it. */
-  parent: GroupRow | null;
+  /** A subgroup's parent, checked for admin_group (owners create subgroups). */
+  parent: CheckedGroup<"admin_group"> | null;
   visibility: string;
   description: string;
 }

@@ -7,7 +7,7 @@ import { isValidNamespacePath, pathFromName, VISIBILITIES, type VisibilityLevel 
 import { createGroup, createProject } from "../../services/namespaces";
 import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
-import { groupAccess, sessionAsker } from "../../services/abilities";
+import { groupAccess, sessionAsker, type CheckedGroup } from "../../services/abilities";
 import { pageApp } from "../door";
 
 /**
@@ -212,12 +212,13 @@ forms.post("/groups", async (c) => {
   const path = values.path || pathFromName(values.name);
   if (!values.name) return groupForm(c, values, { name: "Name can't be blank" });
   if (!isValidNamespacePath(path)) return groupForm(c, values, { path: "Path can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or end in '.git' or '.atom'" });
-  let parent: GroupRow | null = null;
+  let parent: CheckedGroup<"admin_group"> | null = null;
   if (values.namespace) {
-    parent = (await creatableGroups(c, true)).find((g) => String(g.id) === values.namespace) ?? null;
+    const offered = (await creatableGroups(c, true)).find((g) => String(g.id) === values.namespace);
     // A group that is not offered may still exist: it is not the person's to extend.
-    if (!parent) return groupForm(c, values, { namespace: "You cannot create subgroups in this group" });
-    parent = await findGroup(getDb(c.env.DB), String(parent.id));
+    const group = offered ? await findGroup(getDb(c.env.DB), String(offered.id)) : null;
+    if (!group) return groupForm(c, values, { namespace: "You cannot create subgroups in this group" });
+    parent = (await groupAccess(c.env, sessionAsker(c.var.user), group)).check("admin_group");
   }
   try {
     const group = await createGroup(c.env, sessionActor(c), { name: values.name, path, parent, visibility: values.visibility, description: values.description });
