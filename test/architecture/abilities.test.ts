@@ -82,8 +82,8 @@ describe("abilities: one table and one resolver decide project and group access"
 const EXPORTED_SIGNATURE = /export\s+(?:async\s+)?function\s+(\w+)\s*(?:<[^>]*>)?\(([^)]*)\)/g;
 /** An exported input shape's name and body (a use case's input object). */
 const EXPORTED_INPUT = /export\s+interface\s+(\w+)[^{]*\{([^}]*)\}/g;
-/** A field that names a project or group by its bare id. */
-const PLAIN_ID = /\b(projectId|groupId)\s*:\s*number\b/;
+/** A field that names a project or group by its bare id or an unchecked row. */
+const PLAIN_ID = /\b(projectId|groupId)\s*:\s*number\b|:\s*(ProjectRow|GroupRow)\b/;
 /** A parameter that names a project or group without the brand the resolver gives a checked one. */
 const PLAIN_SUBJECT = /\b(projectId|groupId)\s*:\s*number\b|:\s*(ProjectRow|GroupRow)\b/;
 /** Service files whose functions take a plain project, each with why. */
