@@ -17,7 +17,9 @@ import { finishChangesOf, projectSubject, recordChange } from "./changes/runner"
  * unchecked one does not compile; membership changes are in ./memberships.ts.
  */
 
-export interface NewProject extends Omit<ProjectInsert, "creatorId"> {
+export interface NewProject extends Omit<ProjectInsert, "creatorId" | "namespace"> {
+  /** The creator's own namespace, or a group checked for create_projects. */
+  namespace: { kind: "user"; id: number; fullPath: string } | { kind: "group"; group: CheckedGroup<"create_projects"> };
   /** GitLab's initialize_with_readme: the repository starts with one README commit by `creator`. */
   readme: boolean;
   creator: { id: number; name: string; email: string };
@@ -30,8 +32,9 @@ export interface NewProject extends Omit<ProjectInsert, "creatorId"> {
  */
 export async function createProject(env: Bindings, actor: AuditActor, input: NewProject): Promise<ProjectRow> {
   const db = getDb(env.DB);
-  const { readme: _readme, creator, ...row } = input;
-  const project = await insertProject(db, { ...row, creatorId: creator.id });
+  const { readme: _readme, creator, namespace: owner, ...row } = input;
+  const namespace = owner.kind === "group" ? { kind: "group" as const, id: owner.group.id, fullPath: owner.group.fullPath } : owner;
+  const project = await insertProject(db, { ...row, namespace, creatorId: creator.id });
   await recordAudit(db, {
     action: "project_created",
     entityType: "project",
