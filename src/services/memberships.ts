@@ -5,21 +5,24 @@ import { findUserById } from "../db/users";
 import { AccessLevel } from "../domain/access";
 import { AppError } from "../domain/errors";
 import type { Bindings } from "../env";
+import type { CheckedGroup, CheckedProject } from "./abilities";
 
 /**
  * Direct memberships of projects and groups as use cases (DESIGN "Layout", src/services), with
  * GitLab's rules: nobody grants a level above their own, and the last owner of a source is neither
  * demoted nor removed. Each change writes one audit row (member_created, member_updated,
- * member_destroyed) on the project or group, naming the member and the level. That the actor may
- * manage the source's members is the caller's check; `actorLevel` is what it found.
+ * member_destroyed) on the project or group, naming the member and the level. The source is a
+ * project checked for admin_project or a group checked for admin_group (src/services/abilities.ts),
+ * so a source no one checked does not compile; `actorLevel` is the level that check read.
  */
 
-export interface MembershipSource {
-  kind: "project" | "group";
-  id: number;
+export type MembershipSource = (
+  | { kind: "project"; row: CheckedProject<"admin_project"> }
+  | { kind: "group"; row: CheckedGroup<"admin_group"> }
+) & {
   /** The acting user's access level on the source (administrators: owner). */
   actorLevel: number;
-}
+};
 
 type MemberAction = "member_created" | "member_updated" | "member_destroyed";
 
@@ -27,7 +30,7 @@ function audit(env: Bindings, actor: AuditActor, action: MemberAction, source: M
   return recordAudit(getDb(env.DB), {
     action,
     entityType: source.kind,
-    entityId: source.id,
+    entityId: source.row.id,
     details: { user_id: m.userId, access_level: m.accessLevel, expires_at: m.expiresAt },
     actor,
   });
@@ -39,7 +42,7 @@ function checkGrant(source: MembershipSource, level: number): void {
 }
 
 const lastOwner = async (env: Bindings, source: MembershipSource, m: MemberView) =>
-  m.accessLevel === AccessLevel.OWNER && (await ownerCount(getDb(env.DB), source.kind, source.id)) <= 1;
+  m.accessLevel === AccessLevel.OWNER && (await ownerCount(getDb(env.DB), source.kind, source.row.id)) <= 1;
 
 export async function addMember(
   env: Bindings,
@@ -50,11 +53,11 @@ export async function addMember(
   checkGrant(source, input.accessLevel);
   const db = getDb(env.DB);
   if (!(await findUserById(db, input.userId))) throw new AppError("not_found", "User Not Found");
-  if (!(await insertMember(db, source.kind, source.id, input.userId, input.accessLevel, input.expiresAt))) {
+  if (!(await insertMember(db, source.kind, source.row.id, input.userId, input.accessLevel, input.expiresAt))) {
     throw new AppError("conflict", "Member already exists");
   }
   await audit(env, actor, "member_created", source, input);
-  return (await findMember(db, source.kind, source.id, input.userId))!;
+  return (await findMember(db, source.kind, source.row.id, input.userId))!;
 }
 
 export async function updateMember(
@@ -66,22 +69,22 @@ export async function updateMember(
 ): Promise<MemberView> {
   checkGrant(source, input.accessLevel);
   const db = getDb(env.DB);
-  const before = await findMember(db, source.kind, source.id, userId);
+  const before = await findMember(db, source.kind, source.row.id, userId);
   if (!before) throw new AppError("not_found", "Not found");
   if (input.accessLevel < AccessLevel.OWNER && (await lastOwner(env, source, before))) {
     throw new AppError("invalid", "The last owner cannot be demoted", { reason: "last_owner" });
   }
-  await storeMember(db, source.kind, source.id, userId, input);
-  const after = (await findMember(db, source.kind, source.id, userId))!;
+  await storeMember(db, source.kind, source.row.id, userId, input);
+  const after = (await findMember(db, source.kind, source.row.id, userId))!;
   await audit(env, actor, "member_updated", source, after);
   return after;
 }
 
 export async function removeMember(env: Bindings, actor: AuditActor, source: MembershipSource, userId: number): Promise<void> {
   const db = getDb(env.DB);
-  const before = await findMember(db, source.kind, source.id, userId);
+  const before = await findMember(db, source.kind, source.row.id, userId);
   if (!before) throw new AppError("not_found", "Not found");
   if (await lastOwner(env, source, before)) throw new AppError("invalid", "The last owner cannot be removed", { reason: "last_owner" });
-  await deleteMember(db, source.kind, source.id, userId);
+  await deleteMember(db, source.kind, source.row.id, userId);
   await audit(env, actor, "member_destroyed", source, before);
 }

@@ -4,7 +4,7 @@ import { createGroup as insertGroup, createProject as insertProject, type Projec
 import { projectHasRegistryRepositories, updateProject as storeProjectChanges } from "../db/project-changes";
 import type { GroupRow, ProjectRow } from "../db/projects";
 import { AppError } from "../domain/errors";
-import type { CheckedProject } from "./abilities";
+import type { CheckedGroup, CheckedProject } from "./abilities";
 import type { Bindings } from "../env";
 import { createProjectRepository, readmeCommit } from "../git/provisioning";
 import { deleteProjectContents } from "./changes/effects";
@@ -17,7 +17,9 @@ import { finishChangesOf, projectSubject, recordChange } from "./changes/runner"
  * unchecked one does not compile; membership changes are in ./memberships.ts.
  */
 
-export interface NewProject extends Omit<ProjectInsert, "creatorId"> {
+export interface NewProject extends Omit<ProjectInsert, "creatorId" | "namespace"> {
+  /** The creator's own namespace, or a group checked for create_projects. */
+  namespace: { kind: "user"; id: number; fullPath: string } | { kind: "group"; group: CheckedGroup<"create_projects"> };
   /** GitLab's initialize_with_readme: the repository starts with one README commit by `creator`. */
   readme: boolean;
   creator: { id: number; name: string; email: string };
@@ -30,8 +32,9 @@ export interface NewProject extends Omit<ProjectInsert, "creatorId"> {
  */
 export async function createProject(env: Bindings, actor: AuditActor, input: NewProject): Promise<ProjectRow> {
   const db = getDb(env.DB);
-  const { readme: _readme, creator, ...row } = input;
-  const project = await insertProject(db, { ...row, creatorId: creator.id });
+  const { readme: _readme, creator, namespace: owner, ...row } = input;
+  const namespace = owner.kind === "group" ? { kind: "group" as const, id: owner.group.id, fullPath: owner.group.fullPath } : owner;
+  const project = await insertProject(db, { ...row, namespace, creatorId: creator.id });
   await recordAudit(db, {
     action: "project_created",
     entityType: "project",
@@ -104,8 +107,8 @@ export async function destroyProject(env: Bindings, actor: AuditActor, project: 
 export interface NewGroup {
   name: string;
   path: string;
-  /** A subgroup's parent; the caller has checked that the actor may create subgroups in it. */
-  parent: GroupRow | null;
+  /** A subgroup's parent, checked for admin_group (owners create subgroups). */
+  parent: CheckedGroup<"admin_group"> | null;
   visibility: string;
   description: string;
 }

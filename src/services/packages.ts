@@ -2,6 +2,7 @@ import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { commitPackageFile, deleteEmptyPackages, emptyPackages, packageFileKeys, type PackageFileRow, type PackageRow } from "../db/packages";
 import type { Bindings } from "../env";
+import type { CheckedProject } from "./abilities";
 import { streamBodyToR2 } from "../storage/r2-stream";
 
 /**
@@ -14,7 +15,8 @@ import { streamBodyToR2 } from "../storage/r2-stream";
 export const PACKAGE_PREFIX = "packages/";
 
 export interface GenericUpload {
-  projectId: number;
+  /** The project the file goes to, checked for create_package (src/services/abilities.ts). */
+  project: CheckedProject<"create_package">;
   name: string;
   version: string;
   fileName: string;
@@ -28,11 +30,11 @@ export interface GenericUpload {
 /** Stores one file; a failed or aborted upload leaves no object and no row. Too large: upload_too_large; cut short: upload_incomplete. */
 export async function storeGenericPackageFile(env: Bindings, u: GenericUpload): Promise<{ pkg: PackageRow; file: PackageFileRow }> {
   const limits = getConfig(env).upload;
-  const key = `${PACKAGE_PREFIX}${u.projectId}/${crypto.randomUUID()}/${u.fileName}`;
+  const key = `${PACKAGE_PREFIX}${u.project.id}/${crypto.randomUUID()}/${u.fileName}`;
   const stored = await streamBodyToR2(u.body, { bucket: env.FILES, key, maxBytes: limits.maxFileBytes, declaredSize: u.size, streamPutMaxBytes: limits.streamPutMaxBytes });
   try {
     return await commitPackageFile(getDb(env.DB), {
-      projectId: u.projectId,
+      projectId: u.project.id,
       name: u.name,
       version: u.version,
       packageType: "generic",

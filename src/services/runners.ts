@@ -14,6 +14,7 @@ import {
 } from "../db/runners";
 import { normaliseTags, runnerSettingsErrors, type RunnerSettingsErrors } from "../domain/runner-settings";
 import type { Bindings } from "../env";
+import type { CheckedProject } from "./abilities";
 
 /**
  * Runners as use cases (DESIGN "Layout", src/services), shared by the REST API and GraphQL:
@@ -105,7 +106,14 @@ export async function resetRegistrationToken(env: Bindings, actor: AuditActor, s
  * Enables a runner on a project; false when it already was. `convert`: an instance runner becomes
  * a project runner (the administrators' conversion the schedule keeps below 15.0).
  */
-export async function assignRunnerToProject(env: Bindings, actor: AuditActor, runner: RunnerRow, projectId: number, convert = false): Promise<{ assigned: boolean; runner: RunnerRow }> {
+export async function assignRunnerToProject(
+  env: Bindings,
+  actor: AuditActor,
+  runner: RunnerRow,
+  project: CheckedProject<"admin_project">,
+  convert = false,
+): Promise<{ assigned: boolean; runner: RunnerRow }> {
+  const projectId = project.id;
   const db = getDb(env.DB);
   if (convert) await updateRunner(db, runner.id, { runnerType: "project_type" });
   if (!(await enableRunner(db, runner.id, projectId))) return { assigned: false, runner };
@@ -115,7 +123,8 @@ export async function assignRunnerToProject(env: Bindings, actor: AuditActor, ru
 }
 
 /** Disables a runner on a project; false when it was not enabled there. */
-export async function unassignRunnerFromProject(env: Bindings, actor: AuditActor, runner: RunnerRow, projectId: number): Promise<boolean> {
+export async function unassignRunnerFromProject(env: Bindings, actor: AuditActor, runner: RunnerRow, project: CheckedProject<"admin_project">): Promise<boolean> {
+  const projectId = project.id;
   if (!(await disableRunner(getDb(env.DB), runner.id, projectId))) return false;
   await audit(env, { actor }, "ci_runner_unassigned_from_project", runnerEntity(runner), { ...runnerDetails(runner), project_id: projectId });
   return true;

@@ -62,4 +62,32 @@ describe("abilities: one table and one resolver decide project and group access"
       expect(where.some((file) => pattern.test(FILES[file] ?? "")), sign).toBe(true);
     }
   });
+
+  it("services that change a project or group take a checked one: no exported service function takes a plain project or group", () => {
+    const plain = Object.entries(FILES)
+      .filter(([file]) => file.startsWith("services/") && !ABILITIES_MODULE.includes(file) && !(file in UNCHECKED_ALLOWED))
+      .flatMap(([file, source]) => [
+        ...[...source.matchAll(EXPORTED_SIGNATURE)].filter((m) => PLAIN_SUBJECT.test(m[2]!)).map((m) => `${file}: ${m[1]}`),
+        ...[...source.matchAll(EXPORTED_INPUT)].filter((m) => PLAIN_ID.test(m[2]!)).map((m) => `${file}: ${m[1]}`),
+      ]);
+    expect(plain).toEqual([]);
+    for (const file of Object.keys(UNCHECKED_ALLOWED)) expect(FILES[file], `${file} is listed but gone`).toBeDefined();
+    // The search must find plain subjects where they belong (the queries), or it could not fail.
+    const queries = [...(FILES["db/runners.ts"] ?? "").matchAll(EXPORTED_SIGNATURE)].filter((m) => PLAIN_SUBJECT.test(m[2]!));
+    expect(queries.length).toBeGreaterThan(0);
+  });
 });
+
+/** An exported function's name and parameter list. */
+const EXPORTED_SIGNATURE = /export\s+(?:async\s+)?function\s+(\w+)\s*(?:<[^>]*>)?\(([^)]*)\)/g;
+/** An exported input shape's name and body (a use case's input object). */
+const EXPORTED_INPUT = /export\s+interface\s+(\w+)[^{]*\{([^}]*)\}/g;
+/** A field that names a project or group by its bare id or an unchecked row. */
+const PLAIN_ID = /\b(projectId|groupId)\s*:\s*number\b|:\s*(ProjectRow|GroupRow)\b/;
+/** A parameter that names a project or group without the brand the resolver gives a checked one. */
+const PLAIN_SUBJECT = /\b(projectId|groupId)\s*:\s*number\b|:\s*(ProjectRow|GroupRow)\b/;
+/** Service files whose functions take a plain project, each with why. */
+const UNCHECKED_ALLOWED: Record<string, string> = {
+  "services/changes/effects.ts": "finishes a project deletion destroyProject (CheckedProject<remove_project>) recorded",
+  "services/changes/user-deletion.ts": "removes a deleted user's projects, a decision of the user's deletion, not of an ability",
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideAbility, type AbilityActor, type AbilityDecision, type ProjectAbility } from "../../src/domain/abilities";
+import { decideAbility, type AbilityActor, type AbilityDecision, type AbilityName } from "../../src/domain/abilities";
 import { AccessLevel, type Visibility } from "../../src/domain/access";
 import { call, json, makePat, makeUser, TEST_PASSWORD } from "../helpers/fixtures";
 import { Browser } from "../helpers/browser";
@@ -11,11 +11,13 @@ import { basicAuth, claimsOf, tokenResponse } from "../registry/helpers";
  * do X to this project?". The same caller asking about the same project through REST, GraphQL, the
  * pages, git and /jwt/auth gets the table's answer (allowed, not found, forbidden; anonymous
  * refusals are a sign-in request), for every ability each surface exposes, every caller kind and
- * every visibility. Probes never change anything (a deletion names a repository that does not exist).
+ * every visibility. Probes change nothing (a deletion names a repository that does not exist, an
+ * upload an invalid package name, a member an empty body), except on the throwaway project that
+ * exists to be renamed and deleted (remove_project, rename_project).
  */
 
 type Answer = AbilityDecision | "refused";
-type Probe = { surface: string; ability: ProjectAbility; answer: Answer };
+type Probe = { surface: string; ability: AbilityName; answer: Answer };
 
 const VISIBILITIES: Visibility[] = ["private", "internal", "public"];
 const LEVELS = { none: 0, guest: AccessLevel.GUEST, reporter: AccessLevel.REPORTER, developer: AccessLevel.DEVELOPER, maintainer: AccessLevel.MAINTAINER, owner: AccessLevel.OWNER };
@@ -37,12 +39,12 @@ async function person(name: string, isAdmin = false): Promise<Person> {
   return { id: user.id, name, level: 0, isAdmin, pat: await makePat(user.id, ["api"]), username: user.username, browser };
 }
 
-/** A REST answer: 403 forbidden, GitLab's `404 Project Not Found` not found, success (or another thing missing) allowed. */
+/** A REST answer: 403 forbidden, GitLab's `404 Project Not Found` (`404 Group Not Found`) not found, success (or another thing missing) allowed. */
 async function restAnswer(res: Response): Promise<Answer> {
   if (res.status === 401) return "refused";
   if (res.status === 403) return "forbidden";
   const body = res.status === 404 ? ((await res.json()) as { message?: string }) : null;
-  if (body?.message === "404 Project Not Found") return "not_found";
+  if (body?.message === "404 Project Not Found" || body?.message === "404 Group Not Found") return "not_found";
   expect(res.status, `unexpected REST answer ${res.status} ${JSON.stringify(body)}`).toBeLessThan(405);
   return "allowed";
 }
@@ -78,6 +80,33 @@ async function restProbes(pat: string, projectId: number): Promise<Probe[]> {
       ability: "destroy_container_image",
       answer: await restAnswer(await call(`/api/v4/projects/${projectId}/registry/repositories/999999999`, { method: "DELETE", token: pat })),
     },
+    // The package name is refused (400) only after the project was checked for create_package.
+    {
+      surface: "REST",
+      ability: "create_package",
+      answer: await restAnswer(await call(`/api/v4/projects/${projectId}/packages/generic/!parity/1.0.0/f.txt`, { method: "PUT", body: "x", token: pat })),
+    },
+  ];
+}
+
+/** The package registry for a deploy token: its list (read_package) and, with a write scope, an upload refused by validation (create_package). */
+async function packageProbes(auth: string, projectId: number, writes: boolean): Promise<Probe[]> {
+  const headers = { Authorization: auth };
+  const probes: Probe[] = [
+    { surface: "REST packages", ability: "read_package", answer: await restAnswer(await call(`/api/v4/projects/${projectId}/packages/generic/parity/1.0.0/f.txt`, { headers })) },
+  ];
+  if (!writes) return probes;
+  const upload = await call(`/api/v4/projects/${projectId}/packages/generic/!parity/1.0.0/f.txt`, { method: "PUT", body: "x", headers });
+  return [...probes, { surface: "REST packages", ability: "create_package", answer: await restAnswer(upload) }];
+}
+
+/** rename_project and remove_project change the project: they are asked of a throwaway one. */
+async function throwawayProbes(pat: string, projectId: number): Promise<Probe[]> {
+  const rename = await call(`/api/v4/projects/${projectId}`, { ...json({ name: `renamed ${crypto.randomUUID().slice(0, 8)}` }), method: "PUT", token: pat });
+  const remove = await call(`/api/v4/projects/${projectId}`, { method: "DELETE", token: pat });
+  return [
+    { surface: "REST", ability: "rename_project", answer: await restAnswer(rename) },
+    { surface: "REST", ability: "remove_project", answer: await restAnswer(remove) },
   ];
 }
 
@@ -113,10 +142,15 @@ async function pageProbes(browser: Browser, path: string, signedIn: boolean): Pr
     { surface: "page overview", ability: "read_code", answer: html.includes('id="clone-heading"') ? "allowed" : "not_found" },
   ];
   if (!signedIn) return probes;
+  const edit = await browser.get(`/${path}/edit`);
+  const edits = await pageAnswer(edit);
+  // The settings form lets whoever may rename edit the name; others see it read-only with a hint.
+  const renames = edits === "allowed" && !(await edit.text()).includes('id="project_name_hint"');
   return [
     ...probes,
     { surface: "page", ability: "read_container_image", answer: await pageAnswer(await browser.get(`/${path}/container_registry`)) },
-    { surface: "page", ability: "admin_project", answer: await pageAnswer(await browser.get(`/${path}/edit`)) },
+    { surface: "page", ability: "admin_project", answer: edits },
+    { surface: "page form", ability: "rename_project", answer: renames ? "allowed" : "not_found" },
   ];
 }
 
@@ -154,7 +188,7 @@ async function registryProbes(auth: string | null, path: string): Promise<Probe[
 function expected(probe: Probe, actor: AbilityActor, visibility: Visibility, level: number): Answer {
   const decision = decideAbility(probe.ability, actor, { visibility, level });
   if (decision === "allowed") return "allowed";
-  if (["GraphQL", "/jwt/auth", "page overview", "REST listing"].includes(probe.surface)) return "not_found";
+  if (["GraphQL", "/jwt/auth", "page overview", "page form", "REST listing"].includes(probe.surface)) return "not_found";
   // Anonymous callers are asked to sign in (REST needs a token here, git asks for credentials, pages redirect).
   if (actor.kind === "anonymous") return "refused";
   return decision;
@@ -164,6 +198,43 @@ const mismatches = (probes: Probe[], actor: AbilityActor, visibility: Visibility
   probes
     .map((p) => ({ ...p, who, visibility, expected: expected(p, actor, visibility, level) }))
     .filter((p) => p.answer !== p.expected);
+
+/** Group abilities at REST (an empty member body is refused, 400, only after admin_group was checked). */
+async function groupRestProbes(pat: string, groupId: number): Promise<Probe[]> {
+  const get = (path: string) => call(`/api/v4/groups/${groupId}${path}`, { token: pat });
+  return [
+    { surface: "REST", ability: "read_group", answer: await restAnswer(await get("/members")) },
+    { surface: "REST", ability: "read_group_container_images", answer: await restAnswer(await get("/registry/repositories")) },
+    { surface: "REST", ability: "maintain_group", answer: await restAnswer(await get("/runners")) },
+    { surface: "REST", ability: "admin_group", answer: await restAnswer(await call(`/api/v4/groups/${groupId}/members`, { ...json({}), token: pat })) },
+  ];
+}
+
+const GROUP_QUERY = `query($g: ID!) { group(fullPath: $g) { id runners { nodes { id } } deployTokens { nodes { id } } } }`;
+
+async function groupGraphqlProbes(pat: string | null, fullPath: string): Promise<Probe[]> {
+  const res = await call("/api/graphql", { ...json({ query: GROUP_QUERY, variables: { g: fullPath } }), ...(pat ? { token: pat } : {}) });
+  expect(res.status).toBe(200);
+  const g = ((await res.json()) as { data: { group: Record<string, unknown> | null } }).data.group;
+  return [
+    { surface: "GraphQL", ability: "read_group", answer: g ? "allowed" : "not_found" },
+    { surface: "GraphQL", ability: "maintain_group", answer: g && g.runners !== null ? "allowed" : "not_found" },
+    { surface: "GraphQL", ability: "maintain_group", answer: g && g.deployTokens !== null ? "allowed" : "not_found" },
+  ];
+}
+
+/** The group page: read_group to enter; it offers a new project (create_projects) and a subgroup (admin_group). */
+async function groupPageProbes(browser: Browser, group: { id: number; fullPath: string }): Promise<Probe[]> {
+  const res = await browser.get(`/groups/${group.fullPath}`);
+  const seen = await pageAnswer(res);
+  const html = seen === "allowed" ? await res.text() : "";
+  const offers = (href: string): Answer => (html.includes(href) ? "allowed" : "not_found");
+  return [
+    { surface: "page", ability: "read_group", answer: seen },
+    { surface: "page overview", ability: "create_projects", answer: offers(`/projects/new?namespace_id=${group.id}`) },
+    { surface: "page overview", ability: "admin_group", answer: offers(`/groups/new?parent_id=${group.id}`) },
+  ];
+}
 
 async function projectOf(visibility: Visibility) {
   const owner = await makeUser();
@@ -179,14 +250,18 @@ describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the ab
     const found: unknown[] = [];
     for (const visibility of VISIBILITIES) {
       const project = await projectOf(visibility);
+      for (const p of people) if (p.level > 0) await addMemberTo("project", project.id, p.id, p.level);
       for (const p of people) {
-        if (p.level > 0) await addMemberTo("project", project.id, p.id, p.level);
+        // Each caller gets its own throwaway project (a rename or a removal must not answer for the next caller).
+        const throwaway = await projectOf(visibility);
+        if (p.level > 0) await addMemberTo("project", throwaway.id, p.id, p.level);
         const actorFor = (scopes: readonly string[] | null): AbilityActor => ({ kind: "user", isAdmin: p.isAdmin, scopes });
         const git = basicAuth(p.username, p.pat);
         found.push(
           ...mismatches(
             [
               ...(await restProbes(p.pat, project.id)),
+              ...(await throwawayProbes(p.pat, throwaway.id)),
               await listingProbe(p.pat, project),
               ...(await graphqlProbes(p.pat, project.pathWithNamespace)),
               ...(await pageProbes(p.browser, project.pathWithNamespace, true)),
@@ -209,6 +284,24 @@ describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the ab
     expect(found).toEqual([]);
   });
 
+  it("every member level, a non-member and an administrator, on a private, an internal and a public group", { timeout: 120_000 }, async () => {
+    const people: Person[] = [];
+    for (const [name, level] of Object.entries(LEVELS)) people.push({ ...(await person(name)), level });
+    people.push(await person("administrator", true));
+    const found: unknown[] = [];
+    for (const visibility of VISIBILITIES) {
+      const group = await makeGroup((await makeUser()).id, { visibility });
+      for (const p of people) {
+        if (p.level > 0) await addMemberTo("group", group.id, p.id, p.level);
+        const probes = [...(await groupRestProbes(p.pat, group.id)), ...(await groupGraphqlProbes(p.pat, group.fullPath)), ...(await groupPageProbes(p.browser, group))];
+        found.push(...mismatches(probes, { kind: "user", isAdmin: p.isAdmin, scopes: null }, visibility, p.isAdmin ? AccessLevel.OWNER : p.level, p.name));
+      }
+      const anonymous = [...(await groupGraphqlProbes(null, group.fullPath)), ...(await groupPageProbes(new Browser(), group))];
+      found.push(...mismatches(anonymous, { kind: "anonymous" }, visibility, 0, "anonymous"));
+    }
+    expect(found).toEqual([]);
+  });
+
   it("an anonymous visitor on a private, an internal and a public project", { timeout: 60_000 }, async () => {
     const found: unknown[] = [];
     for (const visibility of VISIBILITIES) {
@@ -225,7 +318,7 @@ describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the ab
     expect(found).toEqual([]);
   });
 
-  it("deploy tokens of the project and of another project, by scope, at git and /jwt/auth", { timeout: 60_000 }, async () => {
+  it("deploy tokens of the project and of another project, by scope, at git, /jwt/auth and the package registry", { timeout: 60_000 }, async () => {
     const found: unknown[] = [];
     for (const visibility of VISIBILITIES) {
       const project = await projectOf(visibility);
@@ -233,12 +326,15 @@ describe("access parity: REST, GraphQL, the pages, git and /jwt/auth give the ab
       const owner = await makeUser({ isAdmin: true });
       const ownerPat = await makePat(owner.id, ["api"]);
       for (const [covers, target] of [[true, project], [false, other]] as const) {
-        for (const scopes of [["read_repository", "read_registry"], ["read_repository", "write_registry"]]) {
+        for (const scopes of [["read_repository", "read_registry"], ["read_repository", "write_registry"], ["read_package_registry"], ["write_package_registry"]]) {
           const res = await call(`/api/v4/projects/${target.id}/deploy_tokens`, { ...json({ name: "parity", scopes }), token: ownerPat });
           expect(res.status).toBe(201);
           const token = (await res.json()) as { token: string; username: string };
           const auth = basicAuth(token.username, token.token);
-          const probes = [...(await gitProbes(auth, project.pathWithNamespace)), ...(await registryProbes(auth, project.pathWithNamespace))];
+          // A token without a git or package scope is turned away by that family's door before any project is asked.
+          const probes = scopes.includes("read_repository")
+            ? [...(await gitProbes(auth, project.pathWithNamespace)), ...(await registryProbes(auth, project.pathWithNamespace))]
+            : await packageProbes(auth, project.id, scopes.includes("write_package_registry"));
           found.push(...mismatches(probes, { kind: "deploy_token", scopes, covers }, visibility, 0, `deploy token ${scopes.join("+")}${covers ? "" : " of another project"}`));
         }
       }

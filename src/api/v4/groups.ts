@@ -45,9 +45,8 @@ const CreateGroup = z.object({
 
 groups.post("/groups", requireAuth(WRITE_API), async (c) => {
   const input = parseParams(CreateGroup, await readParams(c));
-  const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id))).group : null;
-  // Subgroups need owner (GitLab's default "Maintainers" creation level is an option we don't model).
-  if (parent && !c.var.principal.user.isAdmin) await loadGroup(c, String(parent.id), "admin_group");
+  // Subgroups need owner, admin_group (GitLab's default "Maintainers" creation level is an option we don't model).
+  const parent = input.parent_id ? (await loadGroup(c, String(input.parent_id), "admin_group")).group : null;
   // A taken or reserved path is NamespacePathError: 400 {"message":{"path":[...]}} as GitLab.
   const group = await createGroup(c.env, requestActor(c), { name: input.name, path: input.path, parent, visibility: input.visibility, description: input.description });
   return c.json(renderGroup(c, group), 201);

@@ -33,45 +33,52 @@ const EditMember = z.object({ access_level: accessLevel, expires_at: expiresAt }
 const userIdParam = idParam;
 
 type Kind = "project" | "group";
-/** The source and the caller's level; reading needs visibility, managing needs maintainer (owner for groups). */
-async function source(c: Context<AppEnv>, kind: Kind, manage: boolean): Promise<MembershipSource> {
+/** The id of a source the caller may see (read_project, read_group). */
+async function readableSource(c: Context<AppEnv>, kind: Kind): Promise<number> {
+  const id = c.req.param("id")!;
+  if (kind === "project") return (await loadProject(c, id, "read_project")).project.id;
+  return (await loadGroup(c, id, "read_group")).group.id;
+}
+
+/** The source checked for managing its members (admin_project: maintainer; admin_group: owner) and the caller's level. */
+async function managedSource(c: Context<AppEnv>, kind: Kind): Promise<MembershipSource> {
   const id = c.req.param("id")!;
   if (kind === "project") {
-    const { project, access } = await loadProject(c, id, manage ? "admin_project" : "read_project");
-    return { kind, id: project.id, actorLevel: access.level };
+    const { project, access } = await loadProject(c, id, "admin_project");
+    return { kind, row: project, actorLevel: access.level };
   }
-  const { group, access } = await loadGroup(c, id, manage ? "admin_group" : "read_group");
-  return { kind, id: group.id, actorLevel: access.level };
+  const { group, access } = await loadGroup(c, id, "admin_group");
+  return { kind, row: group, actorLevel: access.level };
 }
 
 for (const kind of ["project", "group"] as const) {
   const base = `/${kind}s/:id/members`;
 
   membersApp.get(base, requireAuth(READ_API), async (c) => {
-    const src = await source(c, kind, false);
+    const sourceId = await readableSource(c, kind);
     const page = parsePage(c);
-    const { rows, total, hasNext } = await listMembers(getDb(c.env.DB), kind, src.id, { limit: page.perPage, offset: page.offset });
+    const { rows, total, hasNext } = await listMembers(getDb(c.env.DB), kind, sourceId, { limit: page.perPage, offset: page.offset });
     setPaginationHeaders(c, page, total, hasNext);
     return c.json(rows.map((m) => renderMember(c, m)));
   });
 
   membersApp.get(`${base}/:user_id`, requireAuth(READ_API), async (c) => {
-    const src = await source(c, kind, false);
+    const sourceId = await readableSource(c, kind);
     const userId = parseParams(userIdParam, c.req.param("user_id"));
-    const m = await findMember(getDb(c.env.DB), kind, src.id, userId);
+    const m = await findMember(getDb(c.env.DB), kind, sourceId, userId);
     if (!m) throw notFound();
     return c.json(renderMember(c, m));
   });
 
   membersApp.post(base, requireAuth(WRITE_API), async (c) => {
-    const src = await source(c, kind, true);
+    const src = await managedSource(c, kind);
     const input = parseParams(AddMember, await readParams(c));
     const member = await addMember(c.env, requestActor(c), src, { userId: input.user_id, accessLevel: input.access_level, expiresAt: input.expires_at ?? null });
     return c.json(renderMember(c, member), 201);
   });
 
   membersApp.put(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
-    const src = await source(c, kind, true);
+    const src = await managedSource(c, kind);
     const userId = parseParams(userIdParam, c.req.param("user_id"));
     const input = parseParams(EditMember, await readParams(c));
     const member = await updateMember(c.env, requestActor(c), src, userId, { accessLevel: input.access_level, expiresAt: input.expires_at });
@@ -79,7 +86,7 @@ for (const kind of ["project", "group"] as const) {
   });
 
   membersApp.delete(`${base}/:user_id`, requireAuth(WRITE_API), async (c) => {
-    const src = await source(c, kind, true);
+    const src = await managedSource(c, kind);
     const userId = parseParams(userIdParam, c.req.param("user_id"));
     await removeMember(c.env, requestActor(c), src, userId);
     return c.body(null, 204);

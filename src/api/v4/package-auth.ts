@@ -2,8 +2,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { admitRequest, type Door } from "../../credentials/front-door";
 import { requireScopes } from "../../credentials/resolve";
-import type { ProjectRow } from "../../db/projects";
-import { askerOf, checkProject } from "../../services/abilities";
+import { askerOf, findProjectAccess, projectNotFound, type CheckedProject } from "../../services/abilities";
 import { hasAnyScope } from "../../domain/scopes";
 import type { AppEnv } from "../../env";
 import { ApiError, forbidden } from "./errors";
@@ -51,10 +50,15 @@ export function requirePackageAuth(mode: "read" | "write") {
  * developer to write and read access (reporter on private projects) to read; a deploy token needs
  * to cover the project.
  */
-export async function loadPackageProject(c: Context<AppEnv>, mode: "read" | "write"): Promise<ProjectRow> {
+export async function loadPackageProject(c: Context<AppEnv>, mode: "read"): Promise<CheckedProject<"read_package">>;
+export async function loadPackageProject(c: Context<AppEnv>, mode: "write"): Promise<CheckedProject<"create_package">>;
+export async function loadPackageProject(c: Context<AppEnv>, mode: "read" | "write"): Promise<CheckedProject<"read_package"> | CheckedProject<"create_package">> {
   // The door judged the token's scopes for the mode (PAT_SCOPES, DEPLOY_SCOPES); the table the project.
   const asker = askerOf(c.get("caller"), "judged_by_door");
-  const { project, access } = await checkProject(c.env, asker, c.req.param("id")!, mode === "write" ? "create_package" : "read_package");
-  if (mode === "write") access.check("read_package");
-  return project;
+  const access = await findProjectAccess(c.env, asker, c.req.param("id")!);
+  if (!access) throw projectNotFound();
+  if (mode === "read") return access.check("read_package");
+  const writable = access.check("create_package");
+  access.check("read_package");
+  return writable;
 }

@@ -109,7 +109,7 @@ packagesApp.put("/projects/:id/packages/generic/:name/:version/:file", requirePa
     size = part.size;
   }
   // Too large: 413; ended early: 400 (renderApiError, from the error family's codes).
-  const { pkg, file: pf } = await storeGenericPackageFile(c.env, { projectId: project.id, name, version, fileName: file, status: q.status, pipelineId, body, size });
+  const { pkg, file: pf } = await storeGenericPackageFile(c.env, { project, name, version, fileName: file, status: q.status, pipelineId, body, size });
   if (q.select === "package_file") {
     return c.json({ id: pf.id, package_id: pkg.id, file_name: pf.fileName, size: pf.size, file_sha256: pf.fileSha256, created_at: iso(pf.createdAt) }, 201);
   }

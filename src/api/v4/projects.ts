@@ -8,7 +8,7 @@ import { pathFromName } from "../../domain/namespace-input";
 import type { AppEnv } from "../../env";
 import { allowAnonymous, READ_API, requestActor, requireAuth, WRITE_API } from "./auth";
 import { invalidParam } from "./errors";
-import { createProject, destroyProject, updateProject } from "../../services/namespaces";
+import { createProject, destroyProject, updateProject, type NewProject } from "../../services/namespaces";
 import { pathSchema, visibilitySchema } from "./groups";
 import { iso, loadGroup, loadProject, webUrl } from "./load";
 import { parseParams, queryParams, readParams } from "./validate";
@@ -60,14 +60,10 @@ projects.post("/projects", requireAuth(WRITE_API), async (c) => {
   const { user } = c.var.principal;
   const path = input.path ?? pathFromName(input.name!);
   if (!pathSchema.safeParse(path).success) throw invalidParam("path");
-  let namespace: { kind: "group" | "user"; id: number; fullPath: string };
-  if (input.namespace_id) {
-    // GitLab's default project creation level: developers and maintainers.
-    const { group } = await loadGroup(c, String(input.namespace_id), "create_projects");
-    namespace = { kind: "group", id: group.id, fullPath: group.fullPath };
-  } else {
-    namespace = { kind: "user", id: user.id, fullPath: user.username };
-  }
+  // GitLab's default project creation level in a group: developers and maintainers (create_projects).
+  const namespace: NewProject["namespace"] = input.namespace_id
+    ? { kind: "group", group: (await loadGroup(c, String(input.namespace_id), "create_projects")).group }
+    : { kind: "user", id: user.id, fullPath: user.username };
   // A path taken without regard to case in the namespace: 400 {"message":{"path":[...]}} (NamespacePathError).
   const project = await createProject(c.env, requestActor(c), {
     name: input.name ?? path,

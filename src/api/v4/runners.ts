@@ -128,7 +128,7 @@ runnersApp.post("/projects/:id/runners", requireAuth(WRITE_API), async (c) => {
   } else if (runner.locked) {
     throw new ApiError(403, { message: "403 Forbidden - Runner is locked" });
   }
-  const { assigned, runner: fresh } = await assignRunnerToProject(c.env, requestActor(c), runner, project.id, runner.runnerType === "instance_type");
+  const { assigned, runner: fresh } = await assignRunnerToProject(c.env, requestActor(c), runner, project, runner.runnerType === "instance_type");
   if (!assigned) throw conflict("Runner was already enabled for this project");
   return c.json(renderRunnerDetails(c, fresh, await runnerProjectsOf(db, runner.id)), 201);
 });
@@ -141,7 +141,7 @@ runnersApp.delete("/projects/:id/runners/:runner_id", requireAuth(WRITE_API), as
   if (!ids.includes(project.id)) throw notFound("Runner Not Found");
   // GitLab: the owner project of a project runner cannot disable it; delete the runner instead.
   if (ids[0] === project.id && ids.length === 1) throw new ApiError(403, { message: "403 Forbidden - Only one project associated with the runner. Please remove the runner instead" });
-  await unassignRunnerFromProject(c.env, requestActor(c), (await findRunner(db, runnerId))!, project.id);
+  await unassignRunnerFromProject(c.env, requestActor(c), (await findRunner(db, runnerId))!, project);
   return c.body(null, 204);
 });
 

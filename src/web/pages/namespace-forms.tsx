@@ -1,13 +1,13 @@
 import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { listGroups } from "../../db/namespace-listing";
-import { findGroup, type GroupRow } from "../../db/projects";
+import { findGroup } from "../../db/projects";
 import { AppError } from "../../domain/errors";
 import { isValidNamespacePath, pathFromName, VISIBILITIES, type VisibilityLevel } from "../../domain/namespace-input";
-import { createGroup, createProject } from "../../services/namespaces";
+import { createGroup, createProject, type NewProject } from "../../services/namespaces";
 import { CsrfField, Flash, renderPage, sessionActor, setFlash, type PageEnv } from "../page";
 import { csrfToken } from "../session";
-import { groupAccess, sessionAsker } from "../../services/abilities";
+import { groupAccess, sessionAsker, type CheckedGroup } from "../../services/abilities";
 import { pageApp } from "../door";
 
 /**
@@ -22,15 +22,14 @@ type Ctx = Context<PageEnv>;
 type Values = { name: string; path: string; description: string; visibility: VisibilityLevel; namespace: string; readme: boolean };
 type Errors = Partial<Record<"name" | "path" | "namespace", string>>;
 
-/** The groups in which the person may create a project (or, `subgroups`, a subgroup), at most 100. */
-async function creatableGroups(c: Ctx, subgroups: boolean): Promise<GroupRow[]> {
+/** The groups in which the person may create a project (create_projects) or a subgroup (admin_group), at most 100, checked for it. */
+async function creatableGroups<A extends "create_projects" | "admin_group">(c: Ctx, ability: A): Promise<CheckedGroup<A>[]> {
   const db = getDb(c.env.DB);
   const user = c.var.user;
   const { rows } = await listGroups(db, { userId: user.id, isAdmin: user.isAdmin, membershipOnly: !user.isAdmin }, { orderBy: "path", sort: "asc", limit: 100, offset: 0 });
-  if (user.isAdmin) return rows;
-  // As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups.
+  // As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups (administrators: every group, no query).
   const accesses = await Promise.all(rows.map((g) => groupAccess(c.env, sessionAsker(user), g)));
-  return accesses.filter((a) => a.can(subgroups ? "admin_group" : "create_projects")).map((a) => a.row);
+  return accesses.filter((a) => a.can(ability)).map((a) => a.check(ability));
 }
 
 const text = (v: unknown, max: number) => (typeof v === "string" ? v.trim().slice(0, max) : "");
@@ -80,7 +79,7 @@ function FieldError({ id, message }: { id: string; message?: string }) {
 }
 
 async function projectForm(c: Ctx, values: Values, errors?: Errors) {
-  const groups = await creatableGroups(c, false);
+  const groups = await creatableGroups(c, "create_projects");
   const user = c.var.user;
   return renderPage(
     c,
@@ -137,11 +136,11 @@ forms.post("/projects", async (c) => {
   const path = values.path || pathFromName(values.name);
   if (!values.name) return projectForm(c, values, { name: "Name can't be blank" });
   if (!isValidNamespacePath(path)) return projectForm(c, values, { path: "Path can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or end in '.git' or '.atom'" });
-  let namespace: { kind: "group" | "user"; id: number; fullPath: string } = { kind: "user", id: user.id, fullPath: user.username };
+  let namespace: NewProject["namespace"] = { kind: "user", id: user.id, fullPath: user.username };
   if (values.namespace) {
-    const group = (await creatableGroups(c, false)).find((g) => String(g.id) === values.namespace);
+    const group = (await creatableGroups(c, "create_projects")).find((g) => String(g.id) === values.namespace);
     if (!group) return projectForm(c, values, { namespace: "You cannot create projects in this group" });
-    namespace = { kind: "group", id: group.id, fullPath: group.fullPath };
+    namespace = { kind: "group", group };
   }
   try {
     const project = await createProject(c.env, sessionActor(c), {
@@ -163,7 +162,7 @@ forms.post("/projects", async (c) => {
 });
 
 async function groupForm(c: Ctx, values: Values, errors?: Errors) {
-  const parents = await creatableGroups(c, true);
+  const parents = await creatableGroups(c, "admin_group");
   return renderPage(
     c,
     "New group",
@@ -212,12 +211,13 @@ forms.post("/groups", async (c) => {
   const path = values.path || pathFromName(values.name);
   if (!values.name) return groupForm(c, values, { name: "Name can't be blank" });
   if (!isValidNamespacePath(path)) return groupForm(c, values, { path: "Path can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or end in '.git' or '.atom'" });
-  let parent: GroupRow | null = null;
+  let parent: CheckedGroup<"admin_group"> | null = null;
   if (values.namespace) {
-    parent = (await creatableGroups(c, true)).find((g) => String(g.id) === values.namespace) ?? null;
+    const offered = (await creatableGroups(c, "admin_group")).find((g) => String(g.id) === values.namespace);
     // A group that is not offered may still exist: it is not the person's to extend.
-    if (!parent) return groupForm(c, values, { namespace: "You cannot create subgroups in this group" });
-    parent = await findGroup(getDb(c.env.DB), String(parent.id));
+    const group = offered ? await findGroup(getDb(c.env.DB), String(offered.id)) : null;
+    if (!group) return groupForm(c, values, { namespace: "You cannot create subgroups in this group" });
+    parent = (await groupAccess(c.env, sessionAsker(c.var.user), group)).check("admin_group");
   }
   try {
     const group = await createGroup(c.env, sessionActor(c), { name: values.name, path, parent, visibility: values.visibility, description: values.description });
