@@ -9,3 +9,13 @@ await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 // refused tokens of every file would add up under one address and ban the sign-ins of the next.
 const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
 (globalThis as { testClientAddress?: string }).testClientAddress = `2001:db8:${hex()}:${hex()}::1`;
+
+// The git origin (scripts/git-origin.mjs) is one process for the whole run, while each lane of
+// workers files has its own D1: without this two lanes' projects of the same id would write one
+// repository at once. Each runtime's projects start in a random range of ten million ids.
+const lane = 1 + Math.floor(Math.random() * 200);
+await env.DB.prepare(
+  "INSERT INTO sqlite_sequence (name, seq) SELECT 'projects', ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'projects')",
+)
+  .bind(lane * 10_000_000)
+  .run();
