@@ -78,6 +78,26 @@ function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
+/** The fields both create forms share after the name and the namespace: the path, the description and the visibility. */
+function PathDescriptionVisibility({ kind, pathLabel, values, errors }: { kind: "project" | "group"; pathLabel: string; values: Values; errors?: Errors }) {
+  const noun = kind === "project" ? "Project" : "Group";
+  return (
+    <>
+      <label for={`${kind}_path`}>{pathLabel}</label>
+      <p class="hint" id={`${kind}_path_hint`}>
+        Letters, digits, "_", "-" and "."; empty: made from the name.
+      </p>
+      <input type="text" id={`${kind}_path`} name="path" maxlength={255} value={values.path} aria-describedby={`${kind}_path_hint`} />
+      <FieldError id={`${kind}_path_error`} message={errors?.path} />
+      <label for={`${kind}_description`}>{noun} description (optional)</label>
+      <textarea id={`${kind}_description`} name="description" maxlength={2000}>
+        {values.description}
+      </textarea>
+      <VisibilityField value={values.visibility} />
+    </>
+  );
+}
+
 async function projectForm(c: Ctx, values: Values, errors?: Errors) {
   const groups = await creatableGroups(c, "create_projects");
   const user = c.var.user;
@@ -104,17 +124,7 @@ async function projectForm(c: Ctx, values: Values, errors?: Errors) {
           ))}
         </select>
         <FieldError id="project_namespace_error" message={errors?.namespace} />
-        <label for="project_path">Project slug</label>
-        <p class="hint" id="project_path_hint">
-          Letters, digits, "_", "-" and "."; empty: made from the name.
-        </p>
-        <input type="text" id="project_path" name="path" maxlength={255} value={values.path} aria-describedby="project_path_hint" />
-        <FieldError id="project_path_error" message={errors?.path} />
-        <label for="project_description">Project description (optional)</label>
-        <textarea id="project_description" name="description" maxlength={2000}>
-          {values.description}
-        </textarea>
-        <VisibilityField value={values.visibility} />
+        <PathDescriptionVisibility kind="project" pathLabel="Project slug" values={values} errors={errors} />
         <div>
           <input type="checkbox" id="project_readme" name="initialize_with_readme" value="1" checked={values.readme} />
           <label for="project_readme">Initialize repository with a README</label>
@@ -186,17 +196,7 @@ async function groupForm(c: Ctx, values: Values, errors?: Errors) {
           ))}
         </select>
         <FieldError id="group_parent_error" message={errors?.namespace} />
-        <label for="group_path">Group URL</label>
-        <p class="hint" id="group_path_hint">
-          Letters, digits, "_", "-" and "."; empty: made from the name.
-        </p>
-        <input type="text" id="group_path" name="path" maxlength={255} value={values.path} aria-describedby="group_path_hint" />
-        <FieldError id="group_path_error" message={errors?.path} />
-        <label for="group_description">Group description (optional)</label>
-        <textarea id="group_description" name="description" maxlength={2000}>
-          {values.description}
-        </textarea>
-        <VisibilityField value={values.visibility} />
+        <PathDescriptionVisibility kind="group" pathLabel="Group URL" values={values} errors={errors} />
         <button type="submit">Create group</button>
       </form>
     </>,
