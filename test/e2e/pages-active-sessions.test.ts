@@ -8,15 +8,19 @@ import { pagesSession, shot, signIn } from "./pages-support";
 const pages = pagesSession();
 const base = pages.base;
 
+/** A new user signed in from two browsers of their own (a laptop and a phone). */
+async function twoBrowsers(name: string) {
+  const user = await pages.createUser(name);
+  const contexts = [await pages.newContext(), await pages.newContext()];
+  const [laptop, phone] = await Promise.all(contexts.map((ctx) => ctx.newPage()));
+  await signIn(laptop, base, user.username, user.password);
+  await signIn(phone, base, user.username, user.password);
+  return { laptop, phone, close: () => Promise.all(contexts.map((ctx) => ctx.close())) };
+}
+
 describe("/profile/active_sessions in Chromium (Account controls: two browsers, ending the other)", () => {
   it("lists both browsers, confirms before revoking, and signs the other browser out", async () => {
-    const user = await pages.createUser("sessions");
-    const laptopCtx = await pages.newContext();
-    const phoneCtx = await pages.newContext();
-    const laptop = await laptopCtx.newPage();
-    const phone = await phoneCtx.newPage();
-    await signIn(laptop, base, user.username, user.password);
-    await signIn(phone, base, user.username, user.password);
+    const { laptop, phone, close } = await twoBrowsers("sessions");
 
     await laptop.goto(`${base}/profile/active_sessions`);
     const rows = laptop.locator("tbody tr");
@@ -47,18 +51,11 @@ describe("/profile/active_sessions in Chromium (Account controls: two browsers, 
     await phone.goto(`${base}/profile/active_sessions`);
     expect(new URL(phone.url()).pathname).toBe("/users/sign_in");
 
-    await laptopCtx.close();
-    await phoneCtx.close();
+    await close();
   });
 
   it("Sign out everywhere: confirmed, it signs the other browser out and keeps this one", async () => {
-    const user = await pages.createUser("everywhere");
-    const laptopCtx = await pages.newContext();
-    const phoneCtx = await pages.newContext();
-    const laptop = await laptopCtx.newPage();
-    const phone = await phoneCtx.newPage();
-    await signIn(laptop, base, user.username, user.password);
-    await signIn(phone, base, user.username, user.password);
+    const { laptop, phone, close } = await twoBrowsers("everywhere");
 
     await laptop.goto(`${base}/-/user_settings/active_sessions`);
     expect(await laptop.locator("tbody tr").count()).toBe(2);
@@ -73,7 +70,6 @@ describe("/profile/active_sessions in Chromium (Account controls: two browsers, 
     await phone.goto(`${base}/profile/active_sessions`);
     expect(new URL(phone.url()).pathname).toBe("/users/sign_in");
 
-    await laptopCtx.close();
-    await phoneCtx.close();
+    await close();
   });
 });

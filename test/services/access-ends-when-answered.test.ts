@@ -50,15 +50,21 @@ async function statusesOf(tokens: string[]): Promise<number[]> {
 const spread = (tokens: string[]) => Array.from({ length: SAMPLE }, (_, i) => tokens[Math.floor((i * tokens.length) / SAMPLE)]);
 
 
+/** An administrator, and a user holding GRANTS grants of one application, the sampled ones just used (200). */
+async function grantsInUse() {
+  const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
+  const user = await makeUser();
+  const { app } = await makeApp();
+  const { tokens } = await seedGrants(user.id, app, GRANTS, GRANTS);
+  const sample = spread(tokens);
+  // Each sampled family holds a young user snapshot, and this isolate remembers each answer.
+  for (const t of sample) expect(await userStatus(t)).toBe(200);
+  return { adminToken, user, app, tokens, sample };
+}
+
 describe("docs/operations.md How changes finish: access ends when the change answers, at 1,000 grants", { timeout: 900_000 }, () => {
   it("POST /users/:id/block: right after 201 true every sampled token of the 1,000 is refused, though the block is still pending; all 1,000 after the sweep", async () => {
-    const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
-    const user = await makeUser();
-    const { app } = await makeApp();
-    const { tokens } = await seedGrants(user.id, app, GRANTS, GRANTS);
-    const sample = spread(tokens);
-    // Each sampled family holds a young user snapshot, and this isolate remembers each answer.
-    for (const t of sample) expect(await userStatus(t)).toBe(200);
+    const { adminToken, user, tokens, sample } = await grantsInUse();
 
     const res = await whileInUse(sample, () => call(`/api/v4/users/${user.id}/block`, { method: "POST", token: adminToken }));
     expect(res.status).toBe(201);
@@ -74,12 +80,7 @@ describe("docs/operations.md How changes finish: access ends when the change ans
   });
 
   it("DELETE /applications/:id (the users stay active): right after 204 every sampled token of the 1,000 is refused, though the deletion is still pending; all 1,000 after the sweep", async () => {
-    const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
-    const user = await makeUser();
-    const { app } = await makeApp();
-    const { tokens } = await seedGrants(user.id, app, GRANTS, GRANTS);
-    const sample = spread(tokens);
-    for (const t of sample) expect(await userStatus(t)).toBe(200);
+    const { adminToken, app, tokens, sample } = await grantsInUse();
 
     const res = await whileInUse(sample, () => call(`/api/v4/applications/${app.id}`, { method: "DELETE", token: adminToken }));
     expect(res.status).toBe(204);
