@@ -24,13 +24,16 @@ export async function listDirectory(origin: OriginSettings, projectId: number, r
   }
 }
 
-/** A file's text, or why it is not shown: missing, binary or too large (null when missing). */
+/**
+ * A file's text, or why it is not shown: missing, binary or too large (null when missing). An origin
+ * that cannot be reached throws its 502/503 AppError: a file that may well exist is never a 404.
+ */
 export async function fileText(origin: OriginSettings, projectId: number, ref: string, path: string): Promise<{ text: string | null; size: number; blobId: string } | null> {
   let blob;
   try {
     blob = await readBlob(origin, projectId, ref, path);
   } catch (err) {
-    if (originUnavailableReason(err) || reasonOf(err, ["missing", "invalid"] as const)) return null;
+    if (reasonOf(err, ["missing", "invalid"] as const)) return null;
     throw err;
   }
   const bytes = new Uint8Array(await new Response(blob.body).arrayBuffer());
@@ -40,6 +43,12 @@ export async function fileText(origin: OriginSettings, projectId: number, ref: s
   } catch {
     return { text: null, size: bytes.length, blobId: blob.blobId };
   }
+}
+
+/** For a `.catch`: null when the origin could not be reached, any other error thrown on. */
+export function unlessOriginUnavailable(err: unknown): null {
+  if (originUnavailableReason(err)) return null;
+  throw err;
 }
 
 /**

@@ -12,8 +12,10 @@ const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
 
 // The git origin (scripts/git-origin.mjs) is one process for the whole run, while each lane of
 // workers files has its own D1: without this two lanes' projects of the same id would write one
-// repository at once. Each runtime's projects start in a random range of ten million ids.
-const lane = 1 + Math.floor(Math.random() * 200);
+// repository at once. Each runtime's projects start in a random range of ten million ids, one of
+// 100,000 ranges (at most 10^12, well inside JSON's exact integers): two runtimes of a run sharing
+// a range is about one in 30,000 runs rather than one in 70 with 200 ranges.
+const lane = 1 + Math.floor(Math.random() * 100_000);
 await env.DB.prepare(
   "INSERT INTO sqlite_sequence (name, seq) SELECT 'projects', ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'projects')",
 )

@@ -14,7 +14,7 @@ import { PROJECT_PATH } from "../project-page";
 import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
 import { originSettings } from "../../git/origin-client";
-import { FileList, FileText, fileText, listDirectory, readmeOf } from "../repository-view";
+import { FileList, FileText, fileText, listDirectory, readmeOf, unlessOriginUnavailable } from "../repository-view";
 import { pageApp } from "../door";
 
 /**
@@ -61,7 +61,8 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   const gitOrigin = originSettings(c.env);
   const files = readsCode && gitOrigin.url ? await listDirectory(gitOrigin, project.id, project.defaultBranch, "", MAX_FILES) : null;
   const readme = files?.kind === "files" ? readmeOf(files.entries) : null;
-  const readmeText = readme ? await fileText(gitOrigin, project.id, project.defaultBranch, readme.path) : null;
+  // The README is a part of the overview: an origin lost since the listing leaves it out, not the page.
+  const readmeText = readme ? await fileText(gitOrigin, project.id, project.defaultBranch, readme.path).catch(unlessOriginUnavailable) : null;
   return renderPage(
     c,
     project.name,
