@@ -22,6 +22,7 @@ import { startClientAddressFront } from "./client-address-front.mjs";
 exitUnlessSupportedNode("scripts/start.mjs");
 const { checkVariables, secretKeyBaseProblems, VARIABLES, VARIABLE_NAMES } = await import("../src/config-variables.ts");
 const { startGitOrigin } = await import("./git-origin.mjs");
+const { applyLocalMigrations } = await import("./apply-migrations.mjs");
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -76,18 +77,15 @@ if (portProblem) {
 }
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
-const quiet = verbose ? "inherit" : "pipe";
 
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-  cwd: root,
-  env: { ...env, CI: "true" }, // CI=true: apply without asking
-  stdio: ["ignore", quiet, quiet],
-  encoding: "utf8",
-});
-if (migrate.status !== 0) {
-  if (!verbose) process.stderr.write(`${migrate.stdout ?? ""}${migrate.stderr ?? ""}`);
-  console.error("npm start: applying the local D1 migrations failed (above).");
-  process.exit(migrate.status ?? 1);
+// The pending migrations, all in one Miniflare instance (scripts/apply-migrations.mjs): the same
+// rows and schema as `wrangler d1 migrations apply DB --local`, without its ~0.7 s per migration.
+try {
+  const applied = await applyLocalMigrations({ projectDir: root, persistTo: persist });
+  if (verbose) console.log(applied.length ? `npm start: applied ${applied.length} D1 migration(s): ${applied.join(", ")}` : "npm start: no D1 migration to apply");
+} catch (err) {
+  console.error(`npm start: applying the local D1 migrations failed: ${err.message}`);
+  process.exit(1);
 }
 
 // Without GIT_ORIGIN, the origin program runs in this process on loopback, with a fresh secret
