@@ -11,7 +11,7 @@ import { FileStreamSchema } from "../../src/gen/proto/plugin_pb";
 import { hiddenFields, Jar } from "./form-jar";
 import { apiCall, createUser, passwordGrant } from "./pages-support";
 import { header, pluginClient } from "./plugin-helpers";
-import { freePort, ROOT_DIR, startRefused, startService, type RunningServer } from "./server";
+import { freePort, ROOT_DIR, startService, type RunningServer } from "./server";
 import { pause as sleep, until } from "./wait";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -75,7 +75,7 @@ const VARS = {
 /**
  * CLIENT_ADDRESS_HEADER is X-Forwarded-For here: each throttle and lockout test fails from an
  * address of its own, so no test waits for the failures of another to age out, in any order, and
- * they run side by side (it.concurrent): their waits are real windows and bans of seconds, which
+ * they run side by side (describe.concurrent below): their waits are real windows and bans of seconds, which
  * would otherwise add up one after another.
  */
 const addressOf = (n: number) => ({ "X-Forwarded-For": `198.18.0.${n}` });
@@ -161,7 +161,30 @@ function tokenRequest(form: Record<string, string>, headers: Record<string, stri
 
 const failedGrant = (username: string, headers: Record<string, string> = {}) => tokenRequest({ grant_type: "password", username, password: "not-the-password-1" }, headers);
 
-describe("every documented variable takes effect under npm start (README, Configuration)", () => {
+// Every test here makes its own users, clients, projects and failing addresses, and many wait out
+// a real window, TTL or ban of seconds: they run side by side (vitest's maxConcurrency at a time)
+// instead of adding their waits up one after another.
+describe.concurrent("every documented variable takes effect under npm start (README, Configuration)", () => {
+  // The longest (three waits of its own, about 11 s) starts first, beside all the others.
+  it("ACCOUNT_GUARD_PASSWORD_FAILURES, ACCOUNT_GUARD_WINDOW_SECONDS and ACCOUNT_GUARD_SECONDS set the account-wide bound on passwords", async () => {
+    const user = await createUser(base, token, "guarded");
+    const from = addressOf(2);
+    const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password }, from);
+    // Two failures 2.5 s apart fall in different windows: nothing is guarded, and (LOCKOUT_MAX_FAILURES
+    // being 2 as well) nothing is locked either.
+    expect((await failedGrant(user.username, from)).status).toBe(400);
+    await sleep(2500);
+    expect((await failedGrant(user.username, from)).status).toBe(400);
+    await sleep(2500);
+    // This address never signed in to the account. Two failures within the window spend the budget
+    // (and lock this address for LOCKOUT_SECONDS, 3 s)...
+    expect((await failedGrant(user.username, from)).status).toBe(400);
+    expect((await failedGrant(user.username, from)).status).toBe(400);
+    // ...after the 3 s lock the guard still refuses the right password from an unknown address,
+    // until ACCOUNT_GUARD_SECONDS (6 s) have passed since it started.
+    expect(await until(async () => (await grant()).status === 200, 9000)).toBeGreaterThanOrEqual(5000);
+  });
+
   it("ROOT_PASSWORD (with a $ in it) creates root and never appears on a command line", () => {
     // The password grant of beforeAll succeeded with it; `ps` must not show it.
     const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
@@ -496,7 +519,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(events.filter((e) => e.event_name === "failed_sign_in").map((e) => e.details.ip_address)).toEqual(["203.0.113.77"]);
   });
 
-  it.concurrent("LOCKOUT_WINDOW_SECONDS, LOCKOUT_MAX_FAILURES and LOCKOUT_SECONDS set the account lockout", async () => {
+  it("LOCKOUT_WINDOW_SECONDS, LOCKOUT_MAX_FAILURES and LOCKOUT_SECONDS set the account lockout", async () => {
     const user = await createUser(base, token, "locked");
     const from = addressOf(1);
     const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password }, from);
@@ -513,26 +536,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await until(async () => (await grant()).status === 200, 6000)).toBeGreaterThanOrEqual(2500);
   });
 
-  it.concurrent("ACCOUNT_GUARD_PASSWORD_FAILURES, ACCOUNT_GUARD_WINDOW_SECONDS and ACCOUNT_GUARD_SECONDS set the account-wide bound on passwords", async () => {
-    const user = await createUser(base, token, "guarded");
-    const from = addressOf(2);
-    const grant = () => tokenRequest({ grant_type: "password", username: user.username, password: user.password }, from);
-    // Two failures 2.5 s apart fall in different windows: nothing is guarded, and (LOCKOUT_MAX_FAILURES
-    // being 2 as well) nothing is locked either.
-    expect((await failedGrant(user.username, from)).status).toBe(400);
-    await sleep(2500);
-    expect((await failedGrant(user.username, from)).status).toBe(400);
-    await sleep(2500);
-    // This address never signed in to the account. Two failures within the window spend the budget
-    // (and lock this address for LOCKOUT_SECONDS, 3 s)...
-    expect((await failedGrant(user.username, from)).status).toBe(400);
-    expect((await failedGrant(user.username, from)).status).toBe(400);
-    // ...after the 3 s lock the guard still refuses the right password from an unknown address,
-    // until ACCOUNT_GUARD_SECONDS (6 s) have passed since it started.
-    expect(await until(async () => (await grant()).status === 200, 9000)).toBeGreaterThanOrEqual(5000);
-  });
-
-  it.concurrent("ACCOUNT_GUARD_TWO_FACTOR_FAILURES sets the account-wide ceiling on second-factor codes: the failure that reaches it ends the pending sign-in", async () => {
+  it("ACCOUNT_GUARD_TWO_FACTOR_FAILURES sets the account-wide ceiling on second-factor codes: the failure that reaches it ends the pending sign-in", async () => {
     const user = await createUser(base, token, "guarded2fa");
     const owner = new Jar(base);
     await owner.fetch("/users/sign_in");
@@ -558,7 +562,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await second.text()).toContain("Invalid username or password.");
   });
 
-  it.concurrent("THROTTLE_FAILED_BEARER_WINDOW_SECONDS, THROTTLE_FAILED_BEARER_LIMIT and THROTTLE_FAILED_BEARER_BAN_SECONDS set the bearer-token throttle", async () => {
+  it("THROTTLE_FAILED_BEARER_WINDOW_SECONDS, THROTTLE_FAILED_BEARER_LIMIT and THROTTLE_FAILED_BEARER_BAN_SECONDS set the bearer-token throttle", async () => {
     const badToken = () => fetch(`${base}/api/v4/user`, { headers: { Authorization: "Bearer not-a-token-of-the-configuration-test", ...addressOf(3) } });
     for (let i = 0; i < 2; i++) expect((await badToken()).status).toBe(401);
     await sleep(2500); // a new window: two more failures stay under the limit of 3
@@ -572,7 +576,7 @@ describe("every documented variable takes effect under npm start (README, Config
     expect(await until(async () => (await badToken()).status === 401, 6000)).toBeGreaterThanOrEqual(2000);
   });
 
-  it.concurrent("THROTTLE_FAILED_AUTH_WINDOW_SECONDS, THROTTLE_FAILED_AUTH_LIMIT and THROTTLE_FAILED_AUTH_BAN_SECONDS set the address throttle", async () => {
+  it("THROTTLE_FAILED_AUTH_WINDOW_SECONDS, THROTTLE_FAILED_AUTH_LIMIT and THROTTLE_FAILED_AUTH_BAN_SECONDS set the address throttle", async () => {
     const nobody = "nobody-of-the-configuration-test";
     const from = addressOf(4);
     for (let i = 0; i < 3; i++) expect((await failedGrant(nobody, from)).status).toBe(400);
@@ -610,27 +614,6 @@ describe("mail through an HTTP mail API", () => {
     expect(mail.authorization).toBe(`Bearer ${VARS.MAIL_HTTP_KEY}`);
     expect(mail.body).toMatchObject({ from: VARS.MAIL_FROM, to: me.email, subject: "Reset password instructions" });
     expect(mail.body.text).toMatch(new RegExp(`${VARS.ISSUER}/users/password/edit\\?reset_password_token=[0-9a-f]{64}`));
-  });
-});
-
-// Each refused start is a process of its own that exits at once: they run side by side.
-describe("a malformed or unknown value stops npm start with a clear message", () => {
-  it.concurrent.each([
-    [{ ACCESS_TOKEN_TTL_SECONDS: "two hours" }, 'ACCESS_TOKEN_TTL_SECONDS="two hours" must be a positive whole number'],
-    [{ SERVICE_VERSION: "sixteen" }, "SERVICE_VERSION"],
-    [{ ISSUER: "issuer.example.test" }, "ISSUER"],
-    [{ ROOT_PASSWORD: "password" }, "ROOT_PASSWORD is refused"],
-    // A port the fetch standard calls bad: the readiness check (and every browser) could never reach it.
-    [{ PORT: "6666" }, 'PORT="6666" is a port browsers and fetch refuse'],
-    [{ PORT: "10080" }, 'PORT="10080" is a port browsers and fetch refuse'],
-    // The Worker's own check of the key (src/config-variables.ts secretKeyBaseProblems), never the value.
-    [{ SECRET_KEY_BASE: "short" }, "SECRET_KEY_BASE is too short"],
-    [{ SERVICE_VERSION: "17.3" }, 'SERVICE_VERSION="17.3" is not a version of the schedule: use one of 13.0 to 13.12, 14.0 to 14.10, 15.0 to 15.11, 16.0'],
-  ])("%o", async (vars, message) => {
-    const r = await startRefused(vars);
-    expect(r.status).toBe(2);
-    expect(r.output).toContain(message);
-    expect(r.output).toContain("npm start: the configuration is refused");
   });
 });
 
