@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-// @ts-expect-error -- a plain .mjs script without types (npm start's migration step)
 import { applyLocalMigrations, migrationNames, withLocalDatabase } from "../../scripts/apply-migrations.mjs";
 import { ROOT_DIR } from "./server";
 
