@@ -2,7 +2,9 @@ import { Hono, type Context } from "hono";
 import assets from "../assets";
 import demoSpa from "../demo-spa";
 import { renderPage, type PageEnv } from "../page";
-import { pageRefusal } from "../refusal";
+import { isAbilityRefusal, pageRefusal } from "../refusal";
+import { signInFirst } from "../door";
+import { currentUser } from "../session";
 import activeSessions from "./active-sessions";
 import admin from "./admin";
 import applications from "./applications";
@@ -41,6 +43,9 @@ const pages = new Hono<PageEnv>();
 
 /** The pages family's error renderer: a refusal page for client errors, a plain page for the rest. */
 export async function renderPagesError(err: Error, c: Context): Promise<Response> {
+  // GitLab sends an anonymous visitor to sign in rather than say a project or group is not there
+  // or not theirs: after sign-in they may see it (a page behind the `visitor` door, src/web/door.ts).
+  if (isAbilityRefusal(err) && (c.req.method === "GET" || c.req.method === "HEAD") && !(await currentUser(c))) return signInFirst(c);
   const refusal = pageRefusal(err, c);
   if (refusal) {
     return renderPage(
