@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findRepository, listRepositories, tagsOf } from "../../db/registry";
 import { projectRegistrySize } from "../../db/registry-content";
@@ -17,7 +17,7 @@ import { pageApp } from "../door";
  * public project's images (as `docker pull` may); deleting needs a signed-in developer.
  */
 const registryView = pageApp<VisitorEnv>({ enter: "visitor" });
-const registryActions = pageApp({ enter: "signed-in" });
+export const registryActions = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 const MAX_REPOSITORIES = 100;
@@ -163,4 +163,4 @@ registryActions.post(`${PROJECT_PATH}/container_registry/:repo/delete`, async (c
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });
 
-export default new Hono().route("/", registryView).route("/", registryActions);
+export default registryView;
