@@ -41,7 +41,7 @@ let freshApplied: Promise<string[]> | undefined;
 const migrateFresh = () => (freshApplied ??= applyLocalMigrations({ projectDir: ROOT_DIR, persistTo: fresh }));
 
 // Concurrent: each test spends most of its time in wrangler's CLI starting up.
-describe.concurrent("npm start's local D1 migrations are wrangler's (docs/operations.md, Local state)", () => {
+describe.concurrent("npm start's local D1 migrations are wrangler's (README, Two commands)", () => {
   it("a fresh state gets every migration, one d1_migrations row each in file order, and wrangler's apply finds none left", async () => {
     expect(await migrateFresh()).toEqual(all);
     expect((await stateOf(fresh)).migrations).toEqual(all.map((name, i) => ({ id: i + 1, name })));
