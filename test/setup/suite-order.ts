@@ -13,6 +13,7 @@ export const KNOWN_SLOW = [
   "test/e2e/client-address.test.ts",
   "test/e2e/docs-recipes.test.ts",
   "test/e2e/git-origin.test.ts",
+  "test/e2e/local-migrations.test.ts",
   "test/hardening/sweep.test.ts",
   "test/credentials/validation-cache.test.ts",
   "test/oauth/storage-scan.test.ts",
