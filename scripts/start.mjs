@@ -22,7 +22,6 @@ import { startClientAddressFront } from "./client-address-front.mjs";
 exitUnlessSupportedNode("scripts/start.mjs");
 const { checkVariables, secretKeyBaseProblems, VARIABLES, VARIABLE_NAMES } = await import("../src/config-variables.ts");
 const { startGitOrigin } = await import("./git-origin.mjs");
-const { applyLocalMigrations } = await import("./apply-migrations.mjs");
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -80,6 +79,8 @@ const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
 
 // The pending migrations, all in one Miniflare instance (scripts/apply-migrations.mjs): the same
 // rows and schema as `wrangler d1 migrations apply DB --local`, without its ~0.7 s per migration.
+// Imported here, not above: it loads wrangler (a second of CPU) that a refused start never needs.
+const { applyLocalMigrations } = await import("./apply-migrations.mjs");
 try {
   const applied = await applyLocalMigrations({ projectDir: root, persistTo: persist });
   if (verbose) console.log(applied.length ? `npm start: applied ${applied.length} D1 migration(s): ${applied.join(", ")}` : "npm start: no D1 migration to apply");
