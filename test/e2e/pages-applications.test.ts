@@ -16,6 +16,8 @@ import { until } from "./wait";
  * as another user, deny, revoke it from "Authorized applications", and the consent page's
  * protections (no framing; no cross-site POST without the CSRF token).
  */
+// Every test makes its own owner, application, user and browser context (one Chromium for the
+// file): they run side by side, their page loads and sign-ins overlapping.
 const pages = pagesSession();
 const base = pages.base;
 let client: Awaited<ReturnType<typeof startServer>>;
@@ -46,7 +48,7 @@ async function exchange(clientId: string, secret: string, code: string, redirect
   return (await res.json()) as { access_token: string; refresh_token: string };
 }
 
-describe("applications registered on the page, authorized by another user (spec: registration through /profile/applications)", () => {
+describe.concurrent("applications registered on the page, authorized by another user (spec: registration through /profile/applications)", () => {
   it("registers an application and shows its Application ID and secret once", async () => {
     const { page, secret, clientId, ctx } = await ownerAndApp();
     expect(secret).toMatch(/^gloas-/);
@@ -148,7 +150,7 @@ describe("applications registered on the page, authorized by another user (spec:
   });
 });
 
-describe("the consent page's protections (spec GET /oauth/authorize: consent)", () => {
+describe.concurrent("the consent page's protections (spec GET /oauth/authorize: consent)", () => {
   it("cannot be framed by another site (frame-ancestors 'none', X-Frame-Options DENY)", async () => {
     const { clientId, ctx: ownerCtx } = await ownerAndApp();
     await ownerCtx.close();
