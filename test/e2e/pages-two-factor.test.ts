@@ -35,7 +35,8 @@ async function signInSecondStep(page: Page, username: string, code: string): Pro
   await page.waitForLoadState("load");
 }
 
-describe("two-factor authentication in Chromium (spec: password flow disabled with 2FA)", () => {
+// Each test has its own user and browser contexts (one Chromium for the file): they run side by side.
+describe.concurrent("two-factor authentication in Chromium (spec: password flow disabled with 2FA)", () => {
   it("enrols, then signs in with a TOTP code and with a recovery code (each once)", async () => {
     const user = await pages.createUser("tfa");
     const ctx = await pages.newContext();
