@@ -47,7 +47,8 @@ async function offscreenControls(page: Page): Promise<string[]> {
   });
 }
 
-describe("page layout at a phone's and a desktop's width (DESIGN.md: every page fits 390 px)", () => {
+// The three tests use contexts of their own (one Chromium for the file): side by side.
+describe.concurrent("page layout at a phone's and a desktop's width (DESIGN.md: every page fits 390 px)", () => {
   it("every page of the catalogue: no sideways scrolling, every action on screen, a compact header; screenshots at both widths", async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const setup = await pages.newContext();
