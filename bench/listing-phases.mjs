@@ -62,7 +62,7 @@ try {
       for (const { sql, params } of ran) {
         // meta.duration is whole milliseconds locally: timed inside the Worker against SELECT 1.
         const runs = [];
-        for (let i = 0; i < 5; i++) runs.push(await json(await fetch(`${base}/-/bench/sql-time`, { method: "POST", body: JSON.stringify({ sql, params, n: 20 }) })));
+        for (let i = 0; i < 5; i++) runs.push((await json(await fetch(`${base}${url}`))).ran.find((r) => r.sql === sql));
         const ms = runs.map((r) => r.statementMs - r.trivialMs).sort((a, b) => a - b);
         const plan = (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all()).results.map((r) => r.detail).join(" | ");
         console.log(`${url}\n  ${ms[2].toFixed(3)} ms over SELECT 1 (${runs[2].trivialMs.toFixed(3)}} ms  ${sql}\n  params ${JSON.stringify(params)}\n  plan ${plan}\n`);

@@ -3,6 +3,7 @@ import { getConfig } from "../config";
 import { getDb } from "../db/client";
 import { findUserById } from "../db/users";
 import { listProjects } from "../db/namespace-listing";
+import { rawBatchOfTwo, rawFirst, recordingD1, timeStatement } from "../db/bench-probes";
 import type { AppEnv } from "../env";
 import { familyStub } from "../credentials/oauth-family";
 
@@ -25,56 +26,21 @@ bench.get("/do-read", async (c) => c.json({ n: await stub(c, c.req.query("k") ??
 // The floor of anything that needs the user row: one D1 read by primary key.
 bench.get("/d1-read", async (c) => c.json({ id: (await findUserById(getDb(c.env.DB), 1))?.id ?? null }));
 // Decomposition of a listing's cost (bench/listing-phases.mjs): one statement on the raw binding,
-// a batch of two, and the projects listing's SQL alone (no authentication, no rendering).
-bench.get("/d1-first", async (c) => c.json({ id: ((await c.env.DB.prepare("SELECT id FROM users WHERE id = 1").first()) as { id: number } | null)?.id ?? null }));
-bench.get("/d1-batch2", async (c) => {
-  const [a, b] = await c.env.DB.batch([c.env.DB.prepare("SELECT id FROM users WHERE id = 1"), c.env.DB.prepare("SELECT n FROM row_counts WHERE name = 'projects'")]);
-  return c.json({ a: a.results.length, b: b.results.length });
-});
+// a batch of two, the projects listing's SQL alone (no authentication, no rendering; ?sql=1 also
+// answers the statements it ran, each timed inside the Worker against SELECT 1).
+bench.get("/d1-first", async (c) => c.json({ id: await rawFirst(c.env.DB) }));
+bench.get("/d1-batch2", async (c) => c.json({ n: await rawBatchOfTwo(c.env.DB) }));
 bench.get("/projects-sql", async (c) => {
   const userId = c.req.query("user") ? Number(c.req.query("user")) : null;
   const page = Number(c.req.query("page") ?? 1);
-  // ?sql=1: the statements it ran (their SQL and bound values), for bench/listing-phases.mjs --sql.
   const ran: { sql: string; params: unknown[] }[] = [];
-  const raw = c.env.DB;
-  const recording = c.req.query("sql")
-    ? (new Proxy(raw, {
-        get(target, prop) {
-          if (prop === "prepare") {
-            return (q: string) => {
-              const rec = { sql: q, params: [] as unknown[] };
-              ran.push(rec);
-              const s = target.prepare(q);
-              return new Proxy(s, {
-                get(t, p) {
-                  if (p === "bind") return (...args: unknown[]) => ((rec.params = args), t.bind(...args));
-                  const v = Reflect.get(t, p, t);
-                  return typeof v === "function" ? v.bind(t) : v;
-                },
-              });
-            };
-          }
-          const v = Reflect.get(target, prop, target);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      }) as D1Database)
-    : raw;
-  const { rows, total } = await listProjects(getDb(recording), { userId, isAdmin: userId === null, membershipOnly: false }, {}, { orderBy: "created_at", sort: "desc", limit: 20, offset: (page - 1) * 20 });
-  return c.json({ n: rows.length, total, ran });
-});
-// One statement's time as the Worker sees it (bench/listing-phases.mjs --sql): n runs of it against
-// n runs of SELECT 1, so the difference is the statement's own SQL and result size, not the round trip.
-bench.post("/sql-time", async (c) => {
-  const { sql, params, n } = (await c.req.json()) as { sql: string; params: unknown[]; n: number };
-  const time = async (q: string, ps: unknown[]) => {
-    const start = performance.now();
-    for (let i = 0; i < n; i++) await c.env.DB.prepare(q).bind(...ps).raw();
-    return (performance.now() - start) / n;
-  };
-  await time(sql, params);
-  const trivial = await time("SELECT 1", []);
-  const statement = await time(sql, params);
-  return c.json({ statementMs: statement, trivialMs: trivial });
+  const d1 = c.req.query("sql") ? recordingD1(c.env.DB, ran) : c.env.DB;
+  const { rows, total } = await listProjects(getDb(d1), { userId, isAdmin: userId === null, membershipOnly: false }, {}, { orderBy: "created_at", sort: "desc", limit: 20, offset: (page - 1) * 20 });
+  // ?sql=1: each statement it ran, timed here against SELECT 1 (the listing's own statements only:
+  // no SQL is taken from the request).
+  const timed = [];
+  for (const s of ran) timed.push({ ...s, ...(await timeStatement(c.env.DB, s.sql, s.params, 20)) });
+  return c.json({ n: rows.length, total, ran: timed });
 });
 bench.post("/do-write", async (c) => c.json({ n: await stub(c, c.req.query("k") ?? "0").benchWrite() }));
 // Plain HTTP upload of the body into R2 (bench/plugin.mjs measures SendFile against it).
