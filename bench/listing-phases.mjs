@@ -49,6 +49,7 @@ const listings = (admin, as50) => [
   ["`GET /groups` page 1, member of 50", "/api/v4/groups", as50],
   ["`GET /users?search=`, member of 50", "/api/v4/users?search=user17777", as50],
   ["`GET /audit_events` page 1, administrator", "/api/v4/audit_events", { headers: admin }],
+  ["`GET /runners/all` page 1, administrator", "/api/v4/runners/all", { headers: admin }],
 ];
 
 const { worker, base, db, admin, member50, as50 } = await seeded();
