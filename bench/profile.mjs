@@ -5,6 +5,7 @@
 // Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|introspect|refresh|refresh-secret|dpop]
 //   (default oauth; bounded: 6 s). refresh-secret: a confidential client's rotations with client_id
 //   and client_secret in the form body (16 chains); dpop: GET /api/v4/user with a DPoP-bound token.
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { BENCH_VARS, USER_PASSWORD, form, seedService, json } from "./lib/seed.mjs";
@@ -104,6 +105,8 @@ try {
   const result = await autocannon({ ...cannon, connections: 8, duration: SECONDS });
   const { result: { profile } } = await send("Profiler.stop");
   ws.close();
+  // PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools opens it; bench/profile-modules.mjs reads it).
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ ...profile, requests: result.requests.total }));
 
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
