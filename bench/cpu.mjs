@@ -14,16 +14,57 @@
 // Run:  npx node bench/cpu.mjs                       the current tree, every scenario
 //       CPU_BUNDLES=base=/tmp/a/index.js,new=/tmp/b/index.js npx node bench/cpu.mjs empty user
 //       (bundles from `wrangler deploy --dry-run --outdir`, e.g. buildWorker() of bench/lib/worker.mjs)
+//       CPU_MODE=loop ... the Worker's JavaScript alone (below)
 // Bounded: ROUNDS (default 5) x scenarios x bundles x REQUESTS (default 2000) at 8 connections.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import autocannon from "autocannon";
 import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
-import { startBuiltWorker } from "./lib/worker.mjs";
+import { buildWorker, startBuiltWorker } from "./lib/worker.mjs";
 import { startWorkersOAuthProvider } from "./lib/peer-servers.mjs";
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 2000);
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 8);
+/**
+ * CPU_MODE=loop: each figure is one request whose Worker calls the bundle's own fetch REQUESTS times
+ * in a row (a wrapper module beside the bundle, below), so HTTP parsing, Miniflare's entry worker and
+ * the connection fall out and what is left is the Worker's JavaScript per request (the log line and
+ * the Response included). Small differences between bundles stand out there; the default mode
+ * gives the whole cost a client sees.
+ */
+const LOOP = process.env.CPU_MODE === "loop";
+/** The loop's default export; the bundle's own is renamed to `bundled_default` (loopScript). */
+const LOOP_WRAPPER = `
+const cpu_loop_default = {
+  ...bundled_default,
+  async fetch(req, env, ctx) {
+    const u = new URL(req.url);
+    const n = Number(u.searchParams.get("__loop") ?? 0);
+    if (!n) return bundled_default.fetch(req, env, ctx);
+    const spec = JSON.parse(u.searchParams.get("__request"));
+    for (let i = 0; i < n; i++) {
+      const res = await bundled_default.fetch(new Request(spec.url, { method: spec.method, headers: spec.headers, body: spec.body }), env, ctx);
+      await res.arrayBuffer();
+      if (res.status !== 200) return new Response(String(res.status), { status: 500 });
+    }
+    return new Response("ok");
+  },
+};
+`;
+/**
+ * A copy of the bundle whose default export is the loop (Miniflare loads one module file): the
+ * bundle's closing `export { ..., x as default }` is rewritten, the rest is byte for byte the same.
+ */
+function loopScript(bundle) {
+  const source = readFileSync(bundle, "utf8");
+  const exported = /\n {2}(\w+) as default\n\};/.exec(source);
+  if (!exported) throw new Error(`${bundle}: no "x as default" export to wrap`);
+  const file = path.join(path.dirname(bundle), "cpu-loop.js");
+  const rewritten = source.replace(exported[0], "\n  cpu_loop_default as default\n};");
+  writeFileSync(file, rewritten.replace(/\nexport \{/, `\nconst bundled_default = ${exported[1]};${LOOP_WRAPPER}export {`));
+  return file;
+}
 
 /** workerd processes that are children of this one. */
 function workerdChildren() {
@@ -55,14 +96,22 @@ function cpuMicros(pid) {
 
 const bundles = process.env.CPU_BUNDLES
   ? process.env.CPU_BUNDLES.split(",").map((pair) => pair.split("="))
-  : [["current tree", undefined]];
+  : [["current tree", buildWorker()]];
 const wanted = process.argv.slice(2);
+
+/** CPU_MODE=loop: one request that makes the Worker answer `opts` REQUESTS times. */
+async function loopOnce(b, opts) {
+  const spec = { url: opts.url, method: opts.method ?? "GET", headers: opts.headers ?? {}, body: opts.body };
+  const res = await fetch(`${b.worker.url}/-/cpu-loop?__loop=${REQUESTS}&__request=${encodeURIComponent(JSON.stringify(spec))}`);
+  const text = await res.text();
+  return { requests: { total: REQUESTS }, non2xx: res.status === 200 ? 0 : REQUESTS, errors: res.status === 200 ? 0 : `${res.status} ${text}` };
+}
 
 const served = [];
 try {
   for (const [name, scriptPath] of bundles) {
     const before = workerdChildren();
-    const worker = await startBuiltWorker({ vars: BENCH_VARS, scriptPath });
+    const worker = await startBuiltWorker({ vars: BENCH_VARS, scriptPath: LOOP ? loopScript(scriptPath) : scriptPath });
     const pids = [...workerdChildren()].filter((p) => !before.has(p));
     if (pids.length !== 1) throw new Error(`${name}: expected one new workerd process, found ${pids.length}`);
     const base = worker.url;
@@ -92,7 +141,7 @@ try {
   }
   // CPU_PEER=1: @cloudflare/workers-oauth-provider on its own workerd, its empty and Bearer routes
   // beside ours (bench/lib/peer-servers.mjs), so the gap of issue 32's first rows reads in µs.
-  if (process.env.CPU_PEER === "1") {
+  if (process.env.CPU_PEER === "1" && !LOOP) {
     const before = workerdChildren();
     const wop = await startWorkersOAuthProvider();
     const pids = [...workerdChildren()].filter((p) => !before.has(p));
@@ -104,7 +153,7 @@ try {
   const names = Object.keys(served[0].scenarios).filter((s) => wanted.length === 0 || wanted.includes(s));
   // Warm-up: JIT and every object, once per bundle and scenario, outside the figures.
   const servedFor = (s) => served.filter((b) => b.scenarios[s]);
-  for (const s of names) for (const b of servedFor(s)) await autocannon({ ...b.scenarios[s], connections: CONNECTIONS, amount: Math.min(REQUESTS, 1000) });
+  for (const s of names) for (const b of servedFor(s)) await (LOOP ? loopOnce(b, b.scenarios[s]) : autocannon({ ...b.scenarios[s], connections: CONNECTIONS, amount: Math.min(REQUESTS, 1000) }));
 
   const samples = {}; // `${scenario}\t${bundle}` -> [{ worker, node }]
   for (let r = 0; r < ROUNDS; r++) {
@@ -112,7 +161,7 @@ try {
       for (const b of servedFor(s)) {
         const w0 = cpuMicros(b.pid);
         const n0 = process.cpuUsage();
-        const result = await autocannon({ ...b.scenarios[s], connections: CONNECTIONS, amount: REQUESTS });
+        const result = LOOP ? await loopOnce(b, b.scenarios[s]) : await autocannon({ ...b.scenarios[s], connections: CONNECTIONS, amount: REQUESTS });
         const worker = (cpuMicros(b.pid) - w0) / result.requests.total;
         const nu = process.cpuUsage(n0);
         const node = (nu.user + nu.system) / result.requests.total;
@@ -133,7 +182,7 @@ try {
     const node = served.map((b) => (samples[`${s}\t${b.name}`] ? Math.round(median(samples[`${s}\t${b.name}`].map((x) => x.node))) : "—")).join(" / ");
     lines.push(`| ${s} | ${cells.join(" | ")}${ratios.length ? ` | ${ratios.join(" | ")}` : ""} | ${node} |`);
   }
-  console.log(`\n${ROUNDS} rounds x ${REQUESTS} requests at ${CONNECTIONS} connections per scenario and bundle\n\n${lines.join("\n")}`);
+  console.log(`\n${ROUNDS} rounds x ${REQUESTS} requests ${LOOP ? "in one loop inside the Worker (CPU_MODE=loop)" : `at ${CONNECTIONS} connections`} per scenario and bundle\n\n${lines.join("\n")}`);
 } finally {
   await Promise.allSettled(served.map((b) => b.worker.stop()));
 }
