@@ -7,6 +7,7 @@
 //   and client_secret in the form body (16 chains); dpop: GET /api/v4/user with a DPoP-bound token;
 //   projects-50 / groups-50: GET /projects / GET /groups page 1 of a member of 50 groups on the
 //   instance of bench/listings.mjs --ratios (seeded first: 100,251 projects, 20,000 groups).
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { BENCH_VARS, USER_PASSWORD, form, seedService, json } from "./lib/seed.mjs";
@@ -116,6 +117,8 @@ try {
   const result = await autocannon({ ...cannon, connections: 8, duration: SECONDS });
   const { result: { profile } } = await send("Profiler.stop");
   ws.close();
+  // PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools opens it; bench/profile-modules.mjs reads it).
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ ...profile, requests: result.requests.total }));
 
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
