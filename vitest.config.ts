@@ -4,6 +4,7 @@ import { startGitOrigin } from "./scripts/git-origin.mjs";
 import { buildSync } from "esbuild";
 import { suiteSequencer } from "./test/setup/sequencer.ts";
 import { KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
+import { PREBUNDLED } from "./test/setup/prebundled.ts";
 
 // An external plugin for the Plugin gateway tests (test/plugin/echo-plugin.ts), bundled into an auxiliary worker.
 const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
@@ -63,6 +64,10 @@ function workersProject(name: string, files: { isolate: boolean; include?: strin
       exclude: ["test/e2e/**", "node_modules/**", ...(files.exclude ?? [])],
       setupFiles: ["./test/setup/apply-migrations.ts"],
       testTimeout: 30_000,
+      // The packages as one module each instead of file by file: half of a runtime's start
+      // (test/setup/prebundled.ts). Vitest leaves JSX runtimes out (hono/jsx/jsx-dev-runtime stays
+      // file by file); it keeps no state the pre-bundled hono/html shares.
+      deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED } } },
     },
   };
 }
