@@ -60,7 +60,7 @@ function workersProject(name: string, files: { isolate: boolean; include?: strin
       isolate: files.isolate,
       include: files.include ?? ["test/**/*.test.ts", "test/**/*.test.tsx"],
       exclude: ["test/e2e/**", "node_modules/**", ...(files.exclude ?? [])],
-      setupFiles: ["./test/setup/apply-migrations.ts"],
+      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/drop-request-lines.ts"],
       testTimeout: 30_000,
       // The packages as one module each instead of file by file: half of a runtime's start
       // (test/setup/prebundled.ts). Vitest leaves JSX runtimes out (hono/jsx/jsx-dev-runtime stays
@@ -92,8 +92,6 @@ export default defineConfig({
     // Which file a freed lane takes next: end-to-end first, long before short (test/setup/sequencer.ts).
     sequence: { sequencer: suiteSequencer({ knownSlow: KNOWN_SLOW, ownServer: OWN_SERVER }) },
     reporters: ["default", "./test/setup/summary-reporter.ts"],
-    // The per-request log lines (docs/operations.md) would bury the test output.
-    onConsoleLog: (log) => !log.startsWith('{"msg":"request"'),
     projects: [
       workersProject("workers", { isolate: false, exclude: stateSensitiveFiles }),
       workersProject("workers-isolated", { isolate: false, include: stateSensitiveFiles }),
