@@ -44,7 +44,9 @@ function git(args, { input, env } = {}) {
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git ${args[0]}: ${err.trim() || `exit ${code}`}`))));
+    // "close", not "exit": a process may exit before its output is read, and a blob id read as ""
+    // then broke the initial commit under load (mktree: "input format error").
+    child.on("close", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git ${args[0]}: ${err.trim() || `exit ${code}`}`))));
     child.stdin.on("error", () => {});
     child.stdin.end(input ?? "");
   });

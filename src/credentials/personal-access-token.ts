@@ -1,5 +1,5 @@
 import { getDb } from "../db/client";
-import { livePersonalAccessTokenHashes, markPersonalAccessTokenRevoked, PAT_PREFIX, touchPersonalAccessToken } from "../db/personal-access-tokens";
+import { markPersonalAccessTokenRevoked, PAT_PREFIX, touchPersonalAccessToken } from "../db/personal-access-tokens";
 import type { PersonalAccessTokenState } from "../durable/personal-access-token";
 import type { Bindings } from "../env";
 import { AuthError } from "./errors";
@@ -58,14 +58,6 @@ export async function revokePersonalAccessToken(env: Bindings, id: number, userI
   if (hash === null) return false;
   await outlastValidationCache(env, [await patStub(env, hash).revoke()]);
   return true;
-}
-
-/**
- * The user changed: every live PAT of the user drops its copy of the user row. Answers how long
- * ago each was last vouched for (for a caller that takes access away).
- */
-export async function dropUserFromPersonalAccessTokens(env: Bindings, userId: number): Promise<SinceVouched[]> {
-  return dropUserFromPersonalAccessTokenHashes(env, await livePersonalAccessTokenHashes(getDb(env.DB), userId));
 }
 
 /** These PATs drop their copy of the user (a slice of a change's effects, src/services/changes/credential-steps.ts). */

@@ -1,7 +1,8 @@
-import { and, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { users } from "./schema/accounts";
 import { pendingChanges } from "./schema/changes";
+import { oauthTokenFamilies } from "./schema/oauth";
 import type { UserRow } from "./users";
 
 /**
@@ -50,4 +51,16 @@ export async function findGrantHolder(db: Db, userId: number, applicationId: num
 /** Whether a grant made at `grantCreatedAt` is ended by the holder's cutoff. */
 export function grantEnded(grantCreatedAt: number, grantsEndedBefore: number | null | undefined): boolean {
   return grantsEndedBefore !== null && grantsEndedBefore !== undefined && grantCreatedAt <= grantsEndedBefore;
+}
+
+/**
+ * For a listing of grants (`oauth_token_families` rows): true when no pending change ends the row's
+ * grant, the same rule as findGrantHolder's cutoff in SQL, so a grant whose revocation is on the way
+ * is not listed as live (the authorized-applications page while a revocation runs in slices).
+ */
+export function notEndedByPendingChange(): SQL {
+  const f = oauthTokenFamilies;
+  return sql`NOT EXISTS (SELECT 1 FROM ${pendingChanges} WHERE ${inArray(pendingChanges.kind, GRANT_ENDING_KINDS)}
+    AND ${pendingChanges.subject} IN ('user:' || ${f.userId}, 'application:' || ${f.applicationId}, 'user:' || ${f.userId} || '/application:' || ${f.applicationId})
+    AND ${pendingChanges.createdAt} >= ${f.createdAt})`;
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { batchesOf } from "./batches";
+import { notEndedByPendingChange } from "./grant-holder";
 import { inIdList } from "./listing";
 import { auditEvents } from "./schema/accounts";
 import { applications } from "./schema/applications";
@@ -8,7 +9,7 @@ import { oauthTokenFamilies } from "./schema/oauth";
 
 export type TokenFamilyRow = typeof oauthTokenFamilies.$inferSelect;
 
-/** The user's live grants, each with its application's id, Application ID and name. */
+/** The user's live grants (none a pending change ends), each with its application's id, Application ID and name. */
 export async function activeGrantsOfUser(
   db: Db,
   userId: number,
@@ -17,7 +18,7 @@ export async function activeGrantsOfUser(
     .select({ family: oauthTokenFamilies, app: { id: applications.id, uid: applications.uid, name: applications.name } })
     .from(oauthTokenFamilies)
     .innerJoin(applications, eq(applications.id, oauthTokenFamilies.applicationId))
-    .where(and(eq(oauthTokenFamilies.userId, userId), eq(oauthTokenFamilies.status, "active")));
+    .where(and(eq(oauthTokenFamilies.userId, userId), eq(oauthTokenFamilies.status, "active"), notEndedByPendingChange()));
 }
 
 /**

@@ -106,16 +106,7 @@ export async function markPersonalAccessTokenRevoked(db: Db, id: number, userId?
   return row?.hash ?? null;
 }
 
-/** The hashes of a user's tokens that may still authenticate (their objects keep a user copy). */
-export async function livePersonalAccessTokenHashes(db: Db, userId: number, now = Date.now()): Promise<string[]> {
-  const rows = await db
-    .select({ hash: personalAccessTokens.tokenHash })
-    .from(personalAccessTokens)
-    .where(and(patWhere({ userId, state: "active", now })));
-  return rows.map((r) => r.hash);
-}
-
-/** A page of `livePersonalAccessTokenHashes`: in hash order after `afterHash` (""), at most `limit` (a slice of a change's effects). */
+/** A page of the hashes of a user's tokens that may still authenticate (their objects keep a user copy): in hash order after `afterHash` (""), at most `limit` (a slice of a change's effects). */
 export async function livePersonalAccessTokenHashesAfter(db: Db, userId: number, afterHash: string, limit: number, now = Date.now()): Promise<string[]> {
   const rows = await db
     .select({ hash: personalAccessTokens.tokenHash })

@@ -139,8 +139,9 @@ export class TokenFamily extends DurableObject<Bindings> {
     /** From 15.0 every new token expires (gate oauth-tokens-without-expiry). */
     forceExpiry: boolean;
     now: number;
-    /** The user row read from D1 for this exchange: who the tokens would be issued to. */
+    /** Read from D1 for this exchange: who the tokens would go to, and the cutoff of pending changes that end this grant (src/db/grant-holder.ts). */
     user: Pick<UserRow, "state"> | null;
+    grantsEndedBefore: number | null;
     /** RFC 8707: the resource named in the token request (a path), or null for the authorized one. */
     resource: string | null;
     /** RFC 9449: the thumbprint of the token request's DPoP proof key; null without a proof. */
@@ -164,6 +165,7 @@ export class TokenFamily extends DurableObject<Bindings> {
     if (s.code.dpopJkt && s.code.dpopJkt !== (input.dpopJkt ?? null)) return refuse("DPoP proof key does not match dpop_jkt");
     // The code stays unused: a deactivated user's code works again if activated within its life.
     if (!mayReceiveTokens(input.user)) return refuse("user not active");
+    if (grantEnded(s.createdAt, input.grantsEndedBefore)) return refuse("a pending change ends this grant; its revocation is on the way");
     // Refused before the code is used, so the client may retry with the resource it was granted.
     if (!bindResource(s, input.resource)) return { ok: false, error: "invalid_target", reason: "resource not authorized" };
     s.code.usedAt = input.now;

@@ -1,4 +1,4 @@
-import { userChanged, userLostAccess } from "../credentials/user-credentials";
+import { userChanged, userLostAccess } from "./accounts/user-changed";
 import { md5Fingerprint, parseSshPublicKey, sha256Fingerprint } from "../credentials/ssh-public-key";
 import { recordAudit, type AuditActor } from "../db/audit";
 import { getDb } from "../db/client";

@@ -3,7 +3,7 @@ import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { createMiddleware } from "hono/factory";
 import { passwordExpired } from "../services/accounts/password-expiry";
-import { renderPage, type PageEnv } from "./page";
+import { renderPage, type PageEnv, type VisitorEnv } from "./page";
 import { pageRefusal } from "./refusal";
 import { notFoundPage } from "./pages/not-found";
 import { pageSecurityHeaders, requireCsrf } from "./security";
@@ -16,7 +16,9 @@ import { csrfToken, currentSession, currentSessionSid, currentUser, endSession, 
  *   1. the pages' security headers (CSP, framing, nosniff, no-store; `pageSecurityHeaders`),
  *   2. on every unsafe method (anything but GET, HEAD, OPTIONS) the Origin / Sec-Fetch-Site check
  *      and the session-bound CSRF token (`requireCsrf`), whoever the visitor is,
- *   3. who may enter: `anyone`; `signed-in` (a visitor goes to sign in and comes back to the path,
+ *   3. who may enter: `anyone`; `visitor` (anyone, with the signed-in user or null on c.var.user,
+ *      for a page of a resource that may be public: a refusal sends an anonymous visitor to sign in,
+ *      `renderPagesError`); `signed-in` (a visitor goes to sign in and comes back to the path,
  *      as GitLab redirects; a password an administrator set is replaced first); `administrator`
  *      (as signed-in, and a signed-in user who is not an administrator gets "Page not found", so
  *      the admin area is not revealed).
@@ -24,7 +26,7 @@ import { csrfToken, currentSession, currentSessionSid, currentUser, endSession, 
  * added without one, and `test/web/page-door-sweep.test.ts` checks every page route of the app.
  */
 export type PageDoor = {
-  enter: "anyone" | "signed-in" | "administrator";
+  enter: "anyone" | "visitor" | "signed-in" | "administrator";
   /**
    * CSP form-action: false for a page whose form ends in a redirect to another site (the consent
    * page), because Chromium applies form-action to the redirect too.
@@ -43,7 +45,7 @@ const DECLARED = Symbol("page door");
 type GuardHandler = MiddlewareHandler & { [DECLARED]?: PageDoor };
 
 /** GitLab's sign-in redirect: the path (and, for a GET, its query) comes back after sign-in. */
-function signInFirst(c: Parameters<MiddlewareHandler>[0]): Response {
+export function signInFirst(c: Parameters<MiddlewareHandler>[0]): Response {
   const url = new URL(c.req.url);
   const back = c.req.method === "GET" ? `${url.pathname}${url.search}` : url.pathname;
   return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(back)}`, 302);
@@ -63,6 +65,13 @@ const signedIn = createMiddleware<PageEnv>(async (c, next) => {
   await next();
 });
 
+/** Anyone; a signed-in user is held to signedIn's rules (a password to replace first), an anonymous visitor is null. */
+const visitor = createMiddleware<VisitorEnv>(async (c, next) => {
+  if (await currentUser(c)) return signedIn(c as never, next);
+  c.set("user", null);
+  await next();
+});
+
 const administrator = createMiddleware<PageEnv>(async (c, next) => {
   let notAdmin: Response | undefined;
   const refused = await signedIn(c, async () => {
@@ -73,7 +82,7 @@ const administrator = createMiddleware<PageEnv>(async (c, next) => {
 });
 
 function guardOf(door: PageDoor): GuardHandler {
-  const who = door.enter === "anyone" ? null : door.enter === "signed-in" ? signedIn : administrator;
+  const who = { anyone: null, visitor, "signed-in": signedIn, administrator }[door.enter];
   const guard: GuardHandler = async (c, next) => {
     // CSRF first (it throws its refusal), then who: a redirect to sign in is this handler's answer.
     let answer: Response | void = undefined;

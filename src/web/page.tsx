@@ -15,6 +15,9 @@ type Ctx = Context<any>;
 /** Env of page sub-apps: a signed-in door (src/web/door.ts) puts the signed-in user in c.var.user. */
 export type PageEnv = { Bindings: Bindings; Variables: Variables & { user: UserRow } };
 
+/** Env of a page open to visitors (the `visitor` door): the signed-in user, or null for an anonymous visitor. */
+export type VisitorEnv = { Bindings: Bindings; Variables: Variables & { user: UserRow | null } };
+
 /** Renders a page in the layout, with the navigation bar when someone is signed in. */
 export async function renderPage(c: Ctx, title: string, body: Child, status: ContentfulStatusCode = 200): Promise<Response> {
   // A 500 page is drawn without the session lookup: the failure it reports may be the store's.

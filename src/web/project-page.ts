@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ProjectAbility } from "../domain/abilities";
 import { checkProject, sessionAsker, type CheckedProject, type ProjectAccess } from "../services/abilities";
-import type { PageEnv } from "./page";
+import type { PageEnv, VisitorEnv } from "./page";
 import { projectRoute } from "../http/router";
 
 /**
@@ -11,11 +11,11 @@ import { projectRoute } from "../http/router";
 export const PROJECT_PATH = projectRoute();
 
 /**
- * The project of the URL for the signed-in user, checked for `ability` by the one resolver
+ * The project of the URL for the signed-in user (or an anonymous visitor), checked for `ability` by the one resolver
  * (src/services/abilities.ts): not found when they may not see it (existence is not revealed),
  * forbidden when they see it but may not do this; the pages' refusal renders both in their words.
  */
-export async function projectForPage<A extends ProjectAbility>(c: Context<PageEnv>, ability: A): Promise<{ project: CheckedProject<A>; access: ProjectAccess }> {
+export async function projectForPage<A extends ProjectAbility>(c: Context<PageEnv> | Context<VisitorEnv>, ability: A): Promise<{ project: CheckedProject<A>; access: ProjectAccess }> {
   return checkProject(c.env, sessionAsker(c.var.user), c.req.param("project") ?? "", ability);
 }
 

@@ -13,6 +13,9 @@ const ABILITY_SENTENCES: Record<string, string> = {
   ability_forbidden: "You are not allowed to do this in this project.",
 };
 
+/** Whether the abilities resolver refused: not found or not allowed (an anonymous visitor is sent to sign in instead). */
+export const isAbilityRefusal = (err: Error): boolean => reasonOf(err, ABILITY_REASONS) !== null;
+
 /**
  * What a page shows for a refused request (the pages' and the authorize endpoint's renderers): the
  * status and the sentence, from the error family (its message is written for the person) or from

@@ -2,7 +2,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { personalAccessToken } from "../../src/credentials/personal-access-token";
 import { resolveToken } from "../../src/credentials/resolve";
-import { revokeAllCredentialsOfUser, userChanged } from "../../src/credentials/user-credentials";
+import { userChanged } from "../../src/services/accounts/user-changed";
+import { blockUser } from "../../src/services/accounts/user-state";
 import { sha256Hex } from "../../src/crypto/hash";
 import { toHex, randomBytes } from "../../src/crypto/random";
 import { getDb } from "../../src/db/client";
@@ -165,7 +166,7 @@ describe("user changes reach every PAT at once", () => {
     expect((await resolveToken(env, token)).user.name).toBe("Renamed Later");
   });
 
-  it("revokeAllCredentialsOfUser(): OAuth grants revoked, sessions ended, PATs refused while the user is blocked", async () => {
+  it("a block (blockUser): OAuth grants revoked, sessions ended, PATs refused while the user is blocked", async () => {
     const { user, token } = await makeUserWithToken();
     const { oauthToken } = await import("../helpers/password-grant");
     const { TEST_PASSWORD } = await import("../helpers/fixtures");
@@ -174,9 +175,8 @@ describe("user changes reach every PAT at once", () => {
     const { raw } = await createSession(env, { userId: user.id, pendingTwoFactor: false, ttlMs: 60_000 });
     expect(await findSession(env, raw)).not.toBeNull();
     await resolveToken(env, token);
-    await getDb(env.DB).update(users).set({ state: "blocked" }).where(eq(users.id, user.id));
-    const done = await revokeAllCredentialsOfUser(env, user.id, null, "user_blocked");
-    expect(done).toMatchObject({ families: 1, sessions: 1 });
+    const admin = await makeUser({ isAdmin: true });
+    expect(await blockUser(env, { id: admin.id, ip: null }, user.id)).toBe(true);
     await expect(resolveToken(env, oauth)).rejects.toMatchObject({ reason: "revoked" });
     await expect(resolveToken(env, token)).rejects.toMatchObject({ reason: "blocked" });
     expect(await findSession(env, raw)).toBeNull();

@@ -6,6 +6,8 @@ import { getDb } from "../../src/db/client";
 import { listAuditEvents } from "../../src/db/audit";
 import { findProject } from "../../src/db/projects";
 import { originFetch, repositoryStoragePath } from "../../src/git/origin-client";
+import { createProjectRepository } from "../../src/git/provisioning";
+import { readBranches } from "../../src/git/repository-reader";
 import { SIGNATURE_HEADERS, signParts } from "../../src/git/origin-signature";
 import { projectSubject, recordChange, sweepPendingChanges } from "../../src/services/changes/runner";
 import { call, json, makeUserWithToken } from "../helpers/fixtures";
@@ -94,6 +96,18 @@ describe("DESIGN Git over HTTPS: repositories follow their projects", () => {
     const body = (await res.json()) as { path_with_namespace: string };
     const refs = await advertisedRefs(body.path_with_namespace, token);
     expect(refs).toMatch(/[0-9a-f]{40} refs\/heads\/trunk/);
+  });
+
+  it("repositories created at once each get their initial commit (the origin reads git's whole output before it goes on)", async () => {
+    // Ids far above any project's here (safe integers): these repositories belong to no project row.
+    const base = 9_000_000_000_000_000 + Math.floor(Math.random() * 1_000_000_000_000);
+    const projects = Array.from({ length: 24 }, (_, i) => ({ id: base + i, defaultBranch: "main" }));
+    const failures = await Promise.all(projects.map((p) => createProjectRepository(env, p, { message: "First", author: { name: "A", email: "a@example.test" }, files: { "README.md": `# ${p.id}\n`, "b.txt": "b\n" } })));
+    expect(failures).toEqual(projects.map(() => null));
+    for (const p of projects) {
+      const { branches } = await readBranches(origin, p.id);
+      expect(branches.map((b) => b.name), String(p.id)).toEqual(["main"]);
+    }
   });
 
   it("a renamed project keeps its repository: the new path serves the same refs, the old path is 404", async () => {

@@ -8,6 +8,7 @@ import { familyStub } from "../../src/credentials/oauth-family";
 import { parseCode } from "../../src/credentials/oauth-token-format";
 import { signedInUser } from "../helpers/browser";
 import { VALIDATION_CACHE_SETTINGS, callWithValidationCache } from "../helpers/validation-cache";
+import { authorizationSubject, recordChange } from "../../src/services/changes/runner";
 import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
 async function expectError(res: Response, status: number, error: string, description?: string) {
@@ -191,5 +192,19 @@ describe.each(VALIDATION_CACHE_SETTINGS)("DESIGN, authorization code replay revo
     const fid = parseCode(code)!.fid;
     const audits = await getDb(env.DB).select().from(auditEvents).where(and(eq(auditEvents.action, "code_reuse"), eq(auditEvents.entityId, fid)));
     expect(audits).toHaveLength(1);
+  });
+});
+
+describe("DESIGN Changes that finish: a pending change ends the grants made before it, codes included", () => {
+  it("a code approved before a pending revocation of the authorization is refused at exchange (invalid_grant), not issued and refused later", async () => {
+    const { app } = await makeApp({ confidential: false });
+    const { user, browser } = await signedInUser();
+    const { verifier, challenge } = await pkce();
+    const code = await getCode(browser, { client_id: app.uid, code_challenge: challenge, code_challenge_method: "S256", scope: "api" });
+    // What a revocation interrupted before its effects leaves: the intent alone (src/services/authorizations.ts).
+    const recorded = await recordChange(env, { kind: "authorization_revoked", subject: authorizationSubject(user.id, app.id), payload: { userId: user.id, applicationId: app.id }, audit: null });
+    expect(recorded).toBe(true);
+    const res = await tokenRequest({ grant_type: "authorization_code", client_id: app.uid, code, redirect_uri: REDIRECT, code_verifier: verifier });
+    await expectError(res, 400, "invalid_grant");
   });
 });

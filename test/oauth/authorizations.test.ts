@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { deleteApplication } from "../../src/services/applications";
 import { listAuthorizedApplications, revokeUserAuthorizationsForApplication } from "../../src/services/authorizations";
+import { authorizationSubject, recordChange } from "../../src/services/changes/runner";
 import { signedInUser } from "../helpers/browser";
 import { REDIRECT, call, getCode, makeApp, pkce, tokenRequest, type Tokens } from "./helpers";
 
@@ -25,6 +26,19 @@ describe("Authorized applications (exports for the account pages and the admin A
     expect(list).toHaveLength(1);
     expect(list[0].application).toEqual({ id: app.id, uid: app.uid, name: app.name });
     expect(list[0].scopes.sort()).toEqual(["api", "read_user"]);
+  });
+
+  it("DESIGN Changes that finish: an application whose revocation is still pending is not listed; a grant made after it is", async () => {
+    const { app } = await makeApp({ confidential: false });
+    const { user, browser } = await signedInUser();
+    const before = await grantFor(app, browser);
+    // What a revocation stopped before its effects leaves: the intent, every grant still active in D1.
+    expect(await recordChange(env, { kind: "authorization_revoked", subject: authorizationSubject(user.id, app.id), payload: { userId: user.id, applicationId: app.id }, audit: null })).toBe(true);
+    expect(await listAuthorizedApplications(env, user.id)).toEqual([]);
+    expect((await call("/api/v4/user", { token: before.access_token })).status).toBe(401);
+    const after = await grantFor(app, browser);
+    expect((await call("/api/v4/user", { token: after.access_token })).status).toBe(200);
+    expect((await listAuthorizedApplications(env, user.id)).map((a) => a.application.id)).toEqual([app.id]);
   });
 
   it("revokeUserAuthorizationsForApplication revokes every grant of that user for that app at once", async () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { userChanged } from "../../src/credentials/user-credentials";
+import { userChanged } from "../../src/services/accounts/user-changed";
 import { signedInUser } from "../helpers/browser";
 import { makeUserWithToken } from "../helpers/fixtures";
 import { enterCode, errorOf, poll, start } from "../oidc/device-helpers";

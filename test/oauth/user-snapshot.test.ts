@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { FamilyState, TokenFamily } from "../../src/durable/token-family";
-import { userChanged } from "../../src/credentials/user-credentials";
+import { userChanged } from "../../src/services/accounts/user-changed";
 import { familyStub } from "../../src/credentials/oauth-family";
 import { parseAccessToken } from "../../src/credentials/oauth-token-format";
 import { call, pkceTokens, setUser } from "./helpers";

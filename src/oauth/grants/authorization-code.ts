@@ -1,6 +1,6 @@
 import { recordCodeExchanged } from "../../services/token-families";
 import { getDb } from "../../db/client";
-import { findUserById } from "../../db/users";
+import { findGrantHolder } from "../../db/grant-holder";
 import { isValidVerifier, s256 } from "../../domain/pkce";
 import { OAuthError } from "../errors";
 import { expiryForced } from "../../credentials/oauth-access-token";
@@ -35,9 +35,10 @@ export const authorizationCodeGrant: Grant = {
     // Everything is hashed and minted before the one call, which then runs atomically.
     const access = mintAccessToken(userId, fid);
     const refresh = mintRefreshToken(userId, fid);
-    // The user's state is read beside the hashing and checked by the family as it issues.
-    const [user, codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
-      findUserById(db, userId),
+    // The user's state, and the cutoff of a pending change that ends this grant (src/db/grant-holder.ts),
+    // are read beside the hashing and checked by the family as it issues.
+    const [holder, codeHash, verifierChallenge, accessHash, refreshHash] = await Promise.all([
+      findGrantHolder(db, userId, client.app.id),
       hashToken(code),
       verifier ? s256(verifier) : null,
       hashToken(access),
@@ -52,7 +53,8 @@ export const authorizationCodeGrant: Grant = {
       pair: { accessHash, refreshHash, createdAt: now },
       forceExpiry: expiryForced(env),
       now,
-      user: user ? { state: user.state } : null,
+      user: holder ? { state: holder.user.state } : null,
+      grantsEndedBefore: holder?.grantsEndedBefore ?? null,
       resource,
       dpopJkt,
     });

@@ -4,7 +4,7 @@ import { disableOtp } from "../../db/two-factor";
 import { findUserById } from "../../db/users";
 import type { Bindings } from "../../env";
 import { deletePendingTwoFactorSessions } from "../../db/user-accounts";
-import { userChanged } from "../../credentials/user-credentials";
+import { userChanged } from "./user-changed";
 import { AppError } from "../../domain/errors";
 
 /**

@@ -6,7 +6,7 @@ import { takenFields, type UserRow } from "../../db/users";
 import { AppError } from "../../domain/errors";
 import { verifyReenteredPassword } from "./password-reentry";
 import type { Bindings } from "../../env";
-import { userChanged } from "../../credentials/user-credentials";
+import { userChanged } from "./user-changed";
 import { sendMail } from "../../mail/mail";
 import { CONFIRM_WITHIN_MS, newMailedToken, stillValid, tokenHash } from "./mailed-tokens";
 

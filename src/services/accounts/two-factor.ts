@@ -9,7 +9,7 @@ import { getDb } from "../../db/client";
 import { acceptOtpStep, disableOtp, enableOtp, setBackupCodeHashes, setPendingOtpSecret, swapBackupCodeHashes } from "../../db/two-factor";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { userChanged } from "../../credentials/user-credentials";
+import { userChanged } from "./user-changed";
 import { AppError } from "../../domain/errors";
 
 /**

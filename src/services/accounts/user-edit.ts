@@ -5,7 +5,7 @@ import { claimNamespacePath } from "../../db/namespace-paths";
 import { passwordHashUpdate, personalProjectsHaveRegistryRepositories, updateUserAttributes, type UserAttributeChanges } from "../../db/user-accounts";
 import { findUserById, takenFields, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { userChanged } from "../../credentials/user-credentials";
+import { userChanged } from "./user-changed";
 import { AppError } from "../../domain/errors";
 import { namespacePathError } from "../../domain/namespace-paths";
 import { requestEmailChange } from "./email-confirmation";

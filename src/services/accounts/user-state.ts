@@ -3,7 +3,7 @@ import { getDb } from "../../db/client";
 import { transitionUserState, userStateTransition, type AccountState } from "../../db/user-accounts";
 import { findUserById, type UserRow } from "../../db/users";
 import type { Bindings } from "../../env";
-import { userChanged } from "../../credentials/user-credentials";
+import { userChanged } from "./user-changed";
 import { AppError } from "../../domain/errors";
 import { finishChangesOf, recordChange, userSubject } from "../changes/runner";
 

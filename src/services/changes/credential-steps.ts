@@ -34,7 +34,7 @@ export function revokeLiveFamiliesStep(
 /**
  * Step `step`: the user's live grants drop their copy of the user; `step + 1`: the user's live
  * personal access tokens do. With `lostAccess`, each page waits out the validation cache for the
- * tokens it dropped (src/credentials/user-credentials.ts userLostAccess, in slices).
+ * tokens it dropped (src/services/accounts/user-changed.ts userLostAccess).
  */
 export async function dropUserSnapshotsSteps(env: Bindings, run: ChangeRun, step: number, userId: number, o: { lostAccess: boolean }): Promise<void> {
   const wait = async (since: SinceVouched[]) => {

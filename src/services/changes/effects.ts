@@ -27,6 +27,10 @@ export interface ChangePayloads {
   user_blocked: { userId: number; actor: AuditActor | null };
   /** Deactivation: sessions and approved device codes end; grants stay, refused while deactivated (GitLab). */
   user_deactivated: { userId: number };
+  /** The user row changed (profile, two-factor, e-mail, unblock, activation): every credential's copy of the user is dropped. */
+  user_changed: { userId: number };
+  /** The user row changed so as to take access away (`dpop_enabled` turned on): as user_changed, and the answer waits out the validation cache. */
+  user_access_narrowed: { userId: number };
   /** A new password: every credential's copy of the user is dropped (the web ends the other sessions itself). */
   password_changed: { userId: number };
   /** A password someone else set (an administrator, a mailed reset link): every grant, session and device approval ends, as for a block. */
@@ -72,6 +76,16 @@ export const EFFECTS: Effects = {
     const ended = await once(run, 0, 2, () => Promise.all([deleteSessionsOfUser(env, p.userId), endDeviceApprovalsOfUser(env, p.userId)]));
     await dropUserSnapshotsSteps(env, run, 1, p.userId, { lostAccess: true });
     return ended?.[0] ?? 0;
+  },
+
+  user_changed: async (env, p, run) => {
+    await dropUserSnapshotsSteps(env, run, 0, p.userId, { lostAccess: false });
+    return 0;
+  },
+
+  user_access_narrowed: async (env, p, run) => {
+    await dropUserSnapshotsSteps(env, run, 0, p.userId, { lostAccess: true });
+    return 0;
   },
 
   password_changed: async (env, p, run) => {

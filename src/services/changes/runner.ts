@@ -88,7 +88,7 @@ export async function finishChangesOf(
 }
 
 /** Kinds whose pending effects leave credentials that must be refused by the time the request answers. */
-const ACCESS_ENDING_KINDS: readonly string[] = [...GRANT_ENDING_KINDS, "user_deactivated"];
+const ACCESS_ENDING_KINDS: readonly string[] = [...GRANT_ENDING_KINDS, "user_deactivated", "user_access_narrowed"];
 
 /**
  * A change still pending when its request's budget ran out has credentials it has not reached yet.

@@ -5,7 +5,7 @@ import { projectRegistrySize } from "../../db/registry-content";
 import { getConfig } from "../../config";
 import { deleteContainerRepository, deleteContainerTags } from "../../services/registry-images";
 import { RevokeForm, TableHead } from "../components";
-import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv } from "../page";
+import { Flash, formatDate, renderPage, sessionActor, setFlash, takeFlash, type PageEnv, type VisitorEnv } from "../page";
 import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { csrfToken } from "../session";
 import { pageApp } from "../door";
@@ -13,14 +13,16 @@ import { pageApp } from "../door";
 /**
  * /<namespace>/<project>/container_registry: the project's image repositories with their tags and
  * sizes (GitLab's Packages and registries → Container registry); developers delete tags and
- * repositories, after a confirmation, through the same code as the REST API.
+ * repositories, after a confirmation, through the same code as the REST API. Anyone may look at a
+ * public project's images (as `docker pull` may); deleting needs a signed-in developer.
  */
-const registryPage = pageApp({ enter: "signed-in" });
+const registryView = pageApp<VisitorEnv>({ enter: "visitor" });
+export const registryActions = pageApp({ enter: "signed-in" });
 
 type Ctx = Context<PageEnv>;
 const MAX_REPOSITORIES = 100;
 
-async function page(c: Ctx) {
+async function page(c: Context<VisitorEnv>) {
   const { project, access } = await projectForPage(c, "read_container_image");
   const db = getDb(c.env.DB);
   const { rows: repos } = await listRepositories(db, { projectId: project.id }, { limit: MAX_REPOSITORIES, offset: 0 });
@@ -28,7 +30,8 @@ async function page(c: Ctx) {
   const [used, quota] = [await projectRegistrySize(db, project.id), getConfig(c.env).registry.projectQuotaBytes];
   const host = new URL(c.req.url).host;
   const canDelete = access.can("destroy_container_image");
-  const token = await csrfToken(c);
+  // Only a developer sees the delete forms; an anonymous visitor gets no session for a form token.
+  const token = canDelete ? await csrfToken(c) : "";
   const base = `/${project.pathWithNamespace}/container_registry`;
   return renderPage(
     c,
@@ -108,7 +111,7 @@ async function page(c: Ctx) {
   );
 }
 
-registryPage.get(`${PROJECT_PATH}/container_registry`, (c) => page(c));
+registryView.get(`${PROJECT_PATH}/container_registry`, (c) => page(c));
 
 /**
  * Served over plain http (a local `npm start`), docker and podman refuse the registry until told
@@ -144,7 +147,7 @@ async function repositoryOf(c: Ctx) {
   return { project, repo: repo && repo.projectId === project.id ? repo : null };
 }
 
-registryPage.post(`${PROJECT_PATH}/container_registry/:repo/tags/:tag/delete`, async (c) => {
+registryActions.post(`${PROJECT_PATH}/container_registry/:repo/tags/:tag/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
   // Decoded once by the router (src/http/path-decoding.ts); a second decode would misread "%25".
   const tag = c.req.param("tag");
@@ -153,11 +156,11 @@ registryPage.post(`${PROJECT_PATH}/container_registry/:repo/tags/:tag/delete`, a
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });
 
-registryPage.post(`${PROJECT_PATH}/container_registry/:repo/delete`, async (c) => {
+registryActions.post(`${PROJECT_PATH}/container_registry/:repo/delete`, async (c) => {
   const { project, repo } = await repositoryOf(c);
   if (repo) await deleteContainerRepository(c.env, sessionActor(c), project, repo);
   setFlash(c, repo ? `The repository ${repo.path} was deleted.` : "No such repository.");
   return c.redirect(`/${project.pathWithNamespace}/container_registry`, 303);
 });
 
-export default registryPage;
+export default registryView;

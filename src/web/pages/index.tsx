@@ -2,7 +2,9 @@ import { Hono, type Context } from "hono";
 import assets from "../assets";
 import demoSpa from "../demo-spa";
 import { renderPage, type PageEnv } from "../page";
-import { pageRefusal } from "../refusal";
+import { isAbilityRefusal, pageRefusal } from "../refusal";
+import { signInFirst } from "../door";
+import { currentUser } from "../session";
 import activeSessions from "./active-sessions";
 import admin from "./admin";
 import applications from "./applications";
@@ -11,7 +13,7 @@ import password from "./password";
 import passwordReset from "./password-reset";
 import mailOutbox from "./mail-outbox";
 import profileEmail from "./profile-email";
-import containerRegistry from "./container-registry";
+import containerRegistry, { registryActions } from "./container-registry";
 import deployTokens from "./deploy-tokens";
 import dashboard from "./dashboard";
 import deprecations from "./deprecations";
@@ -41,6 +43,9 @@ const pages = new Hono<PageEnv>();
 
 /** The pages family's error renderer: a refusal page for client errors, a plain page for the rest. */
 export async function renderPagesError(err: Error, c: Context): Promise<Response> {
+  // GitLab sends an anonymous visitor to sign in rather than say a project or group is not there
+  // or not theirs: after sign-in they may see it (a page behind the `visitor` door, src/web/door.ts).
+  if (isAbilityRefusal(err) && (c.req.method === "GET" || c.req.method === "HEAD") && !(await currentUser(c))) return signInFirst(c);
   const refusal = pageRefusal(err, c);
   if (refusal) {
     return renderPage(
@@ -82,6 +87,7 @@ pages.route("/", profileEmail);
 pages.route("/", authenticationLog);
 pages.route("/", admin);
 pages.route("/", containerRegistry);
+pages.route("/", registryActions);
 pages.route("/", deployTokens);
 pages.route("/", dashboard);
 pages.route("/", explore);

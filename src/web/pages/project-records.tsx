@@ -5,7 +5,7 @@ import { findMergeRequest, usersById } from "../../db/merge-requests";
 import { findPackage, findPipeline, packageFilesOf } from "../../db/packages";
 import type { ProjectRow } from "../../db/projects";
 import { TableHead } from "../components";
-import { formatDate, renderPage, type PageEnv } from "../page";
+import { formatDate, renderPage, type VisitorEnv } from "../page";
 import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { notFoundPage } from "./not-found";
 import { pageApp } from "../door";
@@ -15,11 +15,12 @@ import { pageApp } from "../door";
  * a merge request (/-/merge_requests/<iid>), an issue (/-/issues/<iid>), a pipeline
  * (/-/pipelines/<id>) and a package (/-/packages/<id>). Editing them stays with the APIs.
  * Each needs what its REST read needs: code readers for merge requests and pipelines, reporters
- * on a private project for packages, any viewer of the project for issues.
+ * on a private project for packages, any viewer of the project for issues; anyone may read what
+ * a public project shows anyone (the `visitor` door).
  */
-const records = pageApp({ enter: "signed-in" });
+const records = pageApp<VisitorEnv>({ enter: "visitor" });
 
-type Ctx = Context<PageEnv>;
+type Ctx = Context<VisitorEnv>;
 
 const idOf = (raw: string | undefined) => (raw && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : 0);
 

@@ -3,7 +3,7 @@ import { originSettings } from "../../git/origin-client";
 import { encodeRefPath, readCommit } from "../../git/repository-reader";
 import { reasonOf } from "../../domain/errors";
 import type { ProjectRow } from "../../db/projects";
-import { renderPage, type PageEnv } from "../page";
+import { renderPage, type VisitorEnv } from "../page";
 import { formatBytes, projectForPage, PROJECT_PATH } from "../project-page";
 import { FileList, FileText, fileText, listDirectory, splitRefPath } from "../repository-view";
 import { notFoundPage } from "./not-found";
@@ -12,11 +12,12 @@ import { pageApp } from "../door";
 /**
  * A repository's pages, read-only (GitLab's paths): a directory at a ref (/-/tree/<ref>/<path>,
  * a branch's `web_url`), a file (/-/blob/<ref>/<path>) and a commit (/-/commit/<sha>, a commit's
- * `web_url`). The viewer must be able to read the code, as for git fetch and the Repository API.
+ * `web_url`). The viewer must be able to read the code, as for git fetch and the Repository API:
+ * anyone for a public project, as GitLab shows it.
  */
-const repositoryPages = pageApp({ enter: "signed-in" });
+const repositoryPages = pageApp<VisitorEnv>({ enter: "visitor" });
 
-type Ctx = Context<PageEnv>;
+type Ctx = Context<VisitorEnv>;
 
 async function codeReader(c: Ctx): Promise<ProjectRow> {
   return (await projectForPage(c, "read_code")).project;
