@@ -2,15 +2,19 @@
 // the V8 inspector on a loopback port; while autocannon drives one scenario, the Profiler samples
 // the Worker's isolate (the token families and PAT objects run in it too). Prints the functions
 // with the most self time, grouped by source (the bundle's module paths are kept in its names).
-// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|introspect|refresh|refresh-secret|dpop]
+// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|d1-read|introspect|refresh|refresh-secret|dpop|projects-50|groups-50]
 //   (default oauth; bounded: 6 s). refresh-secret: a confidential client's rotations with client_id
-//   and client_secret in the form body (16 chains); dpop: GET /api/v4/user with a DPoP-bound token.
+//   and client_secret in the form body (16 chains); dpop: GET /api/v4/user with a DPoP-bound token;
+//   projects-50 / groups-50: GET /projects / GET /groups page 1 of a member of 50 groups on the
+//   instance of bench/listings.mjs --ratios (seeded first: 100,251 projects, 20,000 groups).
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { BENCH_VARS, USER_PASSWORD, form, seedService, json } from "./lib/seed.mjs";
 import { refreshChains } from "./lib/scenarios.mjs";
 import { dpopGets, dpopKey } from "./lib/dpop-proofs.mjs";
 import { startBuiltWorker } from "./lib/worker.mjs";
+import { joinGroups, seedShape } from "./lib/listing-ratios.mjs";
 
 const SCENARIO = process.argv[2] ?? "oauth";
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6);
@@ -50,7 +54,16 @@ try {
     const s = dpopGets(`${base}/api/v4/user`, bound.access_token, key, nonce, 0);
     return s;
   };
+  const listing = SCENARIO.endsWith("-50");
+  if (listing) {
+    const db = await worker.mf.getD1Database("DB");
+    await seedShape(db);
+    await joinGroups(db, me.id, 50);
+  }
   const opts = {
+    "projects-50": listing ? { url: `${base}/api/v4/projects`, headers: { Authorization: `Bearer ${reader.access_token}` } } : null,
+    "groups-50": listing ? { url: `${base}/api/v4/groups`, headers: { Authorization: `Bearer ${reader.access_token}` } } : null,
+    "d1-read": { url: `${base}/-/bench/d1-read` },
     refresh: SCENARIO === "refresh" ? refreshChains(tokenUrl, await chains(false), { client_id: seed.app.application_id }) : null,
     "refresh-secret": SCENARIO === "refresh-secret" ? refreshChains(tokenUrl, await chains(true), { client_id: confidential.application_id, client_secret: confidential.secret }) : null,
     dpop: SCENARIO === "dpop" ? await dpop() : null,
@@ -104,6 +117,8 @@ try {
   const result = await autocannon({ ...cannon, connections: 8, duration: SECONDS });
   const { result: { profile } } = await send("Profiler.stop");
   ws.close();
+  // PROFILE_OUT=file.cpuprofile keeps the raw profile (Chrome DevTools opens it; bench/profile-modules.mjs reads it).
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ ...profile, requests: result.requests.total }));
 
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();

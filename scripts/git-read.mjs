@@ -98,7 +98,11 @@ function parseTreeEntries(text, prefix) {
 
 const TYPE_ORDER = { tree: 0, blob: 1, commit: 2 };
 
-/** GET .../-/tree?ref&path&recursive&offset&limit: {entries, total}; trees first, as GitLab lists them. */
+/**
+ * GET .../-/tree?ref&path&recursive&offset&limit[&after]: {entries, total, hasNext}; trees first, as
+ * GitLab lists them. `after` (keyset, GitLab's page_token): the page starts after the entry with that
+ * path in the same order, whatever its position; a path that is not an entry is a 400 (page_token).
+ */
 async function readTree(dir, q) {
   const ref = checkRef(q.get("ref"));
   const dirPath = checkPath(q.get("path"), { allowEmpty: true });
@@ -113,9 +117,17 @@ async function readTree(dir, q) {
   const { out } = await run(dir, args);
   const entries = parseTreeEntries(out.toString("utf8"), dirPath).slice(0, MAX_TREE_ENTRIES);
   if (q.get("recursive") !== "true") entries.sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type]);
-  const offset = boundedInt(q.get("offset"), 0, MAX_TREE_ENTRIES);
+  const after = q.get("after");
+  const offset = after === null ? boundedInt(q.get("offset"), 0, MAX_TREE_ENTRIES) : entryAfter(entries, after);
   const limit = boundedInt(q.get("limit"), 20, MAX_PAGE);
-  return { entries: entries.slice(offset, offset + limit), total: entries.length };
+  return { entries: entries.slice(offset, offset + limit), total: entries.length, hasNext: offset + limit < entries.length };
+}
+
+/** The position just after the entry whose path is `after` (a keyset page's start). */
+function entryAfter(entries, after) {
+  const at = after.length <= MAX_PATH ? entries.findIndex((e) => e.path === after) : -1;
+  if (at < 0) throw new ReadError(400, "page_token");
+  return at + 1;
 }
 
 function boundedInt(raw, fallback, max) {

@@ -18,7 +18,7 @@ import webRoutes from "./web/routes";
 import { notFoundPage } from "./web/pages/not-found";
 import { ensureFirstStart } from "./setup/first-start";
 import { requestLog } from "./observability/request-log";
-import { apiCacheControl, nosniff } from "./http/response-headers";
+import { apiCacheControl, nosniff, setResponseHeader } from "./http/response-headers";
 import { readinessRefusal, readinessReport, refusalResponse } from "./setup/readiness";
 import { refusedProblems } from "./config";
 import { renderUnhandledError } from "./app-errors";
@@ -50,7 +50,7 @@ for (const path of ["/oauth/token", "/oauth/token/info", "/oauth/revoke", "/oaut
   app.use(path, async (c, next) => {
     if (c.req.method === "OPTIONS" || c.req.header("origin") !== undefined) return apiCors(c, next);
     await next();
-    c.header("Vary", "Origin", { append: true });
+    setResponseHeader(c, "Vary", "Origin", { append: true });
   });
 }
 

@@ -64,19 +64,24 @@ function read(req: Request, source: CredentialSource, form?: URLSearchParams | n
     secret ? { secret, username, source } : null;
   switch (source) {
     case "bearer": {
-      const dpop = dpopToken(req);
-      return dpop ? { secret: dpop, username: null, source, dpop: true } : found(bearerToken(req));
+      // One read of the header for both schemes (every token-authenticated request comes here).
+      const authorization = req.headers.get("authorization");
+      if (authorization === null) return null;
+      const dpop = DPOP.exec(authorization)?.[1];
+      return dpop ? { secret: dpop, username: null, source, dpop: true } : found(BEARER.exec(authorization)?.[1]);
     }
     case "private-token":
       return found(req.headers.get("private-token")?.trim());
     case "deploy-token":
       return found(req.headers.get("deploy-token")?.trim());
     case "query": {
+      // No query string, no parameter: the URL is parsed only when there is one.
+      if (!req.url.includes("?")) return null;
       const url = new URL(req.url);
       return found(url.searchParams.get("access_token") || url.searchParams.get("private_token"));
     }
     case "access-token-query":
-      return found(new URL(req.url).searchParams.get("access_token"));
+      return req.url.includes("?") ? found(new URL(req.url).searchParams.get("access_token")) : null;
     case "basic": {
       const basic = basicCredentials(req);
       // A Basic login with an empty password is still an attempt (it fails), never anonymous.

@@ -119,7 +119,7 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
     throw err;
   }
   if (caller.kind === "application") {
-    if (!door.describesToken && !audienceAdmits(caller.application.resource, new URL(a.req.url).pathname)) throw new AuthError("invalid");
+    if (!door.describesToken && !audienceHolds(caller.application.resource, a.req)) throw new AuthError("invalid");
     // A token that acts for no user (client_credentials): only doors that serve applications take it.
     if (!door.accepts.includes("application")) throw noUserError();
     if (door.scopes) requireScopes(caller.application, door.scopes);
@@ -127,7 +127,7 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   if (caller.kind !== "user") return caller;
   // RFC 8707: a token bound to a narrower resource is refused elsewhere (genuine, so not counted).
-  if (!door.describesToken && !audienceAdmits(caller.principal.resource ?? DEFAULT_RESOURCE, new URL(a.req.url).pathname)) throw new AuthError("invalid");
+  if (!door.describesToken && !audienceHolds(caller.principal.resource ?? DEFAULT_RESOURCE, a.req)) throw new AuthError("invalid");
   let principal = caller.principal;
   // Without a Sudo header or parameter the principal is the token's: nothing else is built for it
   // (the database handle, the client address and the path are on every REST request's path).
@@ -142,6 +142,14 @@ export async function admit(door: Door, a: Admission): Promise<Caller> {
   }
   if (door.scopes) requireScopes(principal, door.scopes);
   return { ...caller, principal };
+}
+
+/**
+ * RFC 8707: the token's resource admits the request's path. A token bound to the whole service (the
+ * default, most tokens) admits every path, so the URL is parsed only for a narrower resource.
+ */
+function audienceHolds(resource: string, req: Request): boolean {
+  return resource === DEFAULT_RESOURCE || audienceAdmits(resource, new URL(req.url).pathname);
 }
 
 /** The token's key binding and the request's proof agree (deploy tokens are never bound). */

@@ -23,6 +23,8 @@ export const SUDO_SCOPE = ["sudo"] as const;
 export function sudoIdentifier(req: Request): string | null {
   const header = req.headers.get("sudo")?.trim();
   if (header) return header;
+  // Without a query string there is no parameter: no URL is parsed on most REST requests.
+  if (!req.url.includes("?")) return null;
   return new URL(req.url).searchParams.get("sudo")?.trim() || null;
 }
 

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
-import { cappedCount, totalOrNull } from "./listing";
+import { cappedCount } from "./listing";
+import { pageCarryingTotal } from "./page";
 import { auditEvents, users } from "./schema/accounts";
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;
@@ -194,12 +195,16 @@ export async function listAuditEvents(
   if (q.actions) conds.push(inArray(auditEvents.action, [...q.actions]));
   if (q.keyset?.beforeId !== undefined) conds.push(lt(auditEvents.id, q.keyset.beforeId));
   const where = conds.length ? and(...conds) : undefined;
+  // Counted no further than GitLab's 10,000 (above it the headers carry no total), in the page's
+  // own statement (pageCarryingTotal); a keyset page has no total.
+  const count = cappedCount(sql`${auditEvents}`, where);
   const page = db
       .select({
         event: auditEvents,
         author: { username: users.username, name: users.name },
         impersonatorUsername: sql<string | null>`(SELECT username FROM users AS i WHERE i.id = ${auditEvents.impersonatorId})`,
         impersonatorName: sql<string | null>`(SELECT name FROM users AS i WHERE i.id = ${auditEvents.impersonatorId})`,
+        listTotal: q.keyset ? sql<number>`0` : count,
       })
       .from(auditEvents)
       .leftJoin(users, eq(users.id, auditEvents.authorId))
@@ -207,17 +212,14 @@ export async function listAuditEvents(
       .orderBy(...(q.keyset ? [desc(auditEvents.id)] : [desc(auditEvents.createdAt), desc(auditEvents.id)]))
       .limit(q.limit + 1)
       .offset(q.keyset ? 0 : q.offset);
-  // Counted no further than GitLab's 10,000 (above it the headers carry no total); a keyset page
-  // is one statement.
-  const [rows, n] = q.keyset
-    ? [await page, null]
-    : await db.batch([page, db.select({ n: cappedCount(sql`${auditEvents}`, where) }).from(sql`(SELECT 1)`)]).then(([r, [{ n }]]) => [r, n] as const);
+  const found = await page;
+  const { rows, total, hasNext } = q.keyset
+    ? { rows: found.slice(0, q.limit), total: null, hasNext: found.length > q.limit }
+    : await pageCarryingTotal(found, q, async () => (await db.select({ n: count }).from(sql`(SELECT 1)`))[0].n);
   const person = (p: { username: string | null; name: string | null } | null) => (p?.username ? (p as Person) : null);
   return {
-    rows: rows
-      .slice(0, q.limit)
-      .map((r) => ({ event: r.event, author: person(r.author), impersonator: person({ username: r.impersonatorUsername, name: r.impersonatorName }) })),
-    total: n === null ? null : totalOrNull(n),
-    hasNext: rows.length > q.limit,
+    rows: rows.map((r) => ({ event: r.event, author: person(r.author), impersonator: person({ username: r.impersonatorUsername, name: r.impersonatorName }) })),
+    total,
+    hasNext,
   };
 }

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
-import { cappedCount, keysetAfter, rowCount, type Direction } from "./listing";
-import { listPage, searchPage, type ListPage } from "./page";
+import { cappedCount, keysetAfter, rowCount, totalOrNull, type Direction } from "./listing";
+import { searchPage, type ListPage } from "./page";
 import { groupsAndDescendants } from "./namespaces";
 import { searchCondition } from "./search";
 import type { GroupRow, ProjectRow } from "./projects";
@@ -64,10 +64,15 @@ interface Listable {
   mine: (userId: number) => SQL;
 }
 
-/** A branch of the listing; `counter`: the row_counts entry that holds its number of rows. */
+/**
+ * A branch of the listing; `counter`: the row_counts entry that holds its number of rows;
+ * `fromMemberships`: its rows are found from the user's memberships (bounded by them), so the
+ * statement reads them once (a materialized CTE) for both the page and the total.
+ */
 interface Branch {
   where: SQL;
   counter?: string;
+  fromMemberships?: boolean;
 }
 
 /**
@@ -77,12 +82,12 @@ interface Branch {
  */
 function branches(t: Listable, v: Viewer): Branch[] {
   if (v.userId === null) return [v.membershipOnly ? { where: sql`1 = 0` } : { where: sql`${t.visibility} = 'public'`, counter: `${t.counted}:public` }];
-  if (v.membershipOnly) return [{ where: t.mine(v.userId) }];
+  if (v.membershipOnly) return [{ where: t.mine(v.userId), fromMemberships: true }];
   if (v.isAdmin) return [{ where: sql`1 = 1`, counter: t.counted }];
   return [
     { where: sql`${t.visibility} = 'public'`, counter: `${t.counted}:public` },
     { where: sql`${t.visibility} = 'internal'`, counter: `${t.counted}:internal` },
-    { where: sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}` },
+    { where: sql`+${t.visibility} = 'private' AND ${t.mine(v.userId)}`, fromMemberships: true },
   ];
 }
 
@@ -98,6 +103,12 @@ function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
   return and(search, sql`(+${t.visibility} IN ('public', 'internal') OR ${t.mine(v.userId)})`)!;
 }
 
+/** One branch as a source of (id, k): its table rows, or the CTE that holds them (`mine<i>`). */
+interface Arm {
+  where: SQL;
+  cte?: SQL;
+}
+
 /**
  * The ids of the page's rows (and one more: it tells whether a next page exists, without a count),
  * found from the indexes alone; only those rows are then read from the table. Several branches
@@ -107,41 +118,73 @@ function searchBranch(t: Listable, v: Viewer, search: SQL): SQL {
  * branch's first offset + page rows read three times as many and sorted them in a temporary
  * B-tree (docs/scaling.md, "Listings at GitLab's sizes": page 200 of a non-administrator).
  */
-function pageIds(t: Listable, parts: SQL[], col: SQLiteColumn | SQL, o: ListOptions<string>): SQL {
+function pageIds(t: Listable, arms: Arm[], col: SQLiteColumn | SQL, o: ListOptions<string>): SQL {
   const window = sql`LIMIT ${o.limit + 1} OFFSET ${o.offset}`;
-  if (parts.length === 1) {
-    return sql`SELECT ${t.id} AS id FROM ${t.table} WHERE ${parts[0]} ORDER BY ${col} ${sql.raw(o.sort)}, ${t.id} ${sql.raw(o.sort)} ${window}`;
+  const dir = sql.raw(o.sort);
+  if (arms.length === 1) {
+    const [a] = arms;
+    if (a.cte) return sql`SELECT id FROM ${a.cte} ORDER BY k ${dir}, id ${dir} ${window}`;
+    return sql`SELECT ${t.id} AS id FROM ${t.table} WHERE ${a.where} ORDER BY ${col} ${dir}, ${t.id} ${dir} ${window}`;
   }
-  const arms = sql.join(
-    parts.map((p) => sql`SELECT ${t.id} AS id, ${col} AS k FROM ${t.table} WHERE ${p}`),
+  const union = sql.join(
+    arms.map((a) => (a.cte ? sql`SELECT id, k FROM ${a.cte}` : sql`SELECT ${t.id} AS id, ${col} AS k FROM ${t.table} WHERE ${a.where}`)),
     sql` UNION ALL `,
   );
-  return sql`${arms} ORDER BY k ${sql.raw(o.sort)}, id ${sql.raw(o.sort)} ${window}`;
+  return sql`${union} ORDER BY k ${dir}, id ${dir} ${window}`;
 }
 
+/**
+ * A page and its total in one statement, one D1 round trip (docs/scaling.md, "Listings at GitLab's
+ * sizes"): the page's rows carry the total as their last column, and a branch found from the
+ * user's memberships is a materialized CTE read by both the page and the count, where a batch of
+ * a page query and a count query found the memberships twice. Rows come back as arrays (D1's raw
+ * form, no column names repeated per row) and are keyed here. A page past the end has no row to
+ * carry the total: only then is it counted by a second statement; an empty first page means 0.
+ */
 async function list<T>(db: Db, t: Listable, v: Viewer, extra: SQL[], orderCol: SQLiteColumn, o: ListOptions<string>): Promise<ListPage<T>> {
   const dir = o.sort === "asc" ? asc : desc;
   const col: SQLiteColumn | SQL = o.search ? sql`+${orderCol}` : orderCol;
   const conds = [...extra];
   if (o.after) conds.push(keysetAfter(col, t.id, o.sort, o.after.value, o.after.id));
-  const found = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
+  const found: Branch[] = o.search ? [{ where: searchBranch(t, v, o.search) }] : branches(t, v);
   const parts = found.map((b) => and(b.where, ...conds)!);
   if (o.search && !o.after) return searchPage<T>(db, t.table, t.id, parts[0], [dir(col), dir(t.id)], o);
-  const ids = pageIds(t, parts, col, o);
-  const page = db
-    .select(getTableColumns(t.table))
-    .from(t.table)
-    .where(sql`${t.id} IN (SELECT id FROM (${ids}))`)
-    .orderBy(dir(col), dir(t.id))
-    .limit(o.limit + 1);
+  const ctes: SQL[] = [];
+  const arms: Arm[] = found.map((b, i) => {
+    if (!b.fromMemberships) return { where: parts[i] };
+    const cte = sql.raw(`mine${i}`);
+    ctes.push(sql`${cte} AS MATERIALIZED (SELECT ${t.id} AS id, ${col} AS k FROM ${t.table} WHERE ${parts[i]})`);
+    return { where: parts[i], cte };
+  });
+  const withClause = ctes.length ? sql`WITH ${sql.join(ctes, sql`, `)} ` : sql``;
+  // A keyset page has no total (GitLab sends none).
+  const counting = !(o.after || o.withoutTotal);
   // A branch that is a whole visibility (or the whole table), with nothing else to filter it, is
   // counted by triggers; the others count their rows, no further than COUNT_CAP.
   const count = sql.join(
-    found.map((b, i) => (b.counter && !conds.length ? rowCount(b.counter) : cappedCount(sql`${t.table}`, parts[i]))),
+    found.map((b, i) => (b.counter && !conds.length ? rowCount(b.counter) : cappedCount(arms[i].cte ?? sql`${t.table}`, arms[i].cte ? undefined : parts[i]))),
     sql` + `,
   );
-  // A keyset page has no total (GitLab sends none) and is one statement.
-  return listPage<T>(db, page, o.after || o.withoutTotal ? null : db.select({ n: sql<number>`${count}` }).from(sql`(SELECT 1)`), o.limit);
+  const columns = getTableColumns(t.table);
+  const keys = Object.keys(columns);
+  const select = sql.join(
+    Object.values(columns).map((c) => sql`${c}`),
+    sql`, `,
+  );
+  const ids = pageIds(t, arms, col, o);
+  const order = o.sort === "asc" ? sql`${col} ASC, ${t.id} ASC` : sql`${col} DESC, ${t.id} DESC`;
+  const values = await db.values<unknown[]>(
+    sql`${withClause}SELECT ${select}${counting ? sql`, ${count}` : sql``} FROM ${t.table} WHERE ${t.id} IN (SELECT id FROM (${ids})) ORDER BY ${order} LIMIT ${o.limit + 1}`,
+  );
+  const rows = values.slice(0, o.limit).map((r) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) row[keys[i]] = r[i];
+    return row as T;
+  });
+  const hasNext = values.length > o.limit;
+  if (!counting) return { rows, total: null, hasNext };
+  const n = values.length ? Number(values[0][keys.length]) : o.offset === 0 ? 0 : Number((await db.values<[number]>(sql`${withClause}SELECT ${count}`))[0][0]);
+  return { rows, total: totalOrNull(n), hasNext };
 }
 
 const PROJECT_ORDER = {

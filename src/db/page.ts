@@ -80,3 +80,19 @@ export async function searchPage<T>(
   const page = rows.slice(0, window.limit).map(({ listTotal: _, ...row }) => row as unknown as T);
   return { rows: page, total: totalOrNull(n), hasNext: rows.length > window.limit };
 }
+
+/**
+ * A REST listing's page and its total from one statement (one D1 round trip, no batch): the page's
+ * query selects `listTotal`, the capped count (cappedCount), beside its `limit + 1` rows; SQLite
+ * evaluates that uncorrelated subquery once. A page past the end has no row to carry it: only then
+ * is `countAlone` asked (a second statement); an empty first page means there is nothing (0).
+ */
+export async function pageCarryingTotal<R extends { listTotal: number }>(
+  rows: R[],
+  window: Window,
+  countAlone: () => Promise<number>,
+): Promise<{ rows: Omit<R, "listTotal">[]; total: number | null; hasNext: boolean }> {
+  const n = rows.length ? Number(rows[0].listTotal) : window.offset === 0 ? 0 : Number(await countAlone());
+  const page = rows.slice(0, window.limit).map(({ listTotal: _, ...row }) => row);
+  return { rows: page, total: totalOrNull(n), hasNext: rows.length > window.limit };
+}

@@ -1,12 +1,12 @@
-import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "../crypto/hash";
 import { randomToken } from "../crypto/random";
 import type { Db } from "./client";
 import { runnerProjects, runnerRegistrationTokens, runners } from "./schema/runners";
 import { projects } from "./schema/projects";
 import { normaliseTags } from "../domain/runner-settings";
-import { cappedCount, inIdList, totalOrNull } from "./listing";
-import { pageAndCount } from "./page";
+import { cappedCount, inIdList } from "./listing";
+import { pageCarryingTotal } from "./page";
 import { AccessLevel } from "../domain/access";
 import { groupAccessLevel, projectsWithAccessLevels } from "./projects";
 
@@ -129,12 +129,20 @@ function pageQuery(db: Db, o: RunnerListOptions) {
 const trimmed = (rows: RunnerRow[], limit: number) => ({ rows: rows.slice(0, limit), hasNext: rows.length > limit });
 
 /**
- * REST's offset page and its total in one D1 round trip (pageAndCount). The count reads no further
+ * REST's offset page and its total in one statement (pageCarryingTotal). The count reads no further
  * than COUNT_CAP + 1 rows: above it GitLab sends no X-Total (total is null then).
  */
 export async function listRunners(db: Db, o: RunnerListOptions): Promise<{ rows: RunnerRow[]; total: number | null; hasNext: boolean }> {
-  const { rows, total } = await pageAndCount<RunnerRow>(db, pageQuery(db, o), db.select({ n: cappedCount(sql`${runners}`, o.where) }).from(sql`(SELECT 1)`));
-  return { ...trimmed(rows, o.limit), total: totalOrNull(total) };
+  const dir = o.sort === "asc" ? asc : desc;
+  const count = cappedCount(sql`${runners}`, o.where);
+  const rows = await db
+    .select({ ...getTableColumns(runners), listTotal: count })
+    .from(runners)
+    .where(o.where)
+    .orderBy(dir(ORDER[o.orderBy]), dir(runners.id))
+    .limit(o.limit + 1)
+    .offset(o.offset);
+  return pageCarryingTotal(rows, o, async () => (await db.select({ n: count }).from(sql`(SELECT 1)`))[0].n);
 }
 
 /** A page without a count: GraphQL counts only when the query asks for `count` (countRunners). */

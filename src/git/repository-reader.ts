@@ -60,9 +60,13 @@ async function read(origin: OriginSettings, projectId: number, operation: string
   return res;
 }
 
-export async function readTree(origin: OriginSettings, projectId: number, q: { ref: string; path?: string; recursive: boolean; offset: number; limit: number }) {
+/**
+ * A page of a tree, trees first. `after` (keyset): the page starts after the entry with that path,
+ * in place of `offset`; the origin refuses a path that is not an entry (`invalid`, what: page_token).
+ */
+export async function readTree(origin: OriginSettings, projectId: number, q: { ref: string; path?: string; recursive: boolean; offset: number; limit: number; after?: string }) {
   const res = await read(origin, projectId, "tree", { ...q, recursive: q.recursive ? "true" : null });
-  return (await res.json()) as { entries: TreeEntry[]; total: number };
+  return (await res.json()) as { entries: TreeEntry[]; total: number; hasNext: boolean };
 }
 
 export async function readCommits(origin: OriginSettings, projectId: number, q: { ref: string; path?: string; since?: string; until?: string; offset: number; limit: number }) {

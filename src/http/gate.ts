@@ -12,7 +12,14 @@ const sinks = new WeakMap<Context, DeprecationSink>();
 export function gate(c: Context<AppEnv>) {
   let sink = sinks.get(c);
   if (!sink) {
-    sink = { origin: new URL(c.req.url).origin, header: (name, value, options) => c.header(name, value, options) };
+    // The origin only for a response that is marked (most are not): parsing the URL costs on every request.
+    let origin: string | undefined;
+    sink = {
+      get origin() {
+        return (origin ??= new URL(c.req.url).origin);
+      },
+      header: (name, value, options) => c.header(name, value, options),
+    };
     sinks.set(c, sink);
   }
   return versionGate(getConfig(c.env).serviceVersion, sink);

@@ -2,13 +2,19 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 
-/** Responses proxied from fetch() (git, plugins) have immutable headers: copy them once. */
-export function setResponseHeader(c: Context<AppEnv>, name: string, value: string): void {
+/**
+ * Sets (or appends) a header on the response already made, in place. Hono's c.header() after the
+ * response is made builds a new Response each time; responses proxied from fetch() (git, plugins)
+ * have immutable headers, and only those are copied, once.
+ */
+export function setResponseHeader(c: Context<AppEnv>, name: string, value: string, { append = false } = {}): void {
   try {
-    c.res.headers.set(name, value);
+    if (append) c.res.headers.append(name, value);
+    else c.res.headers.set(name, value);
   } catch {
     const copy = new Response(c.res.body, c.res);
-    copy.headers.set(name, value);
+    if (append) copy.headers.append(name, value);
+    else copy.headers.set(name, value);
     c.res = undefined;
     c.res = copy;
   }

@@ -31,7 +31,8 @@ export async function readParams(c: Context): Promise<Params> {
     if (!body || typeof body !== "object" || Array.isArray(body)) throw new OAuthError("invalid_request", "The request body must be a JSON object.");
     for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out.set(k, String(v));
   } else {
-    const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
+    // Request.text() decodes UTF-8 as TextDecoder does (a BOM dropped, bad bytes replaced), in one native step.
+    const form = new URLSearchParams(await c.req.text());
     for (const [k, v] of form) {
       if (out.has(k)) throw new OAuthError("invalid_request", `Duplicate parameter: ${k}.`);
       out.set(k, v);
@@ -46,9 +47,12 @@ export interface ClientCredentials {
   viaBasic: boolean;
   /** A private_key_jwt client assertion (RFC 7523 §2.2), or null. */
   assertion: string | null;
-  /** The `aud` values an assertion may name: the issuer, the token endpoint, the endpoint called. */
+  /** The `aud` values an assertion may name: the issuer, the token endpoint, the endpoint called (none without an assertion). */
   audiences: readonly string[];
 }
+
+/** Without an assertion nothing names an audience (built per request only for assertions). */
+const NO_ASSERTION: readonly string[] = [];
 
 /**
  * How the request's client authenticates, read once for every endpoint that authenticates clients
@@ -57,8 +61,6 @@ export interface ClientCredentials {
  * client_assertion_type/client_assertion. RFC 6749 §2.3: one method per request.
  */
 export function clientCredentials(c: Context, params: Params): ClientCredentials {
-  const issuer = issuerOf(c);
-  const audiences = [...new Set([issuer, `${issuer}/oauth/token`, `${issuer}${new URL(c.req.url).pathname}`])];
   const basic = clientBasicCredentials(c.req.raw);
   if (basic === "malformed") throw new OAuthError("invalid_client");
   const assertionType = params.get("client_assertion_type");
@@ -71,15 +73,17 @@ export function clientCredentials(c: Context, params: Params): ClientCredentials
     if (!named) throw new OAuthError("invalid_client", "Client assertion refused: it is not a JWT with a sub claim.");
     const bodyId = params.get("client_id");
     if (bodyId !== undefined && bodyId !== named) throw new OAuthError("invalid_client");
+    const issuer = issuerOf(c);
+    const audiences = [...new Set([issuer, `${issuer}/oauth/token`, `${issuer}${new URL(c.req.url).pathname}`])];
     return { clientId: named, clientSecret: null, viaBasic: false, assertion, audiences };
   }
   if (basic) {
     const bodyId = params.get("client_id");
     // Two different client identities in one request: refuse rather than pick one.
     if (bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError("invalid_client");
-    return { ...basic, viaBasic: true, assertion: null, audiences };
+    return { ...basic, viaBasic: true, assertion: null, audiences: NO_ASSERTION };
   }
-  return { clientId: params.get("client_id") ?? null, clientSecret: params.get("client_secret") ?? null, viaBasic: false, assertion: null, audiences };
+  return { clientId: params.get("client_id") ?? null, clientSecret: params.get("client_secret") ?? null, viaBasic: false, assertion: null, audiences: NO_ASSERTION };
 }
 
 /**

@@ -1,10 +1,12 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { getDb } from "../db/client";
 import { findGrantHolder, grantEnded } from "../db/grant-holder";
 import type { AppEnv } from "../env";
 import { gate } from "../http/gate";
 import { frontDoor, type Door } from "../credentials/front-door";
-import { expiryForced, USER_SNAPSHOT_TTL_MS } from "../credentials/oauth-access-token";
+import { expiryForced, oauthAccessToken, USER_SNAPSHOT_TTL_MS } from "../credentials/oauth-access-token";
+import { AuthError } from "../credentials/errors";
+import type { ApplicationPrincipal, Principal } from "../credentials/principal";
 import { familyStub, revokeFamilies } from "../credentials/oauth-family";
 import { outlastValidationCache, rememberedFor } from "../credentials/validation-cache";
 import { OAuthError, missingParam, renderOAuthError } from "./errors";
@@ -12,10 +14,10 @@ import { grantFor } from "./grants";
 import { clientForGrant, type ClientMode } from "./grants/client";
 import { issuerOf } from "./issuer";
 import { authenticateClient, authenticateClientRemembered, clientCredentials, countingSecretFailures, readParams, requireParams } from "./request";
-import { NO_USER_ID, familyOfToken, hashToken } from "../credentials/oauth-token-format";
+import { NO_USER_ID, familyOfToken, hashToken, parseAccessToken } from "../credentials/oauth-token-format";
 import { clientAddress } from "../http/client-address";
 import { formatScopes } from "../domain/scopes";
-import { resourcePathOf, resourceUrl } from "../domain/resources";
+import { DEFAULT_RESOURCE, resourcePathOf, resourceUrl } from "../domain/resources";
 import { requireProofFor, tokenRequestProof } from "./dpop";
 
 /** POST /oauth/token, GET /oauth/token/info, POST /oauth/revoke, POST /oauth/introspect. */
@@ -128,35 +130,69 @@ routes.post("/introspect", async (c) => {
   if (!client.authenticated) throw new OAuthError("invalid_client");
   requireParams(params, ["token"]);
   const token = params.get("token")!;
+  const answer = parseAccessToken(token) ? await introspectAccessToken(c, token, client.app.id) : await introspectRefreshToken(c, token, client.app.id);
+  return c.json(answer ?? { active: false }, 200, noStore);
+});
+
+type IntrospectionAnswer = Record<string, unknown>;
+
+/**
+ * An access token is checked the way every request's token is (the front door's OAuth kind): from
+ * the validation cache, else by one call to its family, which vouches for it, marks it used and
+ * hands back its user snapshot. So a resource server's repeated introspection within L costs no
+ * hop, and every change that takes access away (revocation, block, refresh, replay) waits L out
+ * after that vouching before it answers, as it does for API requests (DESIGN, "Validation cache").
+ * A token the front door refuses (unknown, expired, revoked, its grant ended, its user blocked) is
+ * inactive.
+ */
+async function introspectAccessToken(c: Context<AppEnv>, token: string, clientAppId: number): Promise<IntrospectionAnswer | null> {
+  let p: Principal | ApplicationPrincipal;
+  try {
+    p = await oauthAccessToken.resolve(c.env, token);
+  } catch (err) {
+    if (err instanceof AuthError) return null;
+    throw err;
+  }
+  if ((p.applicationId !== null && p.applicationId !== clientAppId) || p.issuedAt === undefined) return null;
+  const issuer = issuerOf(c);
+  const head = { active: true, scope: formatScopes(p.scopes), client_id: p.applicationUid ?? null };
+  const tail = {
+    iss: issuer,
+    // RFC 8707 / RFC 7662 §2.2: the resource the access token is bound to.
+    aud: resourceUrl(issuer, p.resource ?? DEFAULT_RESOURCE),
+    ...(p.expiresAt !== null ? { exp: Math.floor(p.expiresAt / 1000) } : {}),
+    // RFC 8693 §4.1, §2.2.1: who acts for the subject of a delegated token.
+    ...(p.kind !== "application" && p.act ? { act: p.act } : {}),
+    // RFC 9449 §6.2: the key a DPoP-bound access token is bound to.
+    ...(p.dpopJkt ? { cnf: { jkt: p.dpopJkt } } : {}),
+  };
+  const token_type = p.dpopJkt ? "DPoP" : "Bearer";
+  const iat = Math.floor(p.issuedAt / 1000);
+  // client_credentials: the subject is the client itself (RFC 9068 §2.2), there is no username.
+  if (p.kind === "application") return { ...head, token_type, iat, ...tail, sub: p.applicationUid };
+  // The members in the order clients have always seen them.
+  return { ...head, username: p.user.username, token_type, iat, sub: String(p.user.id), ...tail };
+}
+
+/**
+ * A refresh token is described by its family (no side effects: a refresh token is never vouched
+ * for, since no request carries it) with the family's user snapshot when young, else the row from
+ * D1, remembered under the validation cache's bound: it only names the user (username, sub).
+ */
+async function introspectRefreshToken(c: Context<AppEnv>, token: string, clientAppId: number): Promise<IntrospectionAnswer | null> {
   const fid = familyOfToken(token);
-  const inactive = () => c.json({ active: false }, 200, noStore);
-  if (!fid) return inactive();
+  if (!fid) return null;
   const d = await familyStub(c.env, fid).describe({
     tokenHash: await hashToken(token),
     now: Date.now(),
     fillExpiry: expiryForced(c.env),
   });
-  if (!d || !d.active || (d.applicationId !== null && d.applicationId !== client.app.id)) return inactive();
-  const base = {
-    active: true,
-    scope: formatScopes(d.scopes),
-    client_id: d.applicationUid,
-    token_type: d.tokenType === "access_token" ? (d.jkt ? "DPoP" : "Bearer") : "refresh_token",
-    iat: Math.floor(d.accessCreatedAt / 1000),
-    iss: issuerOf(c),
-    // RFC 8707 / RFC 7662 §2.2: the resource the access token is bound to.
-    aud: resourceUrl(issuerOf(c), d.resource),
-    ...(d.tokenType === "access_token" && d.accessExpiresAt !== null ? { exp: Math.floor(d.accessExpiresAt / 1000) } : {}),
-    // RFC 8693 §4.1, §2.2.1: who acts for the subject of a delegated token.
-    ...(d.act ? { act: d.act } : {}),
-    // RFC 9449 §6.2: the key a DPoP-bound access token is bound to.
-    ...(d.tokenType === "access_token" && d.jkt ? { cnf: { jkt: d.jkt } } : {}),
-  };
-  // client_credentials: the subject is the client itself (RFC 9068 §2.2), there is no username.
-  if (d.userId === NO_USER_ID) return c.json({ ...base, sub: d.applicationUid }, 200, noStore);
-  // The family's user snapshot when young (docs/oauth.md, One hop), else the row from D1,
-  // remembered under the validation cache's bound: it only names the user (username, sub); whether
-  // the token is active is the family's answer above, asked every time.
+  if (!d || !d.active || (d.applicationId !== null && d.applicationId !== clientAppId)) return null;
+  const issuer = issuerOf(c);
+  const head = { active: true, scope: formatScopes(d.scopes), client_id: d.applicationUid };
+  const tail = { iss: issuer, aud: resourceUrl(issuer, d.resource), ...(d.act ? { act: d.act } : {}) };
+  const iat = Math.floor(d.accessCreatedAt / 1000);
+  if (d.userId === NO_USER_ID) return { ...head, token_type: "refresh_token", iat, ...tail, sub: d.applicationUid };
   // A grant a pending change ends (src/db/grant-holder.ts) is inactive, though not revoked yet.
   const snapshot = d.user && Date.now() - d.user.at < USER_SNAPSHOT_TTL_MS ? d.user : null;
   const holder =
@@ -165,11 +201,8 @@ routes.post("/introspect", async (c) => {
       const found = await findGrantHolder(getDb(c.env.DB), d.userId, d.applicationId);
       return found ? { row: found.user, grantsEndedBefore: found.grantsEndedBefore } : null;
     }));
-  if (!holder || grantEnded(d.createdAt, holder.grantsEndedBefore)) return inactive();
-  const user = holder.row;
-  const { active, scope, client_id, token_type, iat, iss, aud, ...rest } = base;
-  // The members in the order clients have always seen them.
-  return c.json({ active, scope, client_id, username: user.username, token_type, iat, sub: String(d.userId), iss, aud, ...rest }, 200, noStore);
-});
+  if (!holder || grantEnded(d.createdAt, holder.grantsEndedBefore)) return null;
+  return { ...head, username: holder.row.username, token_type: "refresh_token", iat, sub: String(d.userId), ...tail };
+}
 
 export default routes;

@@ -5,17 +5,47 @@ import { milestoneDate } from "./version";
 // The pure rule lives beside the catalogue, so src/domain can ask it without the request layer.
 export { stateAt, type ChangeState } from "./state";
 
+/**
+ * An entry's state at a version, remembered: both come from the code and the configuration, so the
+ * answer never changes in an isolate, and a route asks on every request (token info, the token
+ * endpoint). Bounded by the catalogue's size times the versions an isolate is configured with.
+ */
+const states = new Map<string, ReturnType<typeof stateAt>>();
+function stateOf(id: string, version: string) {
+  const key = `${id}\u0000${version}`;
+  let state = states.get(key);
+  if (state === undefined) states.set(key, (state = stateAt(catalogueEntry(id), version)));
+  return state;
+}
+
 export function isRemoved(id: string, version: string): boolean {
-  return stateAt(catalogueEntry(id), version) === "removed";
+  return stateOf(id, version) === "removed";
 }
 
 /** Deprecated but still served: the caller should mark its response with deprecationHeaders. */
 export function isDeprecated(id: string, version: string): boolean {
-  return stateAt(catalogueEntry(id), version) === "deprecated";
+  return stateOf(id, version) === "deprecated";
 }
+
+/**
+ * The headers of an entry at an origin, remembered (pure: the catalogue and the origin); at most
+ * HEADER_MEMO_LIMIT origins' worth, since the origin comes from the request's Host.
+ */
+const HEADER_MEMO_LIMIT = 256;
+const headerMemo = new Map<string, Readonly<Record<string, string>>>();
 
 /** RFC 9745 Deprecation, RFC 8594 Sunset and a Link to the catalogue entry. */
 export function deprecationHeaders(id: string, origin: string): Record<string, string> {
+  const key = `${id}\u0000${origin}`;
+  let headers = headerMemo.get(key);
+  if (!headers) {
+    if (headerMemo.size >= HEADER_MEMO_LIMIT) headerMemo.clear();
+    headerMemo.set(key, (headers = Object.freeze(buildDeprecationHeaders(id, origin))));
+  }
+  return { ...headers };
+}
+
+function buildDeprecationHeaders(id: string, origin: string): Record<string, string> {
   const entry = catalogueEntry(id);
   // RFC 9745 §2.1: the moment of deprecation as a structured-field Date (@seconds).
   const since = milestoneDate(entry.deprecatedIn ?? "14.0");

@@ -8,6 +8,7 @@ import type { Bindings } from "../../src/env";
 import { REDIRECT, getCode, makeApp, makeUser, pkce, pkceTokens } from "../oauth/helpers";
 import { signedInUser } from "../helpers/browser";
 import { countingEnv } from "../helpers/d1-counting";
+import { countingObjectCalls } from "../helpers/validation-cache";
 import { makePat } from "../helpers/fixtures";
 import { oauthToken } from "../helpers/password-grant";
 import { TEST_PASSWORD } from "../helpers/fixtures";
@@ -20,27 +21,9 @@ import { enc, header, pluginClient } from "../plugin/client";
  * succeeds anywhere. The test pool runs with the cache off; these tests turn it on.
  */
 
-/** Counts the calls to a Durable Object namespace's objects while forwarding them (the real binding). */
-function counting(ns: DurableObjectNamespace): { ns: DurableObjectNamespace; gets: () => number } {
-  let gets = 0;
-  const proxy = new Proxy(ns, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop);
-      if (prop === "get") {
-        return (...args: Parameters<DurableObjectNamespace["get"]>) => {
-          gets++;
-          return target.get(...args);
-        };
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { ns: proxy, gets: () => gets };
-}
-
 function cacheEnv(seconds?: string) {
-  const family = counting(env.TOKEN_FAMILY);
-  const pat = counting(env.PERSONAL_ACCESS_TOKEN);
+  const family = countingObjectCalls(env.TOKEN_FAMILY);
+  const pat = countingObjectCalls(env.PERSONAL_ACCESS_TOKEN);
   const vars = seconds === undefined ? { VALIDATION_CACHE_SECONDS: "" } : { VALIDATION_CACHE_SECONDS: seconds };
   const e: Bindings = withVars({ ...env, TOKEN_FAMILY: family.ns, PERSONAL_ACCESS_TOKEN: pat.ns } as Bindings, vars);
   return { env: e, familyCalls: family.gets, patCalls: pat.gets };

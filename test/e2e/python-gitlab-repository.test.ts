@@ -27,6 +27,7 @@ describe("python-gitlab reads a repository without cloning it", () => {
     expect(o.readme_text).toContain("# Demo App");
     expect(o.raw_equal).toBe(true);
     expect(o.tree).toEqual([["README.md", "blob"]]);
+    expect(o.keyset_tree).toEqual(o.tree);
     expect(o.branches).toEqual(["main"]);
     expect(o.main_default).toBe(true);
     expect(o.commit_titles).toEqual(["Initial commit"]);

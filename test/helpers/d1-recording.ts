@@ -53,3 +53,19 @@ export async function queryPlan(s: RecordedStatement): Promise<string[]> {
     .all<{ detail: string }>();
   return res.results.map((r) => r.detail);
 }
+
+/** EXPLAIN QUERY PLAN as its tree: each line's id and its parent's (0 at the top). */
+export async function queryPlanTree(s: RecordedStatement): Promise<{ id: number; parent: number; detail: string }[]> {
+  const res = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+    .bind(...s.params)
+    .all<{ id: number; parent: number; detail: string }>();
+  return res.results;
+}
+
+/** The plan lines below the statement's scalar subqueries (a listing's total is one of them). */
+export async function scalarSubqueryPlans(s: RecordedStatement): Promise<string[]> {
+  const tree = await queryPlanTree(s);
+  const inside = new Set(tree.filter((n) => /^SCALAR SUBQUERY/.test(n.detail)).map((n) => n.id));
+  for (const n of tree) if (inside.has(n.parent)) inside.add(n.id);
+  return tree.filter((n) => inside.has(n.id)).map((n) => n.detail);
+}

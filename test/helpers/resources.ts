@@ -5,16 +5,16 @@ import { createRunner, type NewRunner } from "../../src/db/runners";
 import { unique } from "./fixtures";
 
 /** Groups, projects and runners built through the service's repositories on the real D1 binding. */
-export async function makeGroup(ownerId: number, opts: { visibility?: string; parentId?: number } = {}) {
+export async function makeGroup(ownerId: number, opts: { visibility?: string; parentId?: number; path?: string } = {}) {
   const db = getDb(env.DB);
-  const path = unique("grp");
+  const path = opts.path ?? unique("grp");
   const parent = opts.parentId ? (await db.query.groups.findFirst({ where: (g, { eq }) => eq(g.id, opts.parentId!) })) ?? null : null;
   return createGroup(db, { name: path, path, parent, visibility: opts.visibility ?? "private", description: "", ownerId });
 }
 
-export async function makeProject(ownerId: number, opts: { groupId?: number; groupPath?: string; visibility?: string } = {}) {
+export async function makeProject(ownerId: number, opts: { groupId?: number; groupPath?: string; visibility?: string; path?: string } = {}) {
   const db = getDb(env.DB);
-  const path = unique("prj");
+  const path = opts.path ?? unique("prj");
   const namespace = opts.groupId
     ? { kind: "group" as const, id: opts.groupId, fullPath: opts.groupPath! }
     : { kind: "user" as const, id: ownerId, fullPath: unique("ns") };

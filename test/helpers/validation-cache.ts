@@ -32,3 +32,21 @@ export function callWithValidationCache(seconds: string): typeof call {
     return new Response(res.status === 204 || res.status === 304 ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
+
+/** Counts the calls to a Durable Object namespace's objects while forwarding them (the real binding). */
+export function countingObjectCalls(ns: DurableObjectNamespace): { ns: DurableObjectNamespace; gets: () => number } {
+  let gets = 0;
+  const proxy = new Proxy(ns, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (prop === "get") {
+        return (...args: Parameters<DurableObjectNamespace["get"]>) => {
+          gets++;
+          return target.get(...args);
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { ns: proxy, gets: () => gets };
+}

@@ -11,13 +11,16 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  *   spread between files that use the shared server, so that the lanes do not all start servers
  *   at once.
  * - Then the workers files, one block per project: a lane keeps its workerd runtime (and its
- *   loaded module graph) only while the next file is of the same project.
+ *   loaded module graph) only while the next file is of the same project. `workers-isolated`
+ *   (two short files in a runtime of their own) before `workers`: its runtime start is a chunk of
+ *   seconds, which belongs in the middle of the run, not in its tail where lanes should be
+ *   finishing short files together.
  * - Within a block, the longest first: the durations of the last run when vitest remembers them
  *   (node_modules/.vite), otherwise the files known to be slow (test/setup/suite-order.ts), then
  *   the largest.
  */
 
-const PROJECT_ORDER = ["e2e", "workers", "workers-isolated"];
+const PROJECT_ORDER = ["e2e", "workers-isolated", "workers"];
 
 /**
  * The sequencer for the lists of test/setup/suite-order.ts (passed in by vitest.config.ts, which

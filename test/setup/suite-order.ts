@@ -14,11 +14,18 @@ export const KNOWN_SLOW = [
   "test/e2e/docs-recipes.test.ts",
   "test/e2e/git-origin.test.ts",
   "test/e2e/local-migrations.test.ts",
-  "test/hardening/sweep.test.ts",
-  "test/credentials/validation-cache.test.ts",
-  "test/oauth/storage-scan.test.ts",
-  "test/hardening/control-characters.test.ts",
+  // Workers files, longest first (seconds on a quiet machine, vitest's remembered durations).
+  "test/services/access-ends-when-answered.test.ts",
   "test/services/fan-out-at-scale.test.ts",
+  "test/hardening/sweep.test.ts",
+  "test/services/changes-in-slices.test.ts",
+  "test/services/user-deletion.test.ts",
+  "test/credentials/validation-cache.test.ts",
+  "test/hardening/control-characters.test.ts",
+  "test/git/origin.test.ts",
+  "test/services/access-parity.test.ts",
+  "test/web/sign-out-everywhere.test.ts",
+  "test/services/password-replaced.test.ts",
 ];
 
 /**

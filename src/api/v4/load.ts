@@ -33,7 +33,19 @@ export const restAsker = (c: Context<AppEnv>): Asker => ({ kind: "user", user: c
 /** GitLab's ISO 8601 timestamps with milliseconds. */
 export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
 
-export const webUrl = (c: Context, path: string): string => `${new URL(c.req.url).origin}/${path}`;
+const origins = new WeakMap<Request, string>();
+
+/** The request's origin, parsed once per request: a listing renders two URLs per row. */
+function originOf(c: Context): string {
+  let origin = origins.get(c.req.raw);
+  if (origin === undefined) {
+    origin = new URL(c.req.url).origin;
+    origins.set(c.req.raw, origin);
+  }
+  return origin;
+}
+
+export const webUrl = (c: Context, path: string): string => `${originOf(c)}/${path}`;
 
 /** Runs an insert; a unique-index conflict becomes GitLab's 400 `{ message: { <field>: ["has already been taken"] } }`. */
 export async function uniqueOr400<T>(field: string, insert: () => Promise<T>): Promise<T> {

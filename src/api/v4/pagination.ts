@@ -111,3 +111,18 @@ export function cursorAfter(cursor: string, column: string): { value: string; id
   if (!values || values[column] === undefined || id === undefined || !/^[1-9][0-9]{0,15}$/.test(id)) throw invalidParam("cursor");
   return { value: values[column], id: Number(id) };
 }
+
+/**
+ * The repository tree's keyset token (GitLab's `page_token`, Gitaly's tree cursor): base64 of
+ * `{"file_name":"<path of the page's last entry>"}`. The next page starts after that entry.
+ */
+export function treePageToken(path: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify({ file_name: path }))));
+}
+
+/** The path a tree page token names; a token this service did not write is a 400 (page_token is invalid). */
+export function treePageAfter(token: string): string {
+  const path = decodeCursor(token)?.file_name;
+  if (!path) throw invalidParam("page_token");
+  return path;
+}

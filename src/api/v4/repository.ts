@@ -7,7 +7,7 @@ import { reasonOf } from "../../domain/errors";
 import { READ_API, requireAuth } from "./auth";
 import { invalidParam, notFound } from "./errors";
 import { loadProject } from "./load";
-import { parsePage, setPaginationHeaders } from "./pagination";
+import { parsePage, setKeysetNext, setPaginationHeaders, treePageAfter, treePageToken } from "./pagination";
 import { boolParam } from "./params";
 import { renderBranch, renderCommit, renderCommitDetail, renderTreeEntry } from "./repository-view";
 import { parseParams, queryParams } from "./validate";
@@ -45,16 +45,42 @@ async function gitlabMissing<T>(what: string, read: () => Promise<T>): Promise<T
 
 const refOr = (ref: string | undefined, fallback: string) => (ref === undefined || ref === "" ? fallback : ref);
 
-const TreeQuery = z.object({ ref: z.string().max(255).optional(), path: z.string().max(4096).optional(), recursive: boolParam.optional() });
+const TreeQuery = z.object({
+  ref: z.string().max(255).optional(),
+  path: z.string().max(4096).optional(),
+  recursive: boolParam.optional(),
+  pagination: z.enum(["offset", "keyset"]).optional(),
+  page_token: z.string().max(8192).optional(),
+});
 
+/**
+ * GitLab's tree listing, by offset (X-Total, X-Page, ...) or, with pagination=keyset, by page_token:
+ * a Link rel="next" whose page_token names the page's last entry, and no total (GitLab, as Gitaly
+ * pages the tree; docs/rest-api.md, "Repository").
+ */
 repository.get("/projects/:id/repository/tree", requireAuth(READ_API), async (c) => {
   const { project, origin } = await loadReadableProject(c);
   const q = parseParams(TreeQuery, queryParams(c));
   const page = parsePage(c);
-  const { entries, total } = await gitlabMissing("Tree Not Found", () =>
-    readTree(origin, project.id, { ref: refOr(q.ref, project.defaultBranch), path: q.path, recursive: q.recursive === true, offset: page.offset, limit: page.perPage }),
+  const keyset = q.pagination === "keyset";
+  // GitLab reads page_token only with keyset pagination.
+  const after = keyset && q.page_token !== undefined && q.page_token !== "" ? treePageAfter(q.page_token) : undefined;
+  const { entries, total, hasNext } = await gitlabMissing("Tree Not Found", () =>
+    readTree(origin, project.id, {
+      ref: refOr(q.ref, project.defaultBranch),
+      path: q.path,
+      recursive: q.recursive === true,
+      offset: keyset ? 0 : page.offset,
+      limit: page.perPage,
+      after,
+    }),
   );
-  setPaginationHeaders(c, page, total);
+  if (keyset) {
+    const last = entries[entries.length - 1];
+    setKeysetNext(c, page.perPage, hasNext && last ? { page_token: treePageToken(last.path) } : null);
+  } else {
+    setPaginationHeaders(c, page, total);
+  }
   return c.json(entries.map(renderTreeEntry));
 });
 

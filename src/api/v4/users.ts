@@ -57,7 +57,9 @@ users.get("/users", requireAuth(READ_USER), validateQuery(ListQuery), async (c) 
   let after: { value: unknown; id: number } | undefined;
   if (keyset && q.cursor !== undefined) {
     const at = cursorAfter(q.cursor, q.order_by);
-    const value = q.order_by === "created_at" ? Date.parse(at.value) : at.value;
+    // The cursor carries every value as a string; ids and times compare as the numbers they are
+    // stored as (SQLite orders any number before any string: a text id would match no row, or all).
+    const value = q.order_by === "created_at" ? Date.parse(at.value) : q.order_by === "id" ? Number(at.value) : at.value;
     if (typeof value === "number" && Number.isNaN(value)) throw invalidParam("cursor");
     after = { value, id: at.id };
   }
