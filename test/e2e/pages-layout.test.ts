@@ -7,13 +7,15 @@ import { pagesSession, signIn } from "./pages-support";
 
 /**
  * Every page of ./page-catalogue.ts at a phone's width (390 px) and a desktop's (1280 px): no
- * sideways scrolling, every action on screen; people get a person's error page. Screenshots of both
- * widths go to test-results/pages/, or to docs/screenshots/ for docs/pages.md when
- * UPDATE_DOC_SCREENSHOTS=1 (so an ordinary test run leaves the tracked pictures alone).
+ * sideways scrolling, every action on screen; people get a person's error page. The full-page
+ * screenshots of both widths (a third of this file's time; the assertions never read them) are
+ * taken on request: PAGE_SCREENSHOTS=1 saves them to test-results/pages/, UPDATE_DOC_SCREENSHOTS=1
+ * to docs/screenshots/ for docs/pages.md (so an ordinary test run leaves the tracked pictures alone).
  */
 const pages = pagesSession();
 const base = pages.base;
 const SCREENSHOTS = path.resolve(__dirname, process.env.UPDATE_DOC_SCREENSHOTS === "1" ? "../../docs/screenshots" : "../../test-results/pages");
+const FULL_PAGE_SCREENSHOTS = process.env.PAGE_SCREENSHOTS === "1" || process.env.UPDATE_DOC_SCREENSHOTS === "1";
 const WIDTHS = [
   { name: "phone", width: 390, height: 844 },
   { name: "desktop", width: 1280, height: 800 },
@@ -49,7 +51,7 @@ async function offscreenControls(page: Page): Promise<string[]> {
 
 // The three tests use contexts of their own (one Chromium for the file): side by side.
 describe.concurrent("page layout at a phone's and a desktop's width (DESIGN.md: every page fits 390 px)", () => {
-  it("every page of the catalogue: no sideways scrolling, every action on screen, a compact header; screenshots at both widths", async () => {
+  it("every page of the catalogue: no sideways scrolling, every action on screen, a compact header (screenshots at both widths on request)", async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const setup = await pages.newContext();
     const fixtures = await preparePages(base, inject("rootPassword"), await setup.newPage());
@@ -73,7 +75,7 @@ describe.concurrent("page layout at a phone's and a desktop's width (DESIGN.md: 
           const header = await page.locator("body > header").boundingBox();
           // The header leaves the screen to the page: at most a seventh of a phone's height.
           if (header && header.height > size.height / 7) failures.push(`${where}: header ${Math.round(header.height)}px high`);
-          await page.screenshot({ path: path.join(SCREENSHOTS, `layout-${entry.name}-${size.name}.png`), fullPage: true });
+          if (FULL_PAGE_SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `layout-${entry.name}-${size.name}.png`), fullPage: true });
         }
         await ctx.close();
       }
