@@ -18,6 +18,7 @@ import { kindOf } from "./kinds";
 import type { Caller } from "./principal";
 import { requireScopes } from "./resolve";
 import { applySudo, sudoIdentifier } from "./sudo";
+import { formText } from "../http/form-text";
 
 /**
  * The front door (DESIGN.md, "One front door"): the one way a request's credential becomes a
@@ -220,5 +221,5 @@ export async function admitRequest(c: Context<AppEnv>, door: Door, replayVerdict
 /** RFC 6750 §2.2: a form-encoded POST body; Hono caches it, so the route may read it again. */
 async function formBody(c: Context<AppEnv>): Promise<URLSearchParams | null> {
   if (c.req.method !== "POST" || !(c.req.header("content-type") ?? "").includes("application/x-www-form-urlencoded")) return null;
-  return new URLSearchParams(await c.req.text());
+  return new URLSearchParams(await formText(c));
 }

@@ -11,6 +11,7 @@ import { countAddressFailure } from "../credentials/failed-auth-throttle";
 import { clientBasicCredentials } from "../credentials/extract";
 import type { AppEnv, Bindings } from "../env";
 import { clientAddress } from "../http/client-address";
+import { formText } from "../http/form-text";
 
 /**
  * Parameters of the token, revoke and introspect endpoints: name=value pairs joined with & (spec),
@@ -31,8 +32,7 @@ export async function readParams(c: Context): Promise<Params> {
     if (!body || typeof body !== "object" || Array.isArray(body)) throw new OAuthError("invalid_request", "The request body must be a JSON object.");
     for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out.set(k, String(v));
   } else {
-    // Request.text() decodes UTF-8 as TextDecoder does (a BOM dropped, bad bytes replaced), in one native step.
-    const form = new URLSearchParams(await c.req.text());
+    const form = new URLSearchParams(await formText(c));
     for (const [k, v] of form) {
       if (out.has(k)) throw new OAuthError("invalid_request", `Duplicate parameter: ${k}.`);
       out.set(k, v);
