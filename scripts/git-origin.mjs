@@ -230,6 +230,10 @@ export function createGitOriginServer(root, secret) {
   let gitVersion = null;
 
   return createServer(async (req, res) => {
+    // One connection per request: a kept-alive connection that Node closes after its idle timeout
+    // while the Worker sends its next request on it is a "Network connection lost" (a 502 at the
+    // gateway, seen under load); a new loopback connection costs next to nothing.
+    res.shouldKeepAlive = false;
     const target = req.url ?? "/";
     const url = new URL(target, "http://origin.invalid");
     const h = (name) => (typeof req.headers[name] === "string" ? req.headers[name] : "");

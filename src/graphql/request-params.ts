@@ -8,7 +8,7 @@ const JSON_PARAMS = ["variables", "extensions"] as const;
 export async function malformedJsonParam(req: Request): Promise<string | null> {
   let params: URLSearchParams;
   if (req.method === "GET") params = new URL(req.url).searchParams;
-  else if (/^application\/x-www-form-urlencoded/i.test(req.headers.get("content-type") ?? "")) params = new URLSearchParams(await req.clone().text());
+  else if (/^application\/x-www-form-urlencoded/i.test(req.headers.get("content-type") ?? "")) params = new URLSearchParams(new TextDecoder().decode(await req.clone().arrayBuffer()));
   else return null;
   for (const name of JSON_PARAMS) {
     const text = params.get(name);

@@ -23,9 +23,10 @@ type Observations = {
   project_path: string;
   projects_owned: string[];
   projects_page1: number;
-  projects_all: number;
-  projects_iterated: number;
-  projects_iterated_unique: number;
+  projects_stable: number;
+  projects_stable_walked_once: boolean;
+  projects_iterated_repeats: number;
+  projects_iterated_unknown: number;
   runners_paused: string[];
   runners_not_paused: number;
   runners_tagged: string[];
@@ -59,10 +60,13 @@ describe("python-gitlab drives /api/v4 (Grape's coercion)", () => {
     expect(o.active_users).toBeLessThanOrEqual(o.all_users);
     expect(o.project_path).toBe("demo/demo-app");
     expect(o.projects_owned).toContain("demo/demo-app");
-    // Pagination: page 1 of size 1, and the iterator walks every page to the same total.
+    // Pagination: page 1 of size 1, and the iterator walks every page: each project that existed
+    // throughout exactly once, none twice, none unknown (other files add projects meanwhile).
     expect(o.projects_page1).toBe(1);
-    expect(o.projects_iterated).toBe(o.projects_all);
-    expect(o.projects_iterated_unique).toBe(o.projects_all);
+    expect(o.projects_stable).toBeGreaterThan(1);
+    expect(o.projects_stable_walked_once).toBe(true);
+    expect(o.projects_iterated_repeats).toBe(0);
+    expect(o.projects_iterated_unknown).toBe(0);
     // runners.list(paused=True): python sends "True", which Grape accepts (issue 12).
     expect(o.runners_paused).toEqual(["paused runner"]);
     expect(o.runners_not_paused).toBeGreaterThan(0);

@@ -33,11 +33,17 @@ out["project_path"] = project.path_with_namespace
 out["projects_owned"] = [p.path_with_namespace for p in gl.projects.list(owned=True, get_all=True)]
 page1 = gl.projects.list(per_page=1, page=1)
 out["projects_page1"] = len(page1)
-everything = gl.projects.list(get_all=True)
-iterated = list(gl.projects.list(iterator=True, per_page=1))
-out["projects_all"] = len(everything)
-out["projects_iterated"] = len(iterated)
-out["projects_iterated_unique"] = len({p.id for p in iterated})
+# The e2e server is shared: other files create projects meanwhile. In id order a new project comes
+# after every page already walked, so the projects listed before and after the walk (the stable
+# ones) must each be walked exactly once, and nothing walked may be outside both lists.
+before = {p.id for p in gl.projects.list(get_all=True, order_by="id", sort="asc")}
+iterated = [p.id for p in gl.projects.list(iterator=True, per_page=1, order_by="id", sort="asc")]
+after = {p.id for p in gl.projects.list(get_all=True, order_by="id", sort="asc")}
+stable = before & after
+out["projects_stable"] = len(stable)
+out["projects_stable_walked_once"] = sum(1 for i in iterated if i in stable) == len(stable) and stable <= set(iterated)
+out["projects_iterated_repeats"] = len(iterated) - len(set(iterated))
+out["projects_iterated_unknown"] = len(set(iterated) - (before | after))
 
 # Runners: paused=True (python-gitlab sends "True"), paused=False, comma-separated tag_list.
 out["runners_paused"] = [r.description for r in gl.runners_all.list(paused=True, get_all=True)]
