@@ -327,10 +327,11 @@ describe.concurrent("every documented variable takes effect under npm start (REA
     expect(issued.status).toBe(200);
     const { refresh_token } = (await issued.json()) as { refresh_token: string };
     const refresh = () => tokenRequest({ grant_type: "refresh_token", refresh_token, ...client });
+    // Before the first use: the grace runs from the server's time of it, never earlier than this.
+    const started = Date.now();
     expect((await refresh()).status).toBe(200);
     // Within the grace a replay gets the grace pair again; the first one past it is reuse.
     let replay = await refresh();
-    const started = Date.now();
     expect(replay.status).toBe(200);
     await until(async () => (replay = await refresh()).status !== 200, 4000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
@@ -386,13 +387,14 @@ describe.concurrent("every documented variable takes effect under npm start (REA
   });
 
   it("ORPHAN_SWEEP_SECONDS: a dynamically registered client that never received a grant is swept by the cron once that old", async () => {
+    // Before the request: the server's registration time is no earlier, however long its answer takes.
+    const registeredAt = Date.now();
     const reg = await fetch(`${base}/oauth/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ client_name: "never used", redirect_uris: ["http://127.0.0.1:9/cb"] }),
     });
     expect(reg.status).toBe(201);
-    const registeredAt = Date.now();
     const { client_id } = (await reg.json()) as { client_id: string };
     const listed = async () =>
       ((await (await fetch(`${base}/api/v4/applications?per_page=100`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { application_id: string }[]).some(
@@ -432,11 +434,12 @@ describe.concurrent("every documented variable takes effect under npm start (REA
       };
       bearer = await pushToken(name);
       quotaBearer = await pushToken(quotaName);
-      // An upload session left behind, for REGISTRY_UPLOAD_TTL_SECONDS below.
+      // An upload session left behind, for REGISTRY_UPLOAD_TTL_SECONDS below (its time taken before
+      // the request: the server's is no earlier, however long the answer takes).
+      abandonedAt = Date.now();
       const started = await fetch(`${base}/v2/${name}/blobs/uploads/`, { method: "POST", headers: bearer });
       expect(started.status).toBe(202);
       abandoned = started.headers.get("location")!;
-      abandonedAt = Date.now();
     });
 
     const pushBlob = (b: Buffer, to = name, auth = bearer) => fetch(`${base}/v2/${to}/blobs/uploads/?digest=${sha(b)}`, { method: "POST", headers: auth, body: b });
