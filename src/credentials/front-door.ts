@@ -221,5 +221,5 @@ export async function admitRequest(c: Context<AppEnv>, door: Door, replayVerdict
 /** RFC 6750 §2.2: a form-encoded POST body; Hono caches it, so the route may read it again. */
 async function formBody(c: Context<AppEnv>): Promise<URLSearchParams | null> {
   if (c.req.method !== "POST" || !(c.req.header("content-type") ?? "").includes("application/x-www-form-urlencoded")) return null;
-  return new URLSearchParams(await formText(c));
+  return new URLSearchParams(await formText(c.req));
 }

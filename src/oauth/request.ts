@@ -32,7 +32,7 @@ export async function readParams(c: Context): Promise<Params> {
     if (!body || typeof body !== "object" || Array.isArray(body)) throw new OAuthError("invalid_request", "The request body must be a JSON object.");
     for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out.set(k, String(v));
   } else {
-    const form = new URLSearchParams(await formText(c));
+    const form = new URLSearchParams(await formText(c.req));
     for (const [k, v] of form) {
       if (out.has(k)) throw new OAuthError("invalid_request", `Duplicate parameter: ${k}.`);
       out.set(k, v);

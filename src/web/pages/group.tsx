@@ -8,7 +8,7 @@ import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
 import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
 import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
-import { pageApp } from "../door";
+import { pageApp, signInFirst } from "../door";
 
 /**
  * /groups/<full path> (GitLab's path, the `web_url` of a group): the group's subgroups and
@@ -28,7 +28,7 @@ async function groupForViewer(c: Ctx, fullPath: string): Promise<GroupAccess | R
   const group = await findGroup(getDb(c.env.DB), fullPath);
   const access = group ? await groupAccess(c.env, sessionAsker(user), group) : null;
   if (!access?.can("read_group")) {
-    if (!user) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(c.req.path)}`, 302);
+    if (!user) return signInFirst(c);
     return notFoundPage(c);
   }
   return access;

@@ -15,7 +15,7 @@ import { currentUser } from "../session";
 import { notFoundPage } from "./not-found";
 import { originSettings } from "../../git/origin-client";
 import { FileList, FileText, fileText, listDirectory, readmeOf, unlessOriginUnavailable } from "../repository-view";
-import { pageApp } from "../door";
+import { pageApp, signInFirst } from "../door";
 
 /**
  * /<namespace>/<project>: a project's page, from which its sections are reached: the clone URL,
@@ -40,7 +40,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
   const user = await currentUser(c);
   const access = await findProjectAccess(c.env, sessionAsker(user), c.req.param("project") ?? "");
   if (!access?.can("read_project")) {
-    if (!user) return c.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(c.req.path)}`, 302);
+    if (!user) return signInFirst(c);
     return notFoundPage(c);
   }
   const project = access.row;
