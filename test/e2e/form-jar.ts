@@ -1,6 +1,6 @@
 /**
  * A cookie jar and form poster for e2e tests that drive the pages without a browser (the
- * sign-in and consent forms): test/e2e/durability.test.ts, test/e2e/configuration.test.ts.
+ * sign-in and consent forms): test/e2e/restarts.test.ts, test/e2e/configuration.test.ts.
  */
 export class Jar {
   cookies = new Map<string, string>();

@@ -7,7 +7,7 @@ import { pause, untilProcessGroupGone } from "./wait";
 /**
  * Starting and stopping the service the way README says (`npm start`) on a free loopback port and
  * a given state directory. Used once for the whole e2e project (global-setup.ts) and by tests that
- * need a server lifecycle of their own (durability.test.ts restarts one on the same state).
+ * need a server lifecycle of their own (restarts.test.ts kills, stops and restarts one on the same state).
  */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

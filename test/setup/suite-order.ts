@@ -6,9 +6,7 @@
 /** Files known to take longest (the summary reporter's list), for a clone without vitest's cache. */
 export const KNOWN_SLOW = [
   "test/e2e/configuration.test.ts",
-  "test/e2e/crash-upload.test.ts",
-  "test/e2e/crash-block.test.ts",
-  "test/e2e/durability.test.ts",
+  "test/e2e/restarts.test.ts",
   "test/e2e/pages-layout.test.ts",
   "test/e2e/client-address.test.ts",
   "test/e2e/docs-recipes.test.ts",
@@ -35,9 +33,7 @@ export const KNOWN_SLOW = [
  */
 export const OWN_SERVER = new Set([
   "test/e2e/configuration.test.ts",
-  "test/e2e/crash-upload.test.ts",
-  "test/e2e/crash-block.test.ts",
-  "test/e2e/durability.test.ts",
+  "test/e2e/restarts.test.ts",
   "test/e2e/client-address.test.ts",
   "test/e2e/docs-recipes.test.ts",
   "test/e2e/git-origin.test.ts",
