@@ -101,6 +101,8 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["./test/e2e/global-setup.ts"],
+          // Uint8Array.prototype.toBase64 where Node lacks it (test/e2e/native-base64.ts).
+          setupFiles: ["./test/e2e/native-base64.ts"],
           // Bounds, not expected times: a crash file boots npm start twice, and beside two other
           // lanes on a loaded 2-core machine one boot has taken over 100 s.
           testTimeout: 300_000,
