@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { PAGES, preparePages } from "./page-catalogue";
+import { PAGES, preparePages, type Fixtures } from "./page-catalogue";
 import { pagesSession, signIn } from "./pages-support";
 
 /**
@@ -21,8 +21,13 @@ const WIDTHS = [
   { name: "desktop", width: 1280, height: 800 },
 ];
 
-/** The widest element that sticks out past the viewport, for a useful failure message. */
-async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; culprit: string | null }> {
+/**
+ * What the layout checks read of a page, in one round trip: the page's width and the widest element
+ * that sticks out past the viewport (for a useful failure message), the buttons, links styled as
+ * buttons and form fields not wholly on screen horizontally, and the height of the page's header
+ * (null without one).
+ */
+async function layoutReading(page: Page): Promise<{ scrollWidth: number; innerWidth: number; culprit: string | null; offscreen: string[]; headerHeight: number | null }> {
   return page.evaluate(() => {
     const innerWidth = window.innerWidth;
     let culprit: string | null = null;
@@ -32,21 +37,44 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
         culprit = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${String(el.className).split(" ").join(".")}` : ""} right=${Math.round(r.right)}`;
       }
     }
-    return { scrollWidth: document.documentElement.scrollWidth, innerWidth, culprit };
-  });
-}
-
-/** Buttons, links styled as buttons and form fields that are not wholly on screen horizontally. */
-async function offscreenControls(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const out: string[] = [];
+    const offscreen: string[] = [];
     for (const el of document.querySelectorAll("main button, main .button, main input:not([type=hidden]), main textarea, header a, header button")) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) continue;
-      if (r.left < -1 || r.right > window.innerWidth + 1) out.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? "").trim().slice(0, 30)}" at ${Math.round(r.left)}..${Math.round(r.right)}`);
+      if (r.left < -1 || r.right > innerWidth + 1) offscreen.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? "").trim().slice(0, 30)}" at ${Math.round(r.left)}..${Math.round(r.right)}`);
     }
-    return out;
+    const header = document.querySelector("body > header");
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth, culprit, offscreen, headerHeight: header ? header.getBoundingClientRect().height : null };
   });
+}
+
+type Size = (typeof WIDTHS)[number];
+
+/**
+ * One pass over the catalogue's pages of `who` at one width, in a browser context of its own: what
+ * does not fit (sideways scrolling, a control off screen, a header taller than a seventh of a
+ * phone's height, a 5xx).
+ */
+async function layoutFailures(fixtures: Fixtures, size: Size, who: "visitor" | "admin"): Promise<string[]> {
+  const failures: string[] = [];
+  const ctx = await pages.newContext();
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: size.width, height: size.height });
+  if (who === "admin") await signIn(page, base, fixtures.admin.username, fixtures.admin.password);
+  for (const entry of PAGES.filter((p) => p.who === who)) {
+    // goto waits for the load event.
+    const res = await page.goto(`${base}${entry.path(fixtures)}`);
+    const where = `${entry.name} at ${size.width}px`;
+    if (!res || res.status() >= 500) failures.push(`${where}: status ${res?.status()}`);
+    const o = await layoutReading(page);
+    if (o.scrollWidth > size.width) failures.push(`${where}: scrollWidth ${o.scrollWidth} (${o.culprit})`);
+    for (const c of o.offscreen) failures.push(`${where}: ${c}`);
+    // The header leaves the screen to the page: at most a seventh of a phone's height.
+    if (o.headerHeight !== null && o.headerHeight > size.height / 7) failures.push(`${where}: header ${Math.round(o.headerHeight)}px high`);
+    if (FULL_PAGE_SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `layout-${entry.name}-${size.name}.png`), fullPage: true });
+  }
+  await ctx.close();
+  return failures;
 }
 
 // The three tests use contexts of their own (one Chromium for the file): side by side.
@@ -56,30 +84,9 @@ describe.concurrent("page layout at a phone's and a desktop's width (DESIGN.md: 
     const setup = await pages.newContext();
     const fixtures = await preparePages(base, inject("rootPassword"), await setup.newPage());
     await setup.close();
-    const failures: string[] = [];
-    for (const size of WIDTHS) {
-      for (const who of ["visitor", "admin"] as const) {
-        const ctx = await pages.newContext();
-        const page = await ctx.newPage();
-        await page.setViewportSize({ width: size.width, height: size.height });
-        if (who === "admin") await signIn(page, base, fixtures.admin.username, fixtures.admin.password);
-        for (const entry of PAGES.filter((p) => p.who === who)) {
-          const res = await page.goto(`${base}${entry.path(fixtures)}`);
-          await page.waitForLoadState("load");
-          const where = `${entry.name} at ${size.width}px`;
-          if (!res || res.status() >= 500) failures.push(`${where}: status ${res?.status()}`);
-          const o = await overflow(page);
-          const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-          if (scrollWidth > size.width) failures.push(`${where}: scrollWidth ${scrollWidth} (${o.culprit})`);
-          for (const c of await offscreenControls(page)) failures.push(`${where}: ${c}`);
-          const header = await page.locator("body > header").boundingBox();
-          // The header leaves the screen to the page: at most a seventh of a phone's height.
-          if (header && header.height > size.height / 7) failures.push(`${where}: header ${Math.round(header.height)}px high`);
-          if (FULL_PAGE_SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `layout-${entry.name}-${size.name}.png`), fullPage: true });
-        }
-        await ctx.close();
-      }
-    }
+    // The four passes (two widths, visitor and administrator) side by side, a context each.
+    const passes = WIDTHS.flatMap((size) => (["visitor", "admin"] as const).map((who) => layoutFailures(fixtures, size, who)));
+    const failures = (await Promise.all(passes)).flat();
     expect(failures).toEqual([]);
     // About 30 pages, two widths, a full-page screenshot each: longer than one page's test.
   }, 900_000);
@@ -103,7 +110,7 @@ describe.concurrent("page layout at a phone's and a desktop's width (DESIGN.md: 
       // The table stays below the timeline.
       const [timelineBox, tableBox] = [await timeline.boundingBox(), await page.locator("table").first().boundingBox()];
       expect(tableBox!.y).toBeGreaterThan(timelineBox!.y + timelineBox!.height - 1);
-      const o = await overflow(page);
+      const o = await layoutReading(page);
       expect(o.scrollWidth, `${size.width}px: ${o.culprit}`).toBeLessThanOrEqual(o.innerWidth);
       await timeline.screenshot({ path: path.join(SCREENSHOTS, `deprecations-timeline-${size.name}.png`) });
       await ctx.close();
