@@ -39,6 +39,20 @@ async function ownerAndApp(scopes = ["read_user", "api"]) {
   return { owner, ctx, page, name, ...app };
 }
 
+/**
+ * One application registered on the page (registering is the first test's subject), shared by the
+ * tests that authorize, deny, revoke and frame it, each as a user of its own: a user's decisions
+ * and revocations are theirs alone, and an owner's sign-in and registration less per test.
+ */
+let shared: Promise<{ clientId: string; secret: string; name: string }> | undefined;
+function registeredApp() {
+  shared ??= ownerAndApp().then(async ({ ctx, clientId, secret, name }) => {
+    await ctx.close();
+    return { clientId, secret, name };
+  });
+  return shared;
+}
+
 async function exchange(clientId: string, secret: string, code: string, redirectUri: string) {
   const res = await fetch(`${base}/oauth/token`, {
     method: "POST",
@@ -63,8 +77,7 @@ describe.concurrent("applications registered on the page, authorized by another 
   });
 
   it("another user signs in from the authorize link, sees the consent page, presses Authorize, and the code works", async () => {
-    const { clientId, secret, name, ctx: ownerCtx } = await ownerAndApp();
-    await ownerCtx.close();
+    const { clientId, secret, name } = await registeredApp();
     const user = await pages.createUser("consenter");
     const ctx = await pages.newContext();
     const page = await ctx.newPage();
@@ -95,8 +108,7 @@ describe.concurrent("applications registered on the page, authorized by another 
   });
 
   it("Deny sends the browser back with error=access_denied and the state", async () => {
-    const { clientId, ctx: ownerCtx } = await ownerAndApp();
-    await ownerCtx.close();
+    const { clientId } = await registeredApp();
     const user = await pages.createUser("denier");
     const ctx = await pages.newContext();
     const page = await ctx.newPage();
@@ -113,8 +125,7 @@ describe.concurrent("applications registered on the page, authorized by another 
   });
 
   it("Revoke under Authorized applications makes the application's tokens fail at once", async () => {
-    const { clientId, secret, name, ctx: ownerCtx } = await ownerAndApp();
-    await ownerCtx.close();
+    const { clientId, secret, name } = await registeredApp();
     const user = await pages.createUser("revoker");
     const ctx = await pages.newContext();
     const page = await ctx.newPage();
@@ -152,8 +163,7 @@ describe.concurrent("applications registered on the page, authorized by another 
 
 describe.concurrent("the consent page's protections (spec GET /oauth/authorize: consent)", () => {
   it("cannot be framed by another site (frame-ancestors 'none', X-Frame-Options DENY)", async () => {
-    const { clientId, ctx: ownerCtx } = await ownerAndApp();
-    await ownerCtx.close();
+    const { clientId } = await registeredApp();
     const user = await pages.createUser("framed");
     const target = authorizeUrl(base, { client_id: clientId, redirect_uri: `${client.origin}/callback`, state: "f", scope: "read_user" });
     const evil = await startServer((_req, res) => {
