@@ -18,18 +18,19 @@ import { pause as sleep, until, untilTime } from "./wait";
  * is a wrangler bundle and workerd boot (about 8 s alone, several times that beside two other
  * lanes), and the three used to boot six. One kill serves both crashes, one stop the durability.
  *
- * 1. First start. A user holding 120 grants (above D1's 100 bound parameters; see grantsOf); a registry blob
- *    PATCH of session A (after a recorded first chunk) and of session B and a generic package
- *    upload, all three streaming; then the block of that user. The moment the block's intent is
- *    committed (the state reads blocked), the whole process group is killed: `kill -9 -- -<pgid>`,
- *    nothing gets to clean up, the block's fan-out and the uploads all mid-change.
+ * 1. First start. A user holding 120 grants (above D1's 100 bound parameters; see grantsOf); a
+ *    registry blob PATCH of session A (after a recorded first chunk) and of session B and a
+ *    generic package upload, all three streaming; then the block of that user. The moment the
+ *    block's intent is committed (the state reads blocked), the whole process group is killed:
+ *    `kill -9 -- -<pgid>`, nothing gets to clean up, the block's fan-out and the uploads all
+ *    mid-change.
  * 2. Second start on the same state: DESIGN, "Changes that finish": the retried block finishes it
  *    (no token works, `user_blocked` audited once, unblock revives nothing); the upload session is
  *    free again within its lease (seconds, not the ten minutes of a lock) and resumes from what it
  *    had recorded, the other is cancelled and its blob pushed again at once; the killed package
  *    upload left nothing visible; after the cron's sweep `npm run check:integrity` finds nothing.
- *    Then the durability state (issue 12, "Durability"): OAuth access and refresh tokens, personal
- *    access tokens, a browser session, a SendFile upload and a generic package file.
+ *    Then the durability state (state outlives a restart): OAuth access and refresh tokens,
+ *    personal access tokens, a browser session, a SendFile upload and a generic package file.
  * 3. That server is stopped (SIGTERM) and started a third time on the same state: all of it works.
  */
 const persist = mkdtempSync(path.join(tmpdir(), "edge-auth-restarts-"));
