@@ -50,11 +50,12 @@ export async function insertFamilyRowOnce(
 }
 
 /**
- * The inserts of many families' directory rows, not yet run: statements of at most 12 rows (8
- * bound values each, under D1's 100 bound parameters), for one D1 batch.
+ * The inserts of many families' directory rows, not yet run: statements of at most 10 rows (at
+ * most 10 bound values each, one per column: within D1's 100 bound parameters whichever columns
+ * are set), for one D1 batch.
  */
 export function familyRowStatements(db: Db, rows: readonly (typeof oauthTokenFamilies.$inferInsert)[]) {
-  return [...batchesOf(rows, 12)].map((slice) => db.insert(oauthTokenFamilies).values(slice));
+  return [...batchesOf(rows, 10)].map((slice) => db.insert(oauthTokenFamilies).values(slice));
 }
 
 /** Directory rows of many families at once (an import, or seeding at scale), in one D1 batch. */

@@ -123,7 +123,7 @@ describe("token_issued audit rows, one per grant that issues tokens", () => {
     const { app } = await makeApp();
     const user = await makeUser();
     const row = (await findUserById(getDb(env.DB), user.id))!;
-    // 30 families: their rows span several bounded statements (12 rows each) of the one batch.
+    // 30 families: their rows span several bounded statements (10 directory rows, 12 audit rows each) of the one batch.
     const issued = await issueAccessOnlyMany(env, { app, userId: user.id, scopes: ["api"], grantType: "password", user: row, ip: IP }, 30);
     expect(new Set(issued.map((i) => i.family.id)).size).toBe(30);
     for (const i of issued) {
