@@ -22,6 +22,7 @@ import autocannon from "autocannon";
 import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.mjs";
 import { buildWorker, startBuiltWorker } from "./lib/worker.mjs";
 import { startWorkersOAuthProvider } from "./lib/peer-servers.mjs";
+import { dpopGets, dpopKey } from "./lib/dpop-proofs.mjs";
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 2000);
@@ -133,7 +134,20 @@ try {
         body: new URLSearchParams({ token: passwordToken }).toString(),
       },
     };
+    // A DPoP-bound GET /api/v4/user (issue 29's cost row): every request its own proof, from a
+    // pool signed before each run (beforeRun, outside the figure); a proof cannot be replayed, so
+    // the scenario is left out of CPU_MODE=loop.
+    if (!LOOP) {
+      const key = dpopKey();
+      const tokenUrl = `${base}/oauth/token`;
+      const dpopForm = (proof) => ({ ...form({ grant_type: "password", username: "bench", password: USER_PASSWORD, scope: "api" }), headers: { "Content-Type": "application/x-www-form-urlencoded", DPoP: proof } });
+      const nonce = (await fetch(tokenUrl, dpopForm(key.proof("POST", tokenUrl)))).headers.get("DPoP-Nonce");
+      const bound = await json(await fetch(tokenUrl, dpopForm(key.proof("POST", tokenUrl, { nonce }))));
+      if (bound.token_type !== "DPoP") throw new Error(`${name}: not DPoP-bound: ${JSON.stringify(bound)}`);
+      scenarios.dpop = dpopGets(`${base}/api/v4/user`, bound.access_token, key, nonce, REQUESTS + 200);
+    }
     for (const [s, opts] of Object.entries(scenarios)) {
+      if (opts.beforeRun) continue; // dpop: its non-2xx count is checked when measured
       const res = await fetch(opts.url, { method: opts.method ?? "GET", headers: opts.headers, body: opts.body });
       if (res.status !== 200) throw new Error(`${name} ${s}: ${res.status} ${await res.text()}`);
     }
@@ -153,15 +167,22 @@ try {
   const names = Object.keys(served[0].scenarios).filter((s) => wanted.length === 0 || wanted.includes(s));
   // Warm-up: JIT and every object, once per bundle and scenario, outside the figures.
   const servedFor = (s) => served.filter((b) => b.scenarios[s]);
-  for (const s of names) for (const b of servedFor(s)) await (LOOP ? loopOnce(b, b.scenarios[s]) : autocannon({ ...b.scenarios[s], connections: CONNECTIONS, amount: Math.min(REQUESTS, 1000) }));
+  /** One autocannon run; a scenario's `beforeRun` (the DPoP proof pool) runs first, outside any figure. */
+  const run = async ({ beforeRun, ...opts }, amount) => {
+    await beforeRun?.();
+    return autocannon({ ...opts, connections: CONNECTIONS, amount });
+  };
+  for (const s of names) for (const b of servedFor(s)) await (LOOP ? loopOnce(b, b.scenarios[s]) : run(b.scenarios[s], Math.min(REQUESTS, 1000)));
 
   const samples = {}; // `${scenario}\t${bundle}` -> [{ worker, node }]
   for (let r = 0; r < ROUNDS; r++) {
     for (const s of names) {
       for (const b of servedFor(s)) {
+        const { beforeRun, ...opts } = b.scenarios[s];
+        await beforeRun?.();
         const w0 = cpuMicros(b.pid);
         const n0 = process.cpuUsage();
-        const result = LOOP ? await loopOnce(b, b.scenarios[s]) : await autocannon({ ...b.scenarios[s], connections: CONNECTIONS, amount: REQUESTS });
+        const result = LOOP ? await loopOnce(b, opts) : await autocannon({ ...opts, connections: CONNECTIONS, amount: REQUESTS });
         const worker = (cpuMicros(b.pid) - w0) / result.requests.total;
         const nu = process.cpuUsage(n0);
         const node = (nu.user + nu.system) / result.requests.total;

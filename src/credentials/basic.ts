@@ -1,3 +1,5 @@
+import { fromBase64 } from "../crypto/random";
+
 /** HTTP Basic credentials (RFC 7617) as git, docker and package clients send them: user name and password, UTF-8. */
 export interface BasicCredentials {
   username: string;
@@ -11,7 +13,7 @@ export function parseBasic(header: string | null): BasicCredentials | null {
   if (!m) return null;
   let decoded: string;
   try {
-    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(m[1]), (ch) => ch.charCodeAt(0)));
+    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(fromBase64(m[1]));
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
-import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from "jose";
+import { calculateJwkThumbprint, importJWK, type JWK } from "jose";
 import { getConfig } from "../config";
 import { sha256Base64Url, timingSafeEqual } from "../crypto/hash";
+import { fromBase64Url } from "../crypto/random";
 import type { Bindings } from "../env";
 import { AuthError, type DpopErrorCode, type DpopRefusal } from "./errors";
 import { currentNonce, isFreshNonce } from "./dpop-nonce";
@@ -107,29 +108,89 @@ export interface ProofCheck {
   nonce?: boolean;
 }
 
+/** What a proof's protected header establishes (§4.3 steps 2-7, the key's import and thumbprint). */
+interface ProofHeader {
+  alg: string;
+  /** RFC 7638 SHA-256 thumbprint of the header's `jwk`. */
+  jkt: string;
+  key: CryptoKey;
+}
+
 /**
- * A client signs every proof with the same key: its import (the costliest step after the signature
- * check itself, bench/RESULTS.md) is done once per isolate, key and alg. Keyed by the RFC 7638
- * thumbprint, a hash of exactly the members that make the public key, so one entry is one key; a
- * public key is not a secret, and every proof's signature is still verified. Bounded: cleared when
- * full (a busy isolate sees far fewer live client keys).
+ * A client signs every proof under the same protected header (its typ, alg and public key), so the
+ * header's checks, the key's thumbprint and its import (the costliest steps after the signature
+ * check itself, bench/RESULTS.md) are done once per isolate and header. Keyed by the header's exact
+ * base64url text: the same bytes are the same header. A public key is not a secret, and every
+ * proof's signature is still verified against it. Only headers that passed are kept; bounded:
+ * cleared when full (a busy isolate sees far fewer live client keys).
  */
-const importedKeys = new Map<string, Promise<CryptoKey | Uint8Array>>();
-const IMPORTED_KEYS_MAX = 1024;
-function proofKey(jwk: JWK, alg: string, jkt: string): Promise<CryptoKey | Uint8Array> {
-  const id = `${alg}:${jkt}`;
-  let key = importedKeys.get(id);
-  if (!key) {
-    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.clear();
-    // As jose's EmbeddedJWK imports it: the header's key under the header's alg.
-    key = importJWK({ ...jwk, ext: true }, alg).then((k) => {
-      if (k instanceof Uint8Array || k.type !== "public") throw new Error("the jwk is not a public key");
-      return k;
-    });
-    importedKeys.set(id, key);
-    key.catch(() => importedKeys.delete(id));
+const proofHeaders = new Map<string, ProofHeader>();
+const PROOF_HEADERS_MAX = 1024;
+
+/**
+ * WebCrypto's parameters for verifying a JWS signature (RFC 7518 §3) with a key imported for `alg`:
+ * the key's algorithm, and for ECDSA and RSA-PSS the hash (and salt length) the alg names. Covers
+ * DPOP_SIGNING_ALGS and the pinned algs of SSH signing keys (RS512, EdDSA; pat-key-proof.ts).
+ */
+function verifyParams(alg: string, key: CryptoKey): AlgorithmIdentifier | EcdsaParams | RsaPssParams {
+  const bits = alg.slice(2);
+  switch (key.algorithm.name) {
+    case "ECDSA":
+      return { name: "ECDSA", hash: `SHA-${bits}` };
+    case "RSA-PSS":
+      return { name: "RSA-PSS", saltLength: Number(bits) / 8 };
+    default:
+      return { name: key.algorithm.name };
   }
-  return key;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+const bad = (why: string) => dpopError("invalid_dpop_proof", why);
+
+/** A base64url JSON object of a compact JWS; null when it is not one. */
+function jsonSegment(segment: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(decoder.decode(fromBase64Url(segment)));
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The protected header's checks, from this isolate's memory when it has seen the header (throws DpopError). */
+async function proofHeader(segment: string, algs: readonly string[]): Promise<ProofHeader> {
+  const known = proofHeaders.get(segment);
+  if (known) {
+    if (!algs.includes(known.alg)) throw bad("unsupported DPoP proof algorithm");
+    return known;
+  }
+  const header = jsonSegment(segment);
+  if (!header) throw bad("DPoP proof is not a JWT");
+  if (header.typ !== "dpop+jwt") throw bad("typ must be dpop+jwt");
+  const alg = header.alg;
+  if (typeof alg !== "string" || !algs.includes(alg)) throw bad("unsupported DPoP proof algorithm");
+  const jwk = header.jwk as JWK | undefined;
+  if (!jwk || typeof jwk !== "object" || Array.isArray(jwk)) throw bad("jwk header missing");
+  // A private member in the header would be a published private key (§4.3 step 7).
+  if (["d", "p", "q", "dp", "dq", "qi", "k", "oth"].some((m) => m in jwk)) throw bad("jwk must be a public key");
+  let entry: ProofHeader;
+  try {
+    // No extension is understood (RFC 7515 §4.1.11), so a header naming one is refused.
+    if ("crit" in header) throw new Error("crit");
+    const [jkt, key] = await Promise.all([calculateJwkThumbprint(jwk, "sha256"), importJWK({ ...jwk, ext: true }, alg)]);
+    if (key instanceof Uint8Array || key.type !== "public") throw new Error("the jwk is not a public key");
+    // RFC 7518 §3.3, §3.5: an RSA key of at least 2048 bits.
+    const modulus = (key.algorithm as Partial<RsaHashedKeyAlgorithm>).modulusLength;
+    if (alg.startsWith("RS") || alg.startsWith("PS")) if (typeof modulus !== "number" || modulus < 2048) throw new Error("short RSA key");
+    entry = { alg, jkt, key };
+  } catch {
+    throw bad("DPoP proof signature or claims are invalid");
+  }
+  if (proofHeaders.size >= PROOF_HEADERS_MAX) proofHeaders.clear();
+  proofHeaders.set(segment, entry);
+  return entry;
 }
 
 /**
@@ -139,31 +200,26 @@ function proofKey(jwk: JWK, alg: string, jkt: string): Promise<CryptoKey | Uint8
  * the nonce to use), and with an access token its `ath`. Throws DpopError.
  */
 export async function verifyProof(env: Bindings, req: Request, check: ProofCheck = {}): Promise<VerifiedProof> {
-  const header = req.headers.get("dpop");
-  const bad = (why: string) => dpopError("invalid_dpop_proof", why);
-  if (header === null) throw bad("DPoP proof missing");
+  const proof = req.headers.get("dpop");
+  if (proof === null) throw bad("DPoP proof missing");
   // Headers joined by the platform: more than one DPoP field (§4.3 step 1).
-  if (header.includes(",")) throw bad("more than one DPoP header");
-  let protectedHeader;
-  try {
-    protectedHeader = decodeProtectedHeader(header);
-  } catch {
-    throw bad("DPoP proof is not a JWT");
-  }
-  if (protectedHeader.typ !== "dpop+jwt") throw bad("typ must be dpop+jwt");
+  if (proof.includes(",")) throw bad("more than one DPoP header");
+  const parts = proof.split(".");
+  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) throw bad("DPoP proof is not a JWT");
   const algs: readonly string[] = check.pinned ? [check.pinned.alg] : DPOP_SIGNING_ALGS;
-  if (!algs.includes(protectedHeader.alg ?? "")) throw bad("unsupported DPoP proof algorithm");
-  const jwk = protectedHeader.jwk as JWK | undefined;
-  if (!jwk || typeof jwk !== "object") throw bad("jwk header missing");
-  // A private member in the header would be a published private key (§4.3 step 7).
-  if (["d", "p", "q", "dp", "dq", "qi", "k", "oth"].some((m) => m in jwk)) throw bad("jwk must be a public key");
-  let payload;
-  let jkt: string;
+  const { alg, jkt, key } = await proofHeader(parts[0], algs);
+  const now = Date.now();
+  let payload: Record<string, unknown> | null;
   try {
-    jkt = await calculateJwkThumbprint(jwk, "sha256");
     if (check.pinned && jkt !== (await calculateJwkThumbprint(check.pinned.jwk, "sha256"))) throw new Error("not the pinned key");
-    const key = await proofKey(jwk, protectedHeader.alg!, jkt);
-    ({ payload } = await jwtVerify(header, key, { typ: "dpop+jwt", algorithms: [...algs] }));
+    const signed = encoder.encode(`${parts[0]}.${parts[1]}`);
+    if (!(await crypto.subtle.verify(verifyParams(alg, key), key, fromBase64Url(parts[2]), signed))) throw new Error("signature");
+    payload = jsonSegment(parts[1]);
+    // The JWT claims every JWT consumer checks when present (RFC 7519 §4.1.4, §4.1.5).
+    const seconds = Math.floor(now / 1000);
+    if (payload === null) throw new Error("claims");
+    if (payload.exp !== undefined && (typeof payload.exp !== "number" || payload.exp <= seconds)) throw new Error("exp");
+    if (payload.nbf !== undefined && (typeof payload.nbf !== "number" || payload.nbf > seconds)) throw new Error("nbf");
   } catch {
     throw bad("DPoP proof signature or claims are invalid");
   }
@@ -172,7 +228,6 @@ export async function verifyProof(env: Bindings, req: Request, check: ProofCheck
   if (htm !== req.method) throw bad("htm does not match the request method");
   const named = typeof htu === "string" ? normalizedHtu(htu) : null;
   if (named === null || !requestHtus(env, req).includes(named)) throw bad("htu does not match the request URI");
-  const now = Date.now();
   if (typeof iat !== "number" || iat * 1000 < now - PROOF_MAX_AGE_MS || iat * 1000 > now + PROOF_MAX_SKEW_MS) throw bad("iat outside the acceptable window");
   if (check.accessToken !== undefined) {
     if (typeof ath !== "string" || !timingSafeEqual(ath, await sha256Base64Url(check.accessToken))) throw bad("ath does not match the access token");

@@ -1,5 +1,5 @@
 import type { JWK } from "jose";
-import { toBase64Url as base64UrlEncode } from "../crypto/random";
+import { fromBase64, toBase64Url as base64UrlEncode } from "../crypto/random";
 
 /**
  * OpenSSH public keys (RFC 4253 §6.6, RFC 5656 §3.1, RFC 8709 §4) as uploaded to GitLab's SSH keys
@@ -48,7 +48,7 @@ function unsigned(mpint: Uint8Array): Uint8Array {
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
   try {
-    return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+    return fromBase64(text);
   } catch {
     return null;
   }

@@ -16,9 +16,16 @@ export function toBase64Url(bytes: Uint8Array): string {
 }
 
 export function fromBase64Url(s: string): Uint8Array<ArrayBuffer> {
-  const b64 = s.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (s.length % 4)) % 4);
+  return fromBase64(s.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (s.length % 4)) % 4));
+}
+
+/** Standard base64 to bytes; throws on what atob refuses. */
+export function fromBase64(b64: string): Uint8Array<ArrayBuffer> {
   const bin = atob(b64);
-  return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  // A plain loop: Uint8Array.from with a mapping function was a tenth of a DPoP request's CPU.
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
 }
 
 /** An opaque token: an optional prefix and 32 random bytes as 64 hex characters. */

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { fromBase64 } from "../crypto/random";
 
 /**
  * What every listing shares (docs/scaling.md, "Listings"): a count that stops reading at GitLab's
@@ -50,8 +51,7 @@ export function encodeCursor(values: Record<string, string>): string {
 /** The cursor's values, or null when it is not one this service wrote (a 400 for the caller). */
 export function decodeCursor(cursor: string): Record<string, string> | null {
   try {
-    const bin = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0))));
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(fromBase64(cursor.replace(/-/g, "+").replace(/_/g, "/"))));
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(parsed)) {

@@ -2,6 +2,7 @@ import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
 import type { CheckedHeader } from "./envelope";
 import type { WorkerContext } from "./context";
+import { fromBase64 } from "../crypto/random";
 
 /** What a built-in function sees: the caller, the checked Header, storage. */
 export interface FnContext {
@@ -33,7 +34,7 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-export const fromBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+export { fromBase64 };
 
 export function jsonData(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));

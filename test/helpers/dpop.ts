@@ -1,5 +1,6 @@
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from "jose";
 import { sha256Base64Url } from "../../src/crypto/hash";
+import { toBase64Url } from "../../src/crypto/random";
 import { TEST_PASSWORD, call, makeUser } from "./fixtures";
 
 /** A client's DPoP key pair and proofs (RFC 9449 §4.2), as a real client builds them. */
@@ -37,6 +38,29 @@ export async function proof(key: DpopKey, htu: string, opts: ProofOptions = {}):
   if (opts.nonce) claims.nonce = opts.nonce;
   if (opts.accessToken) claims.ath = await sha256Base64Url(opts.accessToken);
   return new SignJWT({ ...claims, ...opts.claims }).setProtectedHeader({ alg: key.alg, typ: "dpop+jwt", jwk: key.jwk, ...opts.header }).sign(key.privateKey);
+}
+
+/**
+ * A proof signed exactly as given (header and payload unchecked), for the malformed proofs jose
+ * refuses to sign: a `crit` header, a payload that is not an object, a short RSA key.
+ */
+export async function rawProof(key: DpopKey, header: Record<string, unknown>, payload: unknown): Promise<string> {
+  const segment = (value: unknown) => toBase64Url(new TextEncoder().encode(JSON.stringify(value)));
+  const input = `${segment({ alg: key.alg, typ: "dpop+jwt", jwk: key.jwk, ...header })}.${segment(payload)}`;
+  const params = key.alg.startsWith("ES")
+    ? { name: "ECDSA", hash: `SHA-${key.alg.slice(2)}` }
+    : key.alg.startsWith("PS")
+      ? { name: "RSA-PSS", saltLength: 32 }
+      : { name: "RSASSA-PKCS1-v1_5" };
+  const signature = await crypto.subtle.sign(params, key.privateKey, new TextEncoder().encode(input));
+  return `${input}.${toBase64Url(new Uint8Array(signature))}`;
+}
+
+/** An RS256 key of `bits` bits (jose generates none under 2048). */
+export async function rsaKey(bits: number): Promise<DpopKey> {
+  const pair = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: bits, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const jwk = await exportJWK(pair.publicKey);
+  return { privateKey: pair.privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, "sha256"), alg: "RS256" };
 }
 
 /** The server's current nonce, learnt as a client learns it: from a refusal asking for one (§8). */

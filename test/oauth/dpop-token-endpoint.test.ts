@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { signedInUser } from "../helpers/browser";
-import { dpopKey, proof, serverNonce, type DpopKey } from "../helpers/dpop";
+import { dpopKey, proof, rawProof, rsaKey, serverNonce, type DpopKey } from "../helpers/dpop";
 import { REDIRECT, TEST_PASSWORD, call, getCode, makeApp, makeUser, pkce, tokenRequest, type Tokens } from "./helpers";
 import { GRANT as DEVICE_GRANT, enterCode, start, waitInterval } from "../oidc/device-helpers";
 
@@ -55,8 +55,8 @@ describe("RFC 9449 DPoP at the token endpoint", () => {
     expect(res.headers.get("DPoP-Nonce")).toBeTruthy();
   });
 
-  it("§4.3: RS256 and PS256 keys are accepted as well as ES256", async () => {
-    for (const alg of ["RS256", "PS256"] as const) {
+  it("§4.3: RS256, PS256 and ES384 keys are accepted as well as ES256", async () => {
+    for (const alg of ["RS256", "PS256", "ES384"] as const) {
       const { res } = await passwordWithProof(await dpopKey(alg));
       expect(res.status).toBe(200);
     }
@@ -78,6 +78,17 @@ describe("RFC 9449 DPoP at the token endpoint", () => {
       },
     ],
     ["§4.3 step 2: not a JWT", async () => "not-a-jwt"],
+    ["§4.3 step 2: a JWT whose segments are not base64url", async (k, nonce) => (await proof(k, TOKEN, { nonce })).replace(".", ".*")],
+    ["§4.3 step 2: a payload that is not a JSON object", async (k) => rawProof(k, {}, ["jti", "htm", "htu"])],
+    ["RFC 7519 §4.1.4: an exp already passed", (k, nonce) => proof(k, TOKEN, { nonce, claims: { exp: Math.floor(Date.now() / 1000) - 10 } })],
+    [
+      "RFC 7515 §4.1.11: a header naming an extension in crit",
+      async (k, nonce) => rawProof(k, { crit: ["urn:example"], "urn:example": 1 }, { jti: crypto.randomUUID(), htm: "POST", htu: `http://localhost${TOKEN}`, iat: Math.floor(Date.now() / 1000), nonce }),
+    ],
+    [
+      "RFC 7518 §3.3: an RSA key shorter than 2048 bits",
+      async (_k, nonce) => rawProof(await rsaKey(1024), {}, { jti: crypto.randomUUID(), htm: "POST", htu: `http://localhost${TOKEN}`, iat: Math.floor(Date.now() / 1000), nonce }),
+    ],
   ];
   for (const [title, make] of refusals) {
     it(`${title} is invalid_dpop_proof, and nothing is issued`, async () => {

@@ -2,44 +2,31 @@ import { type Context } from "hono";
 import { getDb } from "../../db/client";
 import { findIteration } from "../../db/iterations";
 import { listGroups, listProjects } from "../../db/namespace-listing";
-import { findGroup, type GroupRow } from "../../db/projects";
-import { groupAccess, sessionAsker, type GroupAccess } from "../../services/abilities";
+import type { GroupRow } from "../../db/projects";
+import { checkGroup, sessionAsker, type GroupAccess } from "../../services/abilities";
 import { GroupList, Pager, pageNumber, ProjectList } from "../namespace-lists";
-import { Flash, renderPage, takeFlash, type PageEnv } from "../page";
-import { currentUser } from "../session";
+import { Flash, renderPage, takeFlash, type VisitorEnv } from "../page";
 import { notFoundPage } from "./not-found";
-import { pageApp, signInFirst } from "../door";
+import { pageApp } from "../door";
 
 /**
  * /groups/<full path> (GitLab's path, the `web_url` of a group): the group's subgroups and
  * projects that the viewer may see, and for members who may create there, the links to create a
  * subgroup or a project in it. /groups/<full path>/-/iterations/<id> is an iteration's page (the
- * iteration's `web_url`). A group the viewer may not see answers as one that does not exist; a
- * visitor is sent to sign in first.
+ * iteration's `web_url`). A group the viewer may not see answers as one that does not exist; an
+ * anonymous visitor is sent to sign in first (the `visitor` door's refusal, src/web/door.ts).
  */
-const groupPages = pageApp({ enter: "anyone" });
+const groupPages = pageApp<VisitorEnv>({ enter: "visitor" });
 const PER_PAGE = 20;
 
-type Ctx = Context<PageEnv>;
-
-/** The group of the path and the viewer's abilities on it (src/services/abilities.ts), or the answer to give instead. */
-async function groupForViewer(c: Ctx, fullPath: string): Promise<GroupAccess | Response> {
-  const user = await currentUser(c);
-  const group = await findGroup(getDb(c.env.DB), fullPath);
-  const access = group ? await groupAccess(c.env, sessionAsker(user), group) : null;
-  if (!access?.can("read_group")) {
-    if (!user) return signInFirst(c);
-    return notFoundPage(c);
-  }
-  return access;
-}
+type Ctx = Context<VisitorEnv>;
 
 async function groupPage(c: Ctx, access: GroupAccess) {
   const group = access.row;
   // As POST /api/v4/projects and /groups: developers create projects in a group, owners create subgroups.
   const [createsProjects, createsSubgroups] = [access.can("create_projects"), access.can("admin_group")];
   const db = getDb(c.env.DB);
-  const user = await currentUser(c);
+  const user = c.var.user;
   const viewer = { userId: user?.id ?? 0, isAdmin: user?.isAdmin ?? false, membershipOnly: false };
   const page = pageNumber(c.req.query("page"));
   const [subgroups, projects] = await Promise.all([
@@ -110,11 +97,11 @@ async function iterationPage(c: Ctx, group: GroupRow, rawId: string) {
 groupPages.get("/groups/*", async (c) => {
   const rest = c.req.path.slice("/groups/".length).replace(/\/+$/, "");
   const [fullPath = "", section = ""] = rest.split("/-/", 2);
-  const found = await groupForViewer(c, fullPath);
-  if (found instanceof Response) return found;
-  if (section === "") return groupPage(c, found);
+  // Not found when the viewer may not see it (existence is not revealed), the door's refusal renders it.
+  const { access } = await checkGroup(c.env, sessionAsker(c.var.user), fullPath, "read_group");
+  if (section === "") return groupPage(c, access);
   const iteration = /^iterations\/([^/]+)$/.exec(section);
-  if (iteration) return iterationPage(c, found.row, iteration[1]!);
+  if (iteration) return iterationPage(c, access.row, iteration[1]!);
   return notFoundPage(c);
 });
 

@@ -1,49 +1,40 @@
 import { type Context, type Next } from "hono";
 import { getDb } from "../../db/client";
-import type { AppEnv } from "../../env";
 import { listPackages } from "../../db/packages";
 import { listRunners } from "../../db/runners";
 import { projectRunnerScope, runnerWhere } from "../../db/runner-filters";
 import { getConfig } from "../../config";
 import { reportStatus } from "../../domain/runner-status";
-import { findProjectAccess, sessionAsker } from "../../services/abilities";
 import { familyOf } from "../../http/families";
 import { CopyableCode, TableHead } from "../components";
-import { Flash, formatDate, renderPage, takeFlash } from "../page";
-import { PROJECT_PATH } from "../project-page";
-import { currentUser } from "../session";
-import { notFoundPage } from "./not-found";
+import { Flash, formatDate, renderPage, takeFlash, type VisitorEnv } from "../page";
+import { PROJECT_PATH, projectForPage } from "../project-page";
 import { originSettings } from "../../git/origin-client";
 import { FileList, FileText, fileText, listDirectory, readmeOf, unlessOriginUnavailable } from "../repository-view";
-import { pageApp, signInFirst } from "../door";
+import { pageApp } from "../door";
 
 /**
  * /<namespace>/<project>: a project's page, from which its sections are reached: the clone URL,
  * the container registry, the packages, and for maintainers the runners it can use (GitLab's
  * Settings > CI/CD > Runners) and the settings (deploy tokens).
  * Public projects are shown to visitors; a project the viewer may not see answers exactly as one
- * that does not exist (a visitor is sent to sign in first, as GitLab does).
+ * that does not exist (an anonymous visitor is sent to sign in first, as GitLab does: the
+ * `visitor` door's refusal, src/web/door.ts).
  *
  * The path pattern also matches git's endpoints below a repository (`/<ns>/<p>.git/info/refs`),
  * which belong to the git family (src/http/families.ts): those pass on to it untouched.
  */
-const projectPage = pageApp<AppEnv>({ enter: "anyone" });
+const projectPage = pageApp<VisitorEnv>({ enter: "visitor" });
 const MAX_PACKAGES = 20;
 const MAX_RUNNERS = 20;
 const MAX_FILES = 50;
 
 const isPagePath = (c: Context) => familyOf(c.req.path) === "pages";
 
-projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
+projectPage.get(PROJECT_PATH, async (c: Context<VisitorEnv>, next: Next) => {
   if (!isPagePath(c)) return next();
   const db = getDb(c.env.DB);
-  const user = await currentUser(c);
-  const access = await findProjectAccess(c.env, sessionAsker(user), c.req.param("project") ?? "");
-  if (!access?.can("read_project")) {
-    if (!user) return signInFirst(c);
-    return notFoundPage(c);
-  }
-  const project = access.row;
+  const { project, access } = await projectForPage(c, "read_project");
   const origin = new URL(c.req.url).origin;
   const base = `/${project.pathWithNamespace}`;
   const readsCode = access.can("read_code");
@@ -105,7 +96,7 @@ projectPage.get(PROJECT_PATH, async (c: Context<AppEnv>, next: Next) => {
       <nav aria-label="Project" class="card">
         <h2>Sections</h2>
         <ul>
-          {user && access.can("read_container_image") ? (
+          {access.can("read_container_image") ? (
             <li>
               <a href={`${base}/container_registry`}>Container registry</a>
             </li>
