@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { batchesOf } from "./batches";
 import type { Db } from "./client";
 import { cappedCount } from "./listing";
 import { pageCarryingTotal } from "./page";
@@ -115,10 +116,10 @@ export type AuditEvent = {
   details?: Record<string, unknown>;
 } & ({ actor: AuditActor | null; authorId?: never; ip?: never } | { actor?: never; authorId?: number | null; ip?: string | null });
 
-/** The audit row's insert, not yet run: for a D1 batch that writes it together with the change it records. */
-export function auditStatement(db: Db, event: AuditEvent) {
+/** The audit row an event is written as, dated now. */
+function auditRow(event: AuditEvent) {
   const actor = event.actor;
-  return db.insert(auditEvents).values({
+  return {
     action: event.action,
     authorId: actor ? actor.id : (event.authorId ?? null),
     impersonatorId: actor?.impersonatorId ?? null,
@@ -127,7 +128,21 @@ export function auditStatement(db: Db, event: AuditEvent) {
     details: JSON.stringify(actor?.act ? { ...event.details, act: actor.act } : (event.details ?? {})),
     ipAddress: actor ? actor.ip : (event.ip ?? null),
     createdAt: Date.now(),
-  });
+  };
+}
+
+/** The audit row's insert, not yet run: for a D1 batch that writes it together with the change it records. */
+export function auditStatement(db: Db, event: AuditEvent) {
+  return db.insert(auditEvents).values(auditRow(event));
+}
+
+/**
+ * Many audit rows' inserts, not yet run (a bulk write, src/services/token-families.ts
+ * recordIssuedFamilies): statements of at most 12 rows (8 bound values each, the id being the next
+ * rowid: under D1's 100 bound parameters), for one D1 batch with the rows they record.
+ */
+export function auditStatements(db: Db, events: readonly AuditEvent[]) {
+  return [...batchesOf(events, 12)].map((slice) => db.insert(auditEvents).values(slice.map(auditRow)));
 }
 
 export async function recordAudit(db: Db, event: AuditEvent): Promise<void> {

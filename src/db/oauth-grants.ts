@@ -50,11 +50,17 @@ export async function insertFamilyRowOnce(
 }
 
 /**
- * Directory rows of many families at once (an import, or seeding at scale): statements of at most
- * 12 rows (7 columns each, under D1's 100 bound parameters), all in one D1 batch.
+ * The inserts of many families' directory rows, not yet run: statements of at most 10 rows (at
+ * most 10 bound values each, one per column: within D1's 100 bound parameters whichever columns
+ * are set), for one D1 batch.
  */
+export function familyRowStatements(db: Db, rows: readonly (typeof oauthTokenFamilies.$inferInsert)[]) {
+  return [...batchesOf(rows, 10)].map((slice) => db.insert(oauthTokenFamilies).values(slice));
+}
+
+/** Directory rows of many families at once (an import, or seeding at scale), in one D1 batch. */
 export async function insertFamilyRows(db: Db, rows: (typeof oauthTokenFamilies.$inferInsert)[]): Promise<void> {
-  const statements = [...batchesOf(rows, 12)].map((slice) => db.insert(oauthTokenFamilies).values(slice));
+  const statements = familyRowStatements(db, rows);
   if (statements.length) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
 }
 

@@ -1,9 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { parseAccessToken } from "../../src/credentials/oauth-token-format";
+import { getDb } from "../../src/db/client";
+import { findUserById } from "../../src/db/users";
+import { issueAccessOnly, issueAccessOnlyMany } from "../../src/oauth/issue";
 import { Browser, signedInUser } from "../helpers/browser";
 import { callerAt } from "../helpers/versioned";
-import { REDIRECT, TEST_PASSWORD, decide, getCode, makeApp, makeUser, pkce, tokenRequest, type Tokens } from "./helpers";
+import { REDIRECT, TEST_PASSWORD, call, decide, getCode, makeApp, makeUser, pkce, tokenRequest, type Tokens } from "./helpers";
 
 /**
  * DESIGN, Conventions (audit): every grant that issues tokens writes one token_issued row for the
@@ -114,6 +117,27 @@ describe("token_issued audit rows, one per grant that issues tokens", () => {
     const r = (await (await tokenRequest({ grant_type: "refresh_token", refresh_token: t.refresh_token!, client_id: app.uid, client_secret: secret })).json()) as Tokens;
     expect(parseAccessToken(r.access_token)!.fid).toBe(parseAccessToken(t.access_token)!.fid);
     expect(await issuedRows(r.access_token)).toHaveLength(1);
+  });
+
+  it("grants issued in bulk (issueAccessOnlyMany, an import or seeding at scale): each family's directory row and one token_issued row, as the single issue writes them, and each token valid", async () => {
+    const { app } = await makeApp();
+    const user = await makeUser();
+    const row = (await findUserById(getDb(env.DB), user.id))!;
+    // 30 families: their rows span several bounded statements (10 directory rows, 12 audit rows each) of the one batch.
+    const issued = await issueAccessOnlyMany(env, { app, userId: user.id, scopes: ["api"], grantType: "password", user: row, ip: IP }, 30);
+    expect(new Set(issued.map((i) => i.family.id)).size).toBe(30);
+    for (const i of issued) {
+      expect(parseAccessToken(i.token)!.fid).toBe(i.family.id);
+      expectOneRow(await issuedRows(i.token), i.token, { userId: user.id, details: { grant_type: "password", application_id: app.id, scopes: ["api"] }, ip: IP });
+      expect((await call("/api/v4/user", { token: i.token })).status).toBe(200);
+    }
+    const directory = await env.DB.prepare("SELECT count(*) AS n FROM oauth_token_families WHERE user_id = ? AND application_id = ? AND status = 'active' AND grant_type = 'password'")
+      .bind(user.id, app.id)
+      .first<{ n: number }>();
+    expect(directory!.n).toBe(30);
+    // The single issue's rows, for comparison: the same row, the same details.
+    const one = await issueAccessOnly(env, { app, userId: user.id, scopes: ["api"], grantType: "password", user: row, ip: IP });
+    expect(JSON.parse((await issuedRows(one.token))[0].details)).toEqual(JSON.parse((await issuedRows(issued[0].token))[0].details));
   });
 });
 

@@ -6,8 +6,9 @@ import { auditEvents } from "../../src/db/schema/accounts";
 import { oauthTokenFamilies } from "../../src/db/schema/oauth";
 import { applications } from "../../src/db/schema/applications";
 import { findUserById } from "../../src/db/users";
+import { verifyPassword } from "../../src/crypto/password";
 import { changePassword } from "../../src/services/accounts/password-change";
-import { call, makePat, makeUser, makeUserWithToken, TEST_PASSWORD } from "../helpers/fixtures";
+import { call, json, makePat, makeUser, makeUserWithToken, TEST_PASSWORD } from "../helpers/fixtures";
 import { pendingFor, sweepUntilDone } from "../helpers/changes";
 import { seedGrants } from "../helpers/grants";
 import { gid } from "../graphql/fixtures";
@@ -20,6 +21,12 @@ import { makeApp } from "../oauth/helpers";
  * 1,000 grants are more than one invocation's subrequest budget (src/services/changes/slices.ts):
  * the answer ends access at once (test/services/access-ends-when-answered.test.ts), and the cron
  * sweep finishes the rest, so completion is asserted after `sweepUntilDone`.
+ *
+ * The tests run side by side (`describe.concurrent`): each request that leaves its change pending
+ * answers only once every user snapshot is older than the intent (about 10 s, runner.ts
+ * outlastStaleSnapshots), and those waits overlap instead of adding up. Each test has its own user,
+ * application and administrator, and its sweep takes no change recorded after its own
+ * (test/helpers/changes.ts), so none sweeps another's change while that request is applying it.
  */
 const GRANTS = 1000;
 const db = () => getDb(env.DB);
@@ -55,7 +62,7 @@ async function revokedAudits(reason: string, where: { userId?: number; applicati
 
 const userStatus = async (token: string) => (await call("/api/v4/user", { token })).status;
 
-describe("DESIGN Changes that finish: block at 1,000 grants", { timeout: 180_000 }, () => {
+describe.concurrent("DESIGN Changes that finish: block at 1,000 grants", { timeout: 180_000 }, () => {
   it("POST /users/:id/block answers 201 true, revokes every grant with one token_revoked row each, and unblock revives none", async () => {
     const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
     const user = await makeUser();
@@ -77,7 +84,7 @@ describe("DESIGN Changes that finish: block at 1,000 grants", { timeout: 180_000
   });
 });
 
-describe("DESIGN Changes that finish: the other fan-out changes at 1,000 grants", { timeout: 180_000 }, () => {
+describe.concurrent("DESIGN Changes that finish: the other fan-out changes at 1,000 grants", { timeout: 180_000 }, () => {
   it("POST /users/:id/deactivate answers 201 true; every grant is refused while deactivated and none is revoked (GitLab keeps them)", async () => {
     const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
     const user = await makeUser();
@@ -136,5 +143,36 @@ describe("DESIGN Changes that finish: the other fan-out changes at 1,000 grants"
     expect(await statusCounts(ids)).toEqual({ revoked: GRANTS });
     const listed = await gql(`{ currentUser { authorizedApplications { count } } }`, { token: pat });
     expect(listed.body.data.currentUser.authorizedApplications.count).toBe(0);
+  });
+
+  it("PUT /api/v4/users/:id with a password (set by an administrator): every one of the 1,000 grants refused when it answers, all revoked and nothing pending after the sweep, with one user_updated row", async () => {
+    const admin = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    const { app } = await makeApp();
+    const { tokens } = await seedGrants(user.id, app, GRANTS);
+    expect(await userStatus(tokens[0])).toBe(200);
+    const password = "a new one, chosen by an administrator 7";
+
+    const res = await call(`/api/v4/users/${user.id}`, { token: admin.token, ...json({ password }), method: "PUT" });
+    expect(res.status).toBe(200);
+    for (const t of tokens) expect(await userStatus(t)).toBe(401);
+    await sweepUntilDone(`user:${user.id}`);
+    expect(Number((await env.DB.prepare("SELECT count(*) AS n FROM oauth_token_families WHERE user_id = ? AND status != 'revoked'").bind(user.id).first<{ n: number }>())!.n)).toBe(0);
+    const audits = await db().select().from(auditEvents).where(and(eq(auditEvents.action, "user_updated"), eq(auditEvents.entityId, String(user.id))));
+    expect(audits).toHaveLength(1);
+    expect(JSON.parse(audits[0].details).fields).toContain("password");
+    expect(await verifyPassword(password, (await findUserById(db(), user.id))!.passwordHash)).toBe(true);
+  });
+
+  it("DELETE /users/:id: every grant refused when it answers; after the sweep every grant revoked with one token_revoked row each (reason user_deleted), and the user removed", async () => {
+    const { token: adminToken } = await makeUserWithToken({ isAdmin: true });
+    const user = await makeUser();
+    const { app } = await makeApp();
+    const { tokens } = await seedGrants(user.id, app, GRANTS);
+    expect((await call(`/api/v4/users/${user.id}`, { method: "DELETE", token: adminToken })).status).toBe(204);
+    for (const t of tokens) expect(await userStatus(t)).toBe(401);
+    await sweepUntilDone(`user:${user.id}`);
+    expect(await revokedAudits("user_deleted", { userId: user.id })).toBe(GRANTS);
+    expect(await findUserById(db(), user.id)).toBeNull();
   });
 });

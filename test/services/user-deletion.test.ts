@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { auditEvents } from "../../src/db/schema/accounts";
@@ -11,7 +11,6 @@ import { EFFECTS } from "../../src/services/changes/effects";
 import { sweepPendingChanges } from "../../src/services/changes/runner";
 import { freshRun } from "../../src/services/changes/slices";
 import { call, json, makePat, makeUser, makeUserWithToken } from "../helpers/fixtures";
-import { sweepUntilDone } from "../helpers/changes";
 import { seedGrants } from "../helpers/grants";
 import { makeApp } from "../oauth/helpers";
 
@@ -20,6 +19,7 @@ import { makeApp } from "../oauth/helpers";
  * that finishes (DESIGN, "Changes that finish"): everything the user holds is revoked, their personal
  * projects deleted, their contributions moved to the Ghost User (or deleted with hard_delete), the
  * row removed last; an interrupted deletion is finished by the retried request or the cron sweep.
+ * A deletion at 1,000 grants is tested beside the other fan-out changes (test/services/fan-out-at-scale.test.ts).
  */
 const db = () => getDb(env.DB);
 const userStatus = async (token: string) => (await call("/api/v4/user", { token })).status;
@@ -147,22 +147,6 @@ describe("GitLab DELETE /users/:id: refusals", () => {
     const c = await contributor();
     expect((await deleteCall(c.user.id, c.admin.token)).status).toBe(204);
     expect((await deleteCall((await ghostId())!, c.admin.token)).status).toBe(403);
-  });
-});
-
-describe("DESIGN Changes that finish: user deletion at 1,000 grants", { timeout: 180_000 }, () => {
-  it("DELETE /users/:id: every grant refused when it answers; after the sweep every grant revoked with one token_revoked row each (reason user_deleted), and the user removed", async () => {
-    const { token } = await makeUserWithToken({ isAdmin: true });
-    const user = await makeUser();
-    const { app } = await makeApp();
-    const { tokens } = await seedGrants(user.id, app, 1000);
-    expect((await deleteCall(user.id, token)).status).toBe(204);
-    for (const t of tokens) expect(await userStatus(t)).toBe(401);
-    await sweepUntilDone(`user:${user.id}`);
-    expect(
-      await scalar("SELECT count(*) AS n FROM audit_events WHERE action = 'token_revoked' AND json_extract(details, '$.reason') = 'user_deleted' AND json_extract(details, '$.user_id') = ?", user.id),
-    ).toBe(1000);
-    expect(await findUserById(db(), user.id)).toBeNull();
   });
 });
 

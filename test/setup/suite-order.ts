@@ -21,14 +21,12 @@ export const KNOWN_SLOW = [
   "test/services/access-ends-when-answered.test.ts",
   "test/services/fan-out-at-scale.test.ts",
   "test/hardening/sweep.test.ts",
-  "test/services/changes-in-slices.test.ts",
-  "test/services/user-deletion.test.ts",
   "test/credentials/validation-cache.test.ts",
-  "test/hardening/control-characters.test.ts",
-  "test/git/origin.test.ts",
   "test/services/access-parity.test.ts",
+  "test/hardening/control-characters.test.ts",
   "test/web/sign-out-everywhere.test.ts",
-  "test/services/password-replaced.test.ts",
+  "test/services/changes-in-slices.test.ts",
+  "test/git/origin.test.ts",
 ];
 
 /**
