@@ -40,7 +40,7 @@ describe("page visibility follows the project's (GitLab): anonymous visitors on 
     expect(await (await call(base)).text()).toContain(`href="${base}/container_registry"`);
   });
 
-  it("an anonymous visitor of a private project's pages and a private group's page is sent to sign in and back; a signed-in stranger gets 404", async () => {
+  it("an anonymous visitor of a private project's pages and a private group's page is sent to sign in and back; a signed-in stranger gets the ordinary 404 page", async () => {
     const { pages } = await projectWith("private");
     const stranger = await makeUser();
     const browser = new Browser();
@@ -49,7 +49,10 @@ describe("page visibility follows the project's (GitLab): anonymous visitors on 
       const res = await call(page, { redirect: "manual" });
       expect(res.status, page).toBe(302);
       expect(res.headers.get("location"), page).toBe(`/users/sign_in?redirect_to=${encodeURIComponent(page)}`);
-      expect((await browser.get(page)).status, page).toBe(404);
+      const hidden = await browser.get(page);
+      expect(hidden.status, page).toBe(404);
+      // The ordinary 404 page, as for a mistyped address: nothing says a project is there.
+      expect(textOf(await hidden.text()), page).toContain("There is nothing at this address");
     }
   });
 

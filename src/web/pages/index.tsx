@@ -5,6 +5,7 @@ import { renderPage, type PageEnv } from "../page";
 import { isAbilityRefusal, pageRefusal } from "../refusal";
 import { signInFirst } from "../door";
 import { currentUser } from "../session";
+import { notFoundPage } from "./not-found";
 import activeSessions from "./active-sessions";
 import admin from "./admin";
 import applications from "./applications";
@@ -47,6 +48,9 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
   // or not theirs: after sign-in they may see it (a page behind the `visitor` door, src/web/door.ts).
   if (isAbilityRefusal(err) && (c.req.method === "GET" || c.req.method === "HEAD") && !(await currentUser(c))) return signInFirst(c);
   const refusal = pageRefusal(err, c);
+  // What the viewer may not see answers as what does not exist: the ordinary 404 page, the same as
+  // for a mistyped address (a hidden project or group is not revealed by a page of its own).
+  if (refusal?.status === 404) return notFoundPage(c);
   if (refusal) {
     return renderPage(
       c,
