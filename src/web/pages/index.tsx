@@ -48,9 +48,9 @@ export async function renderPagesError(err: Error, c: Context): Promise<Response
   // or not theirs: after sign-in they may see it (a page behind the `visitor` door, src/web/door.ts).
   if (isAbilityRefusal(err) && (c.req.method === "GET" || c.req.method === "HEAD") && !(await currentUser(c))) return signInFirst(c);
   const refusal = pageRefusal(err, c);
-  // What the viewer may not see answers as what does not exist: the ordinary 404 page, the same as
-  // for a mistyped address (a hidden project or group is not revealed by a page of its own).
-  if (refusal?.status === 404) return notFoundPage(c);
+  // A project or group the viewer may not see (or that is not there) answers as a mistyped address
+  // does: the ordinary 404 page, so that no page of its own says something is hidden there.
+  if (refusal?.status === 404 && isAbilityRefusal(err)) return notFoundPage(c);
   if (refusal) {
     return renderPage(
       c,
