@@ -183,7 +183,8 @@ async function proofHeader(segment: string, algs: readonly string[]): Promise<Pr
     if (key instanceof Uint8Array || key.type !== "public") throw new Error("the jwk is not a public key");
     // RFC 7518 §3.3, §3.5: an RSA key of at least 2048 bits.
     const modulus = (key.algorithm as Partial<RsaHashedKeyAlgorithm>).modulusLength;
-    if (alg.startsWith("RS") || alg.startsWith("PS")) if (typeof modulus !== "number" || modulus < 2048) throw new Error("short RSA key");
+    const rsa = alg.startsWith("RS") || alg.startsWith("PS");
+    if (rsa && (typeof modulus !== "number" || modulus < 2048)) throw new Error("short RSA key");
     entry = { alg, jkt, key };
   } catch {
     throw bad("DPoP proof signature or claims are invalid");
