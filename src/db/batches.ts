@@ -7,6 +7,9 @@
  */
 export const BATCH_SIZE = 90;
 
+/** D1's limit on the parameters bound to one statement (Cloudflare's D1 limits). */
+export const D1_MAX_BOUND_PARAMETERS = 100;
+
 /** The items in slices of at most `size` (distinct slices, in order). */
 export function* batchesOf<T>(items: readonly T[], size = BATCH_SIZE): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
