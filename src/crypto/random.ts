@@ -19,6 +19,13 @@ export function fromBase64Url(s: string): Uint8Array<ArrayBuffer> {
   return fromBase64(s.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (s.length % 4)) % 4));
 }
 
+/** Bytes to standard base64, in chunks (a spread of a whole large buffer would overflow the call stack). */
+export function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
 /** Standard base64 to bytes; throws on what atob refuses. */
 export function fromBase64(b64: string): Uint8Array<ArrayBuffer> {
   const bin = atob(b64);

@@ -3,7 +3,8 @@ import { getConfig } from "../config";
 import { catalogueReport } from "../versioning/report";
 import { invalidArgument, notFound, PluginError, ResCode } from "./codes";
 import { fileJson, readFileChunks } from "./files";
-import { fromBase64, jsonData, parseJsonData, toBase64, type CallFn, type ChatFn, type FnContext } from "./functions";
+import { fromBase64, toBase64 } from "../crypto/random";
+import { jsonData, parseJsonData, type CallFn, type ChatFn, type FnContext } from "./functions";
 import { findFile } from "../db/plugins";
 import { checkTopic, readSubscription, topicStub } from "./topics";
 

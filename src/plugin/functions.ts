@@ -2,7 +2,6 @@ import type { Principal } from "../credentials/principal";
 import type { Db } from "../db/client";
 import type { CheckedHeader } from "./envelope";
 import type { WorkerContext } from "./context";
-import { fromBase64 } from "../crypto/random";
 
 /** What a built-in function sees: the caller, the checked Header, storage. */
 export interface FnContext {
@@ -28,14 +27,6 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Standard base64, encoded in 32 KiB slices (one fromCharCode call per slice, not per byte). */
-export function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
-export { fromBase64 };
-
 export function jsonData(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
 }
