@@ -19,7 +19,7 @@ export function fromBase64Url(s: string): Uint8Array<ArrayBuffer> {
   return fromBase64(s.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (s.length % 4)) % 4));
 }
 
-/** Bytes to standard base64, in chunks (a spread of a whole large buffer would overflow the call stack). */
+/** Bytes to standard base64, in 32 KiB slices: one fromCharCode call per slice, not per byte (a spread of a whole large buffer would overflow the call stack). */
 export function toBase64(bytes: Uint8Array): string {
   let s = "";
   for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -26,7 +26,7 @@ export type ChatFn = (data: Uint8Array, fc: FnContext) => AsyncIterable<ChatMess
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Standard base64, encoded in 32 KiB slices (one fromCharCode call per slice, not per byte). */
+/** A JSON value as the bytes a function's message carries. */
 export function jsonData(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
 }
