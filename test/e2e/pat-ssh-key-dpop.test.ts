@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFile as execFileCallback } from "node:child_process";
 import { createHash, createPrivateKey, randomUUID, type KeyObject } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createUser, rootToken } from "./pages-support";
@@ -56,11 +57,18 @@ function ed25519FromOpenSsh(file: string): KeyObject {
   return createPrivateKey({ key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]), format: "der", type: "pkcs8" });
 }
 
-function sshKeygen(type: "rsa" | "ed25519" | "ecdsa", name = `id_${type}`): UserKey {
+/**
+ * Runs ssh-keygen asynchronously: RSA generation can take seconds on a loaded machine, and a
+ * synchronous child would block the event loop past the server's 5 s keep-alive, so the next
+ * fetch would reuse a socket the server has already closed ("other side closed").
+ */
+const execFile = promisify(execFileCallback);
+
+async function sshKeygen(type: "rsa" | "ed25519" | "ecdsa", name = `id_${type}`): Promise<UserKey> {
   const file = path.join(work, name);
   const args = type === "rsa" ? ["-t", "rsa", "-b", "3072", "-m", "PKCS8"] : type === "ecdsa" ? ["-t", "ecdsa", "-b", "256", "-m", "PKCS8"] : ["-t", "ed25519"];
-  execFileSync("ssh-keygen", ["-q", ...args, "-N", "", "-C", "e2e@example.com", "-f", file]);
-  const fingerprint = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", `${file}.pub`], { encoding: "utf8" }).split(" ")[1]!;
+  await execFile("ssh-keygen", ["-q", ...args, "-N", "", "-C", "e2e@example.com", "-f", file]);
+  const fingerprint = (await execFile("ssh-keygen", ["-l", "-E", "sha256", "-f", `${file}.pub`], { encoding: "utf8" })).stdout.split(" ")[1]!;
   const privateKey = type === "ed25519" ? ed25519FromOpenSsh(file) : createPrivateKey(readFileSync(file));
   return { privateKey, publicLine: readFileSync(`${file}.pub`, "utf8").trim(), kid: fingerprint, alg: type === "rsa" ? "RS512" : type === "ed25519" ? "EdDSA" : "ES256" };
 }
@@ -90,7 +98,7 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   pat = ((await created.json()) as { token: string }).token;
   for (const type of ["rsa", "ed25519", "ecdsa"] as const) {
-    keys[type] = sshKeygen(type);
+    keys[type] = await sshKeygen(type);
     const up = await fetch(`${base}/api/v4/user/keys`, {
       method: "POST",
       headers: { "PRIVATE-TOKEN": pat, "Content-Type": "application/json" },
@@ -122,7 +130,7 @@ describe("GitLab DPoP for personal access tokens with ssh-keygen keys and glab-s
   }
 
   it("a key made by ssh-keygen but never uploaded signs nothing", async () => {
-    const stranger = sshKeygen("ed25519", "stranger");
+    const stranger = await sshKeygen("ed25519", "stranger");
     const url = `${base}/api/v4/user`;
     const res = await fetch(url, { headers: { "PRIVATE-TOKEN": pat, DPoP: await glabProof(stranger, pat, "GET", url) } });
     expect(res.status).toBe(401);

@@ -1,9 +1,10 @@
 import { create } from "@bufbuild/protobuf";
-import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { execFile as execFileCallback } from "node:child_process";
 import { createHash, randomFillSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileStreamSchema } from "../../src/gen/proto/plugin_pb";
 import { hiddenFields, Jar } from "./form-jar";
@@ -11,6 +12,8 @@ import { createUser, passwordGrant, rootPat, rootToken } from "./pages-support";
 import { dec, enc, header, pluginClient } from "./plugin-helpers";
 import { ROOT_DIR, startService, type RunningServer } from "./server";
 import { pause as sleep, until, untilTime } from "./wait";
+
+const execFile = promisify(execFileCallback);
 
 /**
  * The checks that need `npm start` itself to end and start again on the same PERSIST_DIR, on one
@@ -247,17 +250,22 @@ describe.concurrent("crashes: kill -9 of the npm start process group mid-change,
     // reports nothing, at most 10 s; the last run's report is what is asserted.
     await untilTime(killedAt + (SWEEP_BOUND_SECONDS + 1) * 1000);
     expect((await fetch(`${base}/__scheduled?cron=${encodeURIComponent("*/10 * * * *")}`)).status).toBe(200);
-    let check!: SpawnSyncReturns<string>;
+    // Run asynchronously: a synchronous child would block the event loop past the server's
+    // 5 s keep-alive, and the next fetch would reuse a socket the server has closed.
+    let check = { status: -1, output: "" };
     await until(
-      () => {
-        check = spawnSync("npm", ["run", "--silent", "check:integrity", "--", "--url", base], { cwd: ROOT_DIR, env: { ...process.env, ROOT_PASSWORD: rootPassword }, encoding: "utf8", timeout: 120_000 });
+      async () => {
+        check = await execFile("npm", ["run", "--silent", "check:integrity", "--", "--url", base], { cwd: ROOT_DIR, env: { ...process.env, ROOT_PASSWORD: rootPassword }, encoding: "utf8", timeout: 120_000 }).then(
+          (r) => ({ status: 0, output: `${r.stdout}${r.stderr}` }),
+          (e: { code?: number; stdout?: string; stderr?: string }) => ({ status: typeof e.code === "number" ? e.code : -1, output: `${e.stdout ?? ""}${e.stderr ?? ""}` }),
+        );
         return check.status === 0;
       },
       10_000,
       "npm run check:integrity finding nothing",
       500,
     ).catch(() => undefined);
-    expect(`${check.stdout}${check.stderr}`).toContain("nothing found");
+    expect(check.output).toContain("nothing found");
     expect(check.status).toBe(0);
     const ready = (await (await fetch(`${base}/-/readiness`)).json()) as { integrity_check: { status: string }[] };
     expect(ready.integrity_check[0].status).toBe("ok");
