@@ -11,7 +11,8 @@ if [ ! -x node_modules/.bin/wrangler ] || [ ! -x node_modules/.bin/node ] || [ p
   # "up to date" leaves the marker untouched; touch it so the next start does not install again.
   touch node_modules/.package-lock.json
 fi
-# End-to-end tests drive Debian's programs: chromium (browser downloads are impossible here),
+# End-to-end tests drive Debian's programs: chromium-headless-shell (Debian's headless Chromium build;
+# browser downloads are impossible here),
 # skopeo (a real OCI registry client), docker-registry (Docker distribution 2.8, an external
 # registry that trusts this service's tokens), python3-gitlab (a GitLab client from another ecosystem;
 # Debian's /usr/bin/python3 imports it, whatever python3 comes first on PATH), git-credential-oauth,
@@ -19,7 +20,7 @@ fi
 # the SSH keys a personal access token's DPoP proofs are signed with).
 if [ "${1:-}" = "--browser" ]; then
   missing=""
-  command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+  command -v chromium-headless-shell >/dev/null 2>&1 || missing="$missing chromium-headless-shell"
   command -v skopeo >/dev/null 2>&1 || missing="$missing skopeo"
   command -v docker-registry >/dev/null 2>&1 || missing="$missing docker-registry"
   /usr/bin/python3 -c "import gitlab" >/dev/null 2>&1 || missing="$missing python3-gitlab"

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, createUser, launch, passwordGrant, rootToken, shot } from "./pages-support";
+import { launchChromium } from "./browser";
+import { apiCall, createUser, passwordGrant, rootToken, shot } from "./pages-support";
 import { cleanGitEnv } from "./git-env";
 
 /**
@@ -36,7 +37,7 @@ beforeAll(async () => {
   const token = await passwordGrant(base, user.username, user.password);
   const project = await apiCall(base, "POST", "/projects", token, { name: "Helper clone", initialize_with_readme: true, visibility: "private" });
   projectPath = project.path_with_namespace;
-  browser = await launch();
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -5,7 +5,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, createUser, launch, rootToken, shot } from "./pages-support";
+import { launchChromium } from "./browser";
+import { apiCall, createUser, rootToken, shot } from "./pages-support";
 
 /**
  * docs/clients.md, "oidc-agent": Debian's oidc-agent (4.2.6) generates an account with the device
@@ -40,7 +41,7 @@ beforeAll(async () => {
     scopes: "openid profile email read_user",
     confidential: true,
   });
-  browser = await launch();
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

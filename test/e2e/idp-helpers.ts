@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "./browser";
 import { afterAll, beforeAll, inject } from "vitest";
 
 /**
@@ -39,13 +40,6 @@ export async function createApp(admin: string, body: Record<string, unknown>) {
   const res = await api("/applications", admin, { method: "POST", body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`create application: ${res.status} ${await res.text()}`);
   return (await res.json()) as { application_id: string; secret: string };
-}
-
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
 }
 
 /** A loopback redirect URI (RFC 8252) whose page just says the browser arrived. */

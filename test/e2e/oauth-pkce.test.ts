@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import * as oauth from "oauth4webapi";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchChromium } from "./browser";
 
 /**
  * issue 2, end to end: against the server `npm start` runs, a real OAuth client library
@@ -25,10 +26,7 @@ async function api(path: string, token: string, init: RequestInit = {}) {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   // The client's redirect URI: a loopback page (RFC 8252) that just says the browser arrived.
   callbackServer = createServer((_req, res) => {
     res.writeHead(200, { "Content-Type": "text/html" });

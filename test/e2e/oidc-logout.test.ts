@@ -3,7 +3,8 @@ import * as client from "openid-client";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseURL, createApp, createUser, launchChromium, rootToken, signIn } from "./idp-helpers";
+import { launchChromium } from "./browser";
+import { baseURL, createApp, createUser, rootToken, signIn } from "./idp-helpers";
 
 /**
  * OpenID Connect RP-Initiated Logout 1.0 and Back-Channel Logout 1.0 end to end (docs/oidc.md,

@@ -1,19 +1,15 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, inject } from "vitest";
 import { base32Decode, totp } from "../../src/crypto/totp";
+import { launchChromium } from "./browser";
 
 /**
  * Shared by the browser tests of the pages (test/e2e/pages-*.test.ts): Debian's Chromium through
- * playwright-core, users made through the admin API with a token of root, screenshots in
- * test-results/.
+ * playwright-core (./browser.ts), users made through the admin API with a token of root,
+ * screenshots in test-results/.
  */
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", args: CHROMIUM_ARGS });
-}
 
 const SHOTS = path.resolve(__dirname, "../../test-results/pages");
 
@@ -97,7 +93,7 @@ export function pagesSession(): {
   let browser: Browser | undefined;
   let admin = "";
   beforeAll(async () => {
-    browser = await launch();
+    browser = await launchChromium();
     admin = await rootToken(base, inject("rootPassword"));
   });
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import { buildSync } from "esbuild";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchChromium } from "./browser";
 import { enc, header, pluginClient, rootToken } from "./plugin-helpers";
 
 /**
@@ -36,10 +37,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as { port: number };
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => (globalThis as any).pluginDemo !== undefined);
