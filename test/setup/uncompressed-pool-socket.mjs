@@ -7,8 +7,9 @@ import { createRequire } from "node:module";
  * again: 18 s of the main process's CPU over the workers projects (`node --cpu-prof`, zlib under
  * ws's permessage-deflate), besides what workerd spends inflating. Miniflare offers no option
  * for it, so the main process's sends go uncompressed (`compress: false`, ws's own per-message
- * option; a frame without RSV1 is valid whatever was negotiated, RFC 7692 §6). A module of its own (Node, not typechecked with the workerd
- * files) loaded by vitest.config.ts only: the service and the end-to-end tests' clients are untouched.
+ * option; a frame without RSV1 is valid whatever was negotiated, RFC 7692 §6). A Node module
+ * of its own, loaded by vitest.config.ts only: the service and the end-to-end tests' clients are
+ * untouched.
  */
 const require = createRequire(import.meta.url);
 const WebSocket = require("ws");
