@@ -55,6 +55,9 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: "UPLOAD_STREAM_PUT_MAX_BYTES", kind: "positive-integer", default: String(64 * 1024 * 1024) },
   { name: "SEED_DEMO_DATA", kind: "boolean", default: "false", localDefault: "true" },
   { name: "BENCH_ROUTES", kind: "boolean", default: "false" },
+  // The one structured line per request (docs/operations.md, Logs). npm start turns it off unless
+  // --verbose: wrangler's default log level would discard every line after paying for it.
+  { name: "REQUEST_LOG", kind: "boolean", default: "true" },
   { name: "LOCAL_DEV", kind: "boolean", default: "false", localDefault: "true" },
   // Which header names the client address when a proxy the operator runs stands in front of the
   // service (src/http/client-address.ts). Empty: the connection's own address (CF-Connecting-IP as

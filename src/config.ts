@@ -38,6 +38,8 @@ export interface Config {
   previousSecretKeyBases: string[];
   upload: { maxFileBytes: number; maxPartBytes: number; maxParts: number; streamPutMaxBytes: number };
   benchRoutes: boolean;
+  /** Whether each request writes its structured log line (REQUEST_LOG). */
+  requestLog: boolean;
   throttle: { failedAuth: ThrottlePolicy; failedBearer: ThrottlePolicy; accountLock: ThrottlePolicy };
   /** The account-wide bound on guessing (src/services/accounts/account-guard.ts). */
   accountGuard: { passwordFailures: number; twoFactorFailures: number; windowSeconds: number; guardSeconds: number };
@@ -115,6 +117,7 @@ function parseConfig(env: Record<string, unknown>): Config | ConfigError {
       streamPutMaxBytes: int("UPLOAD_STREAM_PUT_MAX_BYTES"),
     },
     benchRoutes: values.BENCH_ROUTES === "true",
+    requestLog: values.REQUEST_LOG !== "false",
     throttle: {
       failedAuth: { limit: int("THROTTLE_FAILED_AUTH_LIMIT"), windowSeconds: int("THROTTLE_FAILED_AUTH_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_AUTH_BAN_SECONDS") },
       failedBearer: { limit: int("THROTTLE_FAILED_BEARER_LIMIT"), windowSeconds: int("THROTTLE_FAILED_BEARER_WINDOW_SECONDS"), banSeconds: int("THROTTLE_FAILED_BEARER_BAN_SECONDS") },

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
-import type { AppEnv } from "../env";
+import { getConfig } from "../config";
+import type { AppEnv, Bindings } from "../env";
 import { setResponseHeader } from "../http/response-headers";
 
 /**
@@ -41,6 +42,7 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   c.set("requestId", requestId);
   await next();
   setResponseHeader(c, REQUEST_ID_HEADER, requestId);
+  if (!writesRequestLines(c.env)) return;
   const line: RequestLogLine = {
     msg: "request",
     request_id: requestId,
@@ -54,6 +56,19 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   };
   emitRequestLine(line);
 });
+
+/**
+ * REQUEST_LOG (README, Configuration): on unless set to false, which `npm start` does without
+ * --verbose, where wrangler's log level would drop each line after spending about 5 ms of CPU on
+ * it (docs/operations.md, Logs). A configuration the service refuses still logs its requests.
+ */
+function writesRequestLines(env: Bindings): boolean {
+  try {
+    return getConfig(env).requestLog;
+  } catch {
+    return true;
+  }
+}
 
 /** A JSON string literal; the common case (no quote, backslash or control character) without JSON.stringify. */
 const NEEDS_ESCAPING = /["\\\u0000-\u001f]/;

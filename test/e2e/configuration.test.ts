@@ -45,6 +45,8 @@ const VARS = {
   UPLOAD_STREAM_PUT_MAX_BYTES: "100",
   SEED_DEMO_DATA: "false",
   BENCH_ROUTES: "true",
+  // The server runs with --verbose (wrangler's log shown): the Worker's own request line is not.
+  REQUEST_LOG: "false",
   LOCAL_DEV: "false",
   // Short windows keep the throttle and lockout checks independent of the failures before them.
   THROTTLE_FAILED_AUTH_LIMIT: "4",
@@ -106,7 +108,7 @@ beforeAll(async () => {
   const mailUrl = `http://127.0.0.1:${(mailApi.address() as AddressInfo).port}/emails`;
   const { ROOT_PASSWORD: rootPassword, ...vars } = { ...VARS, GIT_ORIGIN: origin.url, MAIL_HTTP_URL: mailUrl };
   port = await freePort();
-  server = await startService({ persistDir: persist, rootPassword, port, vars });
+  server = await startService({ persistDir: persist, rootPassword, port, vars, verbose: true });
   base = server.baseURL;
   token = await passwordGrant(base, "root", ROOT_PASSWORD);
 });
@@ -212,6 +214,14 @@ describe.concurrent("every documented variable takes effect under npm start (REA
   it("ACCESS_TOKEN_TTL_SECONDS is a token's expires_in", async () => {
     const res = await fetch(`${base}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "password", username: "root", password: ROOT_PASSWORD }) });
     expect(((await res.json()) as { expires_in: number }).expires_in).toBe(1234);
+  });
+
+  it("REQUEST_LOG=false: under npm start -- --verbose wrangler logs each request, and the Worker writes no request line", async () => {
+    const probe = `/api/v4/version?request-log-probe=${Date.now()}`;
+    expect((await fetch(`${base}${probe}`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    // wrangler's own line for the request (the log is verbose, so a request line would show too).
+    await until(() => /GET \/api\/v4\/version\S* 200/.test(server.output()), 5000, "wrangler's log line of the probe");
+    expect(server.output()).not.toContain('"msg":"request"');
   });
 
   it("SERVICE_VERSION and SERVICE_REVISION are what /api/v4/version reports", async () => {

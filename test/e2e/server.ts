@@ -37,6 +37,8 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
 
 export interface RunningServer {
   baseURL: string;
+  /** The last 20,000 characters npm start has written (stdout and stderr). */
+  output(): string;
   /** Ends npm start and its children (wrangler, the git origin) and waits until they are gone. */
   stop(): Promise<void>;
   /** A crash: SIGKILL to the whole process group (`kill -9 -- -<pgid>`), nothing gets to clean up. */
@@ -46,12 +48,13 @@ export interface RunningServer {
 export const ROOT_DIR = path.resolve(__dirname, "../..");
 
 /**
- * `vars`: other configuration variables for this start (test/e2e/configuration.test.ts). Without a
+ * `vars`: other configuration variables for this start (test/e2e/configuration.test.ts); `verbose`:
+ * `npm start -- --verbose`, with wrangler's own log in `output()`. Without a
  * given port, a free one is picked; another process (a lane beside this one, another checkout)
  * can take it between the pick and npm start's listen, which npm start reports as a port already
  * in use: then a new port is picked, at most three times.
  */
-export async function startService(opts: { persistDir: string; rootPassword: string; port?: number; vars?: Record<string, string> }): Promise<RunningServer> {
+export async function startService(opts: { persistDir: string; rootPassword: string; port?: number; vars?: Record<string, string>; verbose?: boolean }): Promise<RunningServer> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce({ ...opts, port: opts.port ?? (await freePort()) });
@@ -62,10 +65,10 @@ export async function startService(opts: { persistDir: string; rootPassword: str
   }
 }
 
-async function startOnce(opts: { persistDir: string; rootPassword: string; port: number; vars?: Record<string, string> }): Promise<RunningServer> {
+async function startOnce(opts: { persistDir: string; rootPassword: string; port: number; vars?: Record<string, string>; verbose?: boolean }): Promise<RunningServer> {
   const port = opts.port;
   let output = "";
-  const child = spawn("npm", ["start"], {
+  const child = spawn("npm", ["start", ...(opts.verbose ? ["--", "--verbose"] : [])], {
     cwd: ROOT_DIR,
     env: { ...process.env, PORT: String(port), PERSIST_DIR: opts.persistDir, ROOT_PASSWORD: opts.rootPassword, ...opts.vars },
     stdio: ["ignore", "pipe", "pipe"],
@@ -87,6 +90,7 @@ async function startOnce(opts: { persistDir: string; rootPassword: string; port:
   }
   return {
     baseURL,
+    output: () => output,
     async stop() {
       killGroup(child);
       // The group's other members (wrangler, workerd, the git origin) may outlive npm by a moment:
