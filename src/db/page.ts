@@ -58,6 +58,8 @@ export async function searchPage<T>(
   where: SQL,
   order: SQL[],
   window: Window,
+  /** Values of placeholders in `where` (sql.placeholder; src/db/shaped-statement.ts). */
+  values: Record<string, unknown> = {},
 ): Promise<ListPage<T>> {
   // DISTINCT keeps SQLite from flattening the CTE into each of its two uses (which would run the
   // match twice); it is materialized once instead.
@@ -69,14 +71,16 @@ export async function searchPage<T>(
     .where(sql`${id} IN (SELECT id FROM hits)`)
     .orderBy(...order)
     .limit(window.limit + 1)
-    .offset(window.offset)) as unknown as (T & { listTotal: number })[];
+    .offset(window.offset)
+    .prepare()
+    .all(values)) as unknown as (T & { listTotal: number })[];
   // An empty first page means no match at all: the total is 0 without a second statement (and a
   // second D1 round trip running the match again). Only a page past the end is counted.
   const n = rows.length
     ? Number(rows[0].listTotal)
     : window.offset === 0
       ? 0
-      : (await db.select({ n: cappedCount(sql`${table}`, where) }).from(sql`(SELECT 1)`))[0].n;
+      : (await db.select({ n: cappedCount(sql`${table}`, where) }).from(sql`(SELECT 1)`).prepare().all(values))[0].n;
   const page = rows.slice(0, window.limit).map(({ listTotal: _, ...row }) => row as unknown as T);
   return { rows: page, total: totalOrNull(n), hasNext: rows.length > window.limit };
 }
