@@ -4,8 +4,8 @@ import type { Db } from "./client";
 import { cappedCount, keysetAfter, rowCount, totalOrNull, type Direction } from "./listing";
 import { searchPage, type ListPage } from "./page";
 import { groupsAndDescendants } from "./namespaces";
-import { rawRows, rowReader, shaped, unshaped } from "./shaped-statement";
-import { searchCondition } from "./search";
+import { rawRows, rowReader, shaped } from "./shaped-statement";
+import { searchCondition, type SearchFilter } from "./search";
 import type { GroupRow, ProjectRow } from "./projects";
 import { groups, projects } from "./schema/projects";
 
@@ -34,7 +34,7 @@ export interface ListOptions<O extends string> {
   /** Keyset: the rows after this (order value, id) in the listing's order. */
   after?: { value: unknown; id: number };
   /** A ?search= condition (projectSearch, groupSearch): the listing is read from its matches. */
-  search?: SQL | null;
+  search?: SearchFilter | null;
   /** A keyset page (GitLab's legacy id_after/id_before keyset of projects): no total is counted. */
   withoutTotal?: boolean;
 }
@@ -168,22 +168,23 @@ async function list<T>(db: Db, t: Listable, v: Viewer, filters: ListFilters, ord
   const counting = !(o.after || o.withoutTotal);
   const values: Record<string, unknown> = {
     ...filters.values,
+    ...o.search?.values,
     user: v.userId,
     limit: o.limit + 1,
     offset: o.offset,
     afterValue: o.after?.value ?? null,
     afterId: o.after?.id ?? null,
   };
+  const key = `${t.counted}|${viewerKind(v)}|${orderCol.name}|${o.sort}|${filters.key}|${o.search ? `search:${o.search.key}` : ""}`;
   if (o.search && !o.after) {
     const dir = o.sort === "asc" ? asc : desc;
     const col = sql`+${orderCol}`;
-    const where = and(searchBranch(t, v, o.search), ...filters.conds)!;
-    return searchPage<T>(db, t.table, t.id, where, [dir(col), dir(t.id)], o, values);
+    const where = and(searchBranch(t, v, o.search.cond), ...filters.conds)!;
+    return searchPage<T>(db, t.table, t.id, where, [dir(col), dir(t.id)], o, { key: `${key}|search-page`, values });
   }
-  const shape: Shape = { t, v, filters, orderCol, sort: o.sort, after: o.after !== undefined, counting, search: o.search ?? null };
-  // A search's words are values written into its SQL (the FTS match): such a statement is built for this request only.
-  const key = o.search ? null : `${t.counted}|${viewerKind(v)}|${orderCol.name}|${o.sort}|${filters.key}|${shape.after ? "after" : ""}|${counting ? "total" : ""}`;
-  const pageStatement = key ? shaped(key, () => listingStatement(shape).page) : unshaped(listingStatement(shape).page);
+  const shape: Shape = { t, v, filters, orderCol, sort: o.sort, after: o.after !== undefined, counting, search: o.search?.cond ?? null };
+  const pageKey = `${key}|${shape.after ? "after" : ""}|${counting ? "total" : ""}`;
+  const pageStatement = shaped(pageKey, () => listingStatement(shape).page);
   const reader = rowReader<T>(t.table);
   const found = await rawRows<unknown[]>(db, pageStatement, values);
   const rows = found.slice(0, o.limit).map((r) => reader.read(r));
@@ -191,7 +192,7 @@ async function list<T>(db: Db, t: Listable, v: Viewer, filters: ListFilters, ord
   if (!counting) return { rows, total: null, hasNext };
   if (found.length) return { rows, total: totalOrNull(Number(found[0][reader.width])), hasNext };
   if (o.offset === 0) return { rows, total: 0, hasNext };
-  const countStatement = key ? shaped(`${key}|count`, () => listingStatement(shape).count) : unshaped(listingStatement(shape).count);
+  const countStatement = shaped(`${pageKey}|count`, () => listingStatement(shape).count);
   const [[n]] = await rawRows<[number]>(db, countStatement, values);
   return { rows, total: totalOrNull(Number(n)), hasNext };
 }
@@ -313,7 +314,7 @@ export function projectsByActivity(db: Db, viewer: Viewer | null, page: number, 
  * GitLab's Project.search: words in the name, path or description; with search_namespaces=true the
  * namespace's path too (path_with_namespace). Null for a blank query (no filter).
  */
-export function projectSearch(query: string, namespaces: boolean): SQL | null {
+export function projectSearch(query: string, namespaces: boolean): SearchFilter | null {
   return searchCondition(
     namespaces
       ? { fts: "projects_fts", ftsColumns: ["name", "path", "description", "path_with_namespace"], id: projects.id, exactColumns: [projects.name, projects.path, projects.pathWithNamespace] }
@@ -323,7 +324,7 @@ export function projectSearch(query: string, namespaces: boolean): SQL | null {
 }
 
 /** GitLab's Group.search of a top-level listing (include_parents): the name, path or full path. */
-export function groupSearch(query: string): SQL | null {
+export function groupSearch(query: string): SearchFilter | null {
   return searchCondition(
     { fts: "groups_fts", ftsColumns: ["name", "path", "full_path"], id: groups.id, exactColumns: [groups.name, groups.path, groups.fullPath] },
     query,

@@ -18,7 +18,7 @@ let alice: Member;
 let bob: Member;
 let admin: Member;
 /** Each member's private group and the private projects in it. */
-const own = new Map<number, { groupId: number; projectIds: number[] }>();
+const own = new Map<number, { groupId: number; projectIds: number[]; paths: string[] }>();
 
 beforeAll(async () => {
   const owner = await makeUserWithToken();
@@ -29,8 +29,13 @@ beforeAll(async () => {
     const group = await makeGroup(owner.user.id, { visibility: "private" });
     await addMemberTo("group", group.id, m.user.id, AccessLevel.DEVELOPER);
     const projectIds: number[] = [];
-    for (let i = 0; i < 3; i++) projectIds.push((await makeProject(owner.user.id, { groupId: group.id, groupPath: group.fullPath, visibility: "private" })).id);
-    own.set(m.user.id, { groupId: group.id, projectIds });
+    const paths: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await makeProject(owner.user.id, { groupId: group.id, groupPath: group.fullPath, visibility: "private" });
+      projectIds.push(p.id);
+      paths.push(p.path);
+    }
+    own.set(m.user.id, { groupId: group.id, projectIds, paths });
   }
 });
 
@@ -83,5 +88,19 @@ describe("a listing's SQL is built once per shape and its values are bound per r
       after = next;
     }
     expect(walked).toEqual(inGroup);
+  });
+
+  it("two searches of one shape, one after the other, each find their own matches (projects, users)", async () => {
+    const mine = own.get(alice.user.id)!;
+    for (const [i, path] of [...mine.paths.entries(), ...mine.paths.entries()]) {
+      expect(await ids(`/api/v4/projects?search=${path}`, alice.token), path).toEqual([mine.projectIds[i]]);
+      // The same search by keyset (its own shape): the match, and nothing past it.
+      expect(await ids(`/api/v4/projects?search=${path}&pagination=keyset&order_by=id&sort=asc&id_after=${mine.projectIds[i] - 1}`, alice.token), path).toEqual([mine.projectIds[i]]);
+    }
+    // Bob's projects are private to him: the same search shape as Alice finds none of them.
+    for (const path of own.get(bob.user.id)!.paths) expect(await ids(`/api/v4/projects?search=${path}`, alice.token), path).toEqual([]);
+    for (const who of [alice, bob, alice]) {
+      expect(await ids(`/api/v4/users?search=${who.user.username}`, admin.token)).toEqual([who.user.id]);
+    }
   });
 });
