@@ -220,12 +220,12 @@ export async function listAuditEvents(
   if (q.keyset?.beforeId !== undefined) filter("beforeId", q.keyset.beforeId, (p) => lt(auditEvents.id, p));
   if (q.actions) {
     // One placeholder an action: the number of actions is part of the shape.
-    const names = q.actions.map((a, i) => {
+    const actionPlaceholders = q.actions.map((a, i) => {
       values[`action${i}`] = a;
       return sql.placeholder(`action${i}`);
     });
-    key += `actions${names.length},`;
-    conds.push(inArray(auditEvents.action, names));
+    key += `actions${actionPlaceholders.length},`;
+    conds.push(inArray(auditEvents.action, actionPlaceholders));
   }
   const where = conds.length ? and(...conds) : undefined;
   // Counted no further than GitLab's 10,000 (above it the headers carry no total), in the page's
