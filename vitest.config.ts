@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { startGitOrigin } from "./scripts/git-origin.mjs";
+import { startGitOriginProcess } from "./scripts/git-origin.mjs";
 import { buildSync } from "esbuild";
 import { suiteSequencer } from "./test/setup/sequencer.ts";
 import { KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
@@ -26,14 +26,18 @@ const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bund
  */
 const stateSensitiveFiles = ["test/setup-tests/integrity.test.ts", "test/services/user-deletion-last-admin.test.ts"];
 
+/** The one git origin of the run: the pool asks for the options of each project and file. */
+let sharedGitOrigin: ReturnType<typeof startGitOriginProcess> | undefined;
+
 /** A project running in workerd with the real D1, Durable Object and R2 bindings of wrangler.toml. */
 function workersProject(name: string, files: { isolate: boolean; include?: string[]; exclude?: string[] }) {
   return {
     plugins: [
       cloudflareTest(async () => {
         // The git gateway's tests reach a real origin: `git http-backend` on loopback, temporary
-        // repositories, requests signed with this run's secret.
-        const gitOrigin = await startGitOrigin(undefined, { unref: true });
+        // repositories, requests signed with this run's secret; a program of its own, so that git
+        // is not forked from this large process (scripts/git-origin.mjs, startGitOriginProcess).
+        const gitOrigin = await (sharedGitOrigin ??= startGitOriginProcess());
         return {
           wrangler: { configPath: "./wrangler.toml" },
           miniflare: {

@@ -323,8 +323,44 @@ export async function startGitOrigin(dir, { unref = false, secret = randomBytes(
   return { url: `http://127.0.0.1:${port}`, secret };
 }
 
+/**
+ * Starts the origin as a program of its own on a free loopback port, with repositories in a
+ * temporary directory, for the workerd tests (vitest.config.ts). The origin runs `git` several
+ * times for every request, and each spawn forks the process that runs it: from vitest's main
+ * process, which holds every lane's transformed modules, a fork costs milliseconds of copied page
+ * tables, several seconds of CPU over the suite. The program ends when this process does (its
+ * stdin closes).
+ */
+export async function startGitOriginProcess({ secret = randomBytes(32).toString("hex") } = {}) {
+  const root = mkdtempSync(path.join(tmpdir(), "git-origin-"));
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--root", root, "--listen", "127.0.0.1:0", "--until-stdin-closes"], {
+    env: { ...process.env, GIT_ORIGIN_SECRET: secret },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  process.on("exit", () => {
+    child.kill();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.once("exit", (code) => reject(new Error(`git origin exited with ${code} before serving`)));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const served = / on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+      if (served) resolve(served[1]);
+    });
+  });
+  child.removeAllListeners("exit");
+  child.stdout.destroy();
+  // Neither the child nor its pipe keeps this process alive; the pipe's end is the child's signal to stop.
+  child.unref();
+  child.stdin.unref?.();
+  return { url, secret };
+}
+
 // Run as a program (deployed): node scripts/git-origin.mjs --root /srv/git --listen 127.0.0.1:8790,
-// the secret from the environment (never the command line, where ps shows it).
+// the secret from the environment (never the command line, where ps shows it). Port 0 takes a free
+// port, which the line it prints names; --until-stdin-closes ends it when its parent goes.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const option = (name, fallback) => {
@@ -336,7 +372,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const at = listen.lastIndexOf(":");
   const host = listen.slice(0, at);
   const port = Number(listen.slice(at + 1));
-  if (!host || !Number.isInteger(port) || port < 1 || port > 65535) {
+  if (!host || !Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`git origin: --listen must be host:port, not ${listen}`);
     process.exit(2);
   }
@@ -351,8 +387,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error(`git origin: cannot listen on ${listen}: ${err.message}`);
     process.exit(1);
   });
-  server.listen(port, host, () => console.log(`git origin: serving ${root} on http://${listen}`));
+  server.listen(port, host, () => console.log(`git origin: serving ${root} on http://${host}:${server.address().port}`));
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  if (args.includes("--until-stdin-closes")) {
+    process.stdin.on("end", () => process.exit(0));
+    process.stdin.on("error", () => process.exit(0));
+    process.stdin.resume();
+  }
 }

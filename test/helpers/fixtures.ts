@@ -3,6 +3,7 @@ import { exports } from "cloudflare:workers";
 import { getDb } from "../../src/db/client";
 import { createPersonalAccessToken } from "../../src/db/personal-access-tokens";
 import { createUser } from "../../src/db/users";
+import { hashPassword } from "../../src/crypto/password";
 
 /**
  * Test fixtures built through the service's own repositories on the real D1 binding.
@@ -16,13 +17,22 @@ export function unique(prefix: string): string {
 
 export const TEST_PASSWORD = "correct horse battery staple";
 
+/**
+ * TEST_PASSWORD hashed once per runtime: the files of a lane create thousands of users with it, and
+ * each hash is 100,000 PBKDF2 iterations (about 30 ms of CPU). Every user holding the same salt and
+ * hash is harmless here; sign-ins still verify the password in full.
+ */
+let testPasswordHash: Promise<string> | undefined;
+
 export async function makeUser(opts: { isAdmin?: boolean; username?: string; password?: string } = {}) {
   const username = opts.username ?? unique("user");
+  const password = opts.password ?? TEST_PASSWORD;
   return createUser(getDb(env.DB), {
     username,
     name: `Test ${username}`,
     email: `${username}@example.com`,
-    password: opts.password ?? TEST_PASSWORD,
+    password,
+    passwordHash: password === TEST_PASSWORD ? await (testPasswordHash ??= hashPassword(TEST_PASSWORD)) : undefined,
     isAdmin: opts.isAdmin ?? false,
   });
 }
