@@ -15,6 +15,9 @@
 //       CPU_BUNDLES=base=/tmp/a/index.js,new=/tmp/b/index.js npx node bench/cpu.mjs empty user
 //       (bundles from `wrangler deploy --dry-run --outdir`, e.g. buildWorker() of bench/lib/worker.mjs)
 //       CPU_MODE=loop ... the Worker's JavaScript alone (below)
+//       CPU_LISTINGS=1 ... adds the listings of bench/listings.mjs --ratios (each bundle's D1 seeded
+//       to its instance first: 100,251 projects, 20k groups, 200k audit events, 20k runners, and a
+//       member of 50 groups), and the D1 floors /-/bench/d1-first and /-/bench/d1-read
 // Bounded: ROUNDS (default 5) x scenarios x bundles x REQUESTS (default 2000) at 8 connections.
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -23,6 +26,7 @@ import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.m
 import { buildWorker, startBuiltWorker } from "./lib/worker.mjs";
 import { startWorkersOAuthProvider } from "./lib/peer-servers.mjs";
 import { dpopGets, dpopKey } from "./lib/dpop-proofs.mjs";
+import { joinGroups, seedShape } from "./lib/listing-ratios.mjs";
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 2000);
@@ -35,6 +39,7 @@ const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 8);
  * gives the whole cost a client sees.
  */
 const LOOP = process.env.CPU_MODE === "loop";
+const LISTINGS = process.env.CPU_LISTINGS === "1";
 /** The loop's default export; the bundle's own is renamed to `bundled_default` (loopScript). */
 const LOOP_WRAPPER = `
 const cpu_loop_default = {
@@ -108,6 +113,41 @@ async function loopOnce(b, opts) {
   return { requests: { total: REQUESTS }, non2xx: res.status === 200 ? 0 : REQUESTS, errors: res.status === 200 ? 0 : `${res.status} ${text}` };
 }
 
+/**
+ * CPU_LISTINGS=1: the instance of bench/listings.mjs --ratios (bench/lib/listing-ratios.mjs) in this
+ * bundle's D1, an administrator and a member of 50 groups signed in, and the listings of its table.
+ */
+async function listingScenarios(worker, base) {
+  const tokenFor = async (username, password) =>
+    (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password, scope: "api" })))).access_token;
+  const admin = { Authorization: `Bearer ${await tokenFor("root", BENCH_VARS.ROOT_PASSWORD)}` };
+  const member50 = await json(
+    await fetch(`${base}/api/v4/users`, {
+      method: "POST",
+      headers: { ...admin, "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "member50", name: "member50", email: "member50@example.com", password: USER_PASSWORD, skip_confirmation: true }),
+    }),
+  );
+  const db = await worker.mf.getD1Database("DB");
+  await seedShape(db);
+  await joinGroups(db, member50.id, 50);
+  const as50 = { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` };
+  return {
+    "d1-first": { url: `${base}/-/bench/d1-first` },
+    "d1-read": { url: `${base}/-/bench/d1-read` },
+    "projects-admin": { url: `${base}/api/v4/projects`, headers: admin },
+    "projects-50": { url: `${base}/api/v4/projects`, headers: as50 },
+    "projects-200-admin": { url: `${base}/api/v4/projects?page=200`, headers: admin },
+    "projects-200-50": { url: `${base}/api/v4/projects?page=200`, headers: as50 },
+    "projects-keyset-50": { url: `${base}/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=90225`, headers: as50 },
+    "projects-search-50": { url: `${base}/api/v4/projects?search=project77776`, headers: as50 },
+    "groups-50": { url: `${base}/api/v4/groups`, headers: as50 },
+    "users-search": { url: `${base}/api/v4/users?search=user17777`, headers: as50 },
+    "audit-admin": { url: `${base}/api/v4/audit_events`, headers: admin },
+    "runners-admin": { url: `${base}/api/v4/runners/all`, headers: admin },
+  };
+}
+
 const served = [];
 try {
   for (const [name, scriptPath] of bundles) {
@@ -134,6 +174,7 @@ try {
         body: new URLSearchParams({ token: passwordToken }).toString(),
       },
     };
+    if (LISTINGS) Object.assign(scenarios, await listingScenarios(worker, base));
     // A DPoP-bound GET /api/v4/user (issue 29's cost row): every request its own proof, from a
     // pool signed before each run (beforeRun, outside the figure); a proof cannot be replayed, so
     // the scenario is left out of CPU_MODE=loop.

@@ -2,11 +2,12 @@
 // the V8 inspector on a loopback port; while autocannon drives one scenario, the Profiler samples
 // the Worker's isolate (the token families and PAT objects run in it too). Prints the functions
 // with the most self time, grouped by source (the bundle's module paths are kept in its names).
-// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|d1-read|introspect|refresh|refresh-secret|dpop|projects-50|groups-50]
+// Run: npx node bench/profile.mjs [oauth|pat|token-info|empty|do-read|d1-read|introspect|refresh|refresh-secret|dpop|projects-50|groups-50|projects-admin|audit-admin|runners-admin]
 //   (default oauth; bounded: 6 s). refresh-secret: a confidential client's rotations with client_id
 //   and client_secret in the form body (16 chains); dpop: GET /api/v4/user with a DPoP-bound token;
 //   projects-50 / groups-50: GET /projects / GET /groups page 1 of a member of 50 groups on the
-//   instance of bench/listings.mjs --ratios (seeded first: 100,251 projects, 20,000 groups).
+//   instance of bench/listings.mjs --ratios (seeded first: 100,251 projects, 20,000 groups);
+//   projects-admin / audit-admin / runners-admin: the same instance, as the administrator.
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
@@ -54,7 +55,9 @@ try {
     const s = dpopGets(`${base}/api/v4/user`, bound.access_token, key, nonce, 0);
     return s;
   };
-  const listing = SCENARIO.endsWith("-50");
+  const listing = SCENARIO.endsWith("-50") || SCENARIO.endsWith("-admin");
+  const adminToken = async () =>
+    (await json(await fetch(tokenUrl, form({ grant_type: "password", username: "root", password: BENCH_VARS.ROOT_PASSWORD, scope: "api" })))).access_token;
   if (listing) {
     const db = await worker.mf.getD1Database("DB");
     await seedShape(db);
@@ -62,6 +65,9 @@ try {
   }
   const opts = {
     "projects-50": listing ? { url: `${base}/api/v4/projects`, headers: { Authorization: `Bearer ${reader.access_token}` } } : null,
+    "projects-admin": listing ? { url: `${base}/api/v4/projects`, headers: { Authorization: `Bearer ${await adminToken()}` } } : null,
+    "audit-admin": listing ? { url: `${base}/api/v4/audit_events`, headers: { Authorization: `Bearer ${await adminToken()}` } } : null,
+    "runners-admin": listing ? { url: `${base}/api/v4/runners/all`, headers: { Authorization: `Bearer ${await adminToken()}` } } : null,
     "groups-50": listing ? { url: `${base}/api/v4/groups`, headers: { Authorization: `Bearer ${reader.access_token}` } } : null,
     "d1-read": { url: `${base}/-/bench/d1-read` },
     refresh: SCENARIO === "refresh" ? refreshChains(tokenUrl, await chains(false), { client_id: seed.app.application_id }) : null,

@@ -1,8 +1,9 @@
-import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, lte, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { batchesOf } from "./batches";
 import type { Db } from "./client";
 import { cappedCount } from "./listing";
 import { pageCarryingTotal } from "./page";
+import { rawRows, rowReader, shaped } from "./shaped-statement";
 import { auditEvents, users } from "./schema/accounts";
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;
@@ -201,22 +202,41 @@ export async function listAuditEvents(
   db: Db,
   q: AuditQuery,
 ): Promise<{ rows: { event: AuditEventRow; author: Person | null; impersonator: Person | null }[]; total: number | null; hasNext: boolean }> {
+  // The statement is built once per shape (src/db/shaped-statement.ts): which filters are present
+  // and whether the page is by keyset; their values are bound to placeholders.
   const conds: SQL[] = [];
-  if (q.createdAfter !== undefined) conds.push(gte(auditEvents.createdAt, q.createdAfter));
-  if (q.createdBefore !== undefined) conds.push(lte(auditEvents.createdAt, q.createdBefore));
-  if (q.entityType !== undefined) conds.push(eq(auditEvents.entityType, q.entityType));
-  if (q.entityId !== undefined) conds.push(eq(auditEvents.entityId, q.entityId));
-  if (q.id !== undefined) conds.push(eq(auditEvents.id, q.id));
-  if (q.actions) conds.push(inArray(auditEvents.action, [...q.actions]));
-  if (q.keyset?.beforeId !== undefined) conds.push(lt(auditEvents.id, q.keyset.beforeId));
+  const values: Record<string, unknown> = { limit: q.limit + 1, offset: q.keyset ? 0 : q.offset };
+  let key = q.keyset ? "audit|keyset|" : "audit|offset|";
+  const filter = (name: string, value: unknown, cond: (p: Placeholder) => SQL) => {
+    key += `${name},`;
+    values[name] = value;
+    conds.push(cond(sql.placeholder(name)));
+  };
+  if (q.createdAfter !== undefined) filter("createdAfter", q.createdAfter, (p) => gte(auditEvents.createdAt, p));
+  if (q.createdBefore !== undefined) filter("createdBefore", q.createdBefore, (p) => lte(auditEvents.createdAt, p));
+  if (q.entityType !== undefined) filter("entityType", q.entityType, (p) => eq(auditEvents.entityType, p));
+  if (q.entityId !== undefined) filter("entityId", q.entityId, (p) => eq(auditEvents.entityId, p));
+  if (q.id !== undefined) filter("id", q.id, (p) => eq(auditEvents.id, p));
+  if (q.keyset?.beforeId !== undefined) filter("beforeId", q.keyset.beforeId, (p) => lt(auditEvents.id, p));
+  if (q.actions) {
+    // One placeholder an action: the number of actions is part of the shape.
+    const actionPlaceholders = q.actions.map((a, i) => {
+      values[`action${i}`] = a;
+      return sql.placeholder(`action${i}`);
+    });
+    key += `actions${actionPlaceholders.length},`;
+    conds.push(inArray(auditEvents.action, actionPlaceholders));
+  }
   const where = conds.length ? and(...conds) : undefined;
   // Counted no further than GitLab's 10,000 (above it the headers carry no total), in the page's
   // own statement (pageCarryingTotal); a keyset page has no total.
   const count = cappedCount(sql`${auditEvents}`, where);
-  const page = db
+  const page = shaped(key, () =>
+    db
       .select({
         event: auditEvents,
-        author: { username: users.username, name: users.name },
+        authorUsername: users.username,
+        authorName: users.name,
         impersonatorUsername: sql<string | null>`(SELECT username FROM users AS i WHERE i.id = ${auditEvents.impersonatorId})`,
         impersonatorName: sql<string | null>`(SELECT name FROM users AS i WHERE i.id = ${auditEvents.impersonatorId})`,
         listTotal: q.keyset ? sql<number>`0` : count,
@@ -225,12 +245,21 @@ export async function listAuditEvents(
       .leftJoin(users, eq(users.id, auditEvents.authorId))
       .where(where)
       .orderBy(...(q.keyset ? [desc(auditEvents.id)] : [desc(auditEvents.createdAt), desc(auditEvents.id)]))
-      .limit(q.limit + 1)
-      .offset(q.keyset ? 0 : q.offset);
-  const found = await page;
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset")),
+  );
+  const event = rowReader<AuditEventRow>(auditEvents);
+  const at = event.width;
+  const found = (await rawRows<unknown[]>(db, page, values)).map((r) => ({
+    event: event.read(r),
+    author: { username: r[at] as string | null, name: r[at + 1] as string | null },
+    impersonatorUsername: r[at + 2] as string | null,
+    impersonatorName: r[at + 3] as string | null,
+    listTotal: r[at + 4] as number,
+  }));
   const { rows, total, hasNext } = q.keyset
     ? { rows: found.slice(0, q.limit), total: null, hasNext: found.length > q.limit }
-    : await pageCarryingTotal(found, q, async () => (await db.select({ n: count }).from(sql`(SELECT 1)`))[0].n);
+    : await pageCarryingTotal(found, q, async () => (await rawRows<[number]>(db, shaped(`${key}|count`, () => sql`SELECT ${count}`), values))[0][0]);
   const person = (p: { username: string | null; name: string | null } | null) => (p?.username ? (p as Person) : null);
   return {
     rows: rows.map((r) => ({ event: r.event, author: person(r.author), impersonator: person({ username: r.impersonatorUsername, name: r.impersonatorName }) })),

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { fromBase64 } from "../crypto/random";
 
@@ -32,7 +32,7 @@ export type Direction = "asc" | "desc";
  * The rows after (col, id) = (value, lastId) in the listing's order: a row-value comparison that
  * an index on (col, id) serves as a range. For id order, col is id itself and value is ignored.
  */
-export function keysetAfter(col: SQLiteColumn | SQL, id: SQLiteColumn, dir: Direction, value: unknown, lastId: number): SQL {
+export function keysetAfter(col: SQLiteColumn | SQL, id: SQLiteColumn, dir: Direction, value: unknown, lastId: number | Placeholder): SQL {
   if (col === id) return dir === "asc" ? sql`${id} > ${lastId}` : sql`${id} < ${lastId}`;
   return dir === "asc" ? sql`(${col}, ${id}) > (${value}, ${lastId})` : sql`(${col}, ${id}) < (${value}, ${lastId})`;
 }

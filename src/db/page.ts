@@ -2,6 +2,7 @@ import type { Db } from "./client";
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { cappedCount, totalOrNull } from "./listing";
+import { rawRows, rowReader, shaped } from "./shaped-statement";
 
 /** A page to read: `limit` rows after the first `offset` (GraphQL connections, src/graphql/connection.ts). */
 export interface Window {
@@ -49,7 +50,9 @@ export async function listPage<T>(db: Db, rowsQuery: Promise<T[]> | unknown, cou
  * CTE `hits`, which SQLite materializes because it is read twice) and the page and the capped
  * count both read them, where a page query and a count query each ran the FTS match
  * (docs/scaling.md, "Search"). A page past the end has no row to carry the count: it is counted
- * then; an empty first page has nothing to count.
+ * then; an empty first page has nothing to count. The statement is built once per `shape.key`
+ * (src/db/shaped-statement.ts): `where` holds its values in placeholders, `shape.values` binds
+ * them (with `limit` and `offset`, this function's own).
  */
 export async function searchPage<T>(
   db: Db,
@@ -58,27 +61,32 @@ export async function searchPage<T>(
   where: SQL,
   order: SQL[],
   window: Window,
+  shape: { key: string; values: Record<string, unknown> },
 ): Promise<ListPage<T>> {
-  // DISTINCT keeps SQLite from flattening the CTE into each of its two uses (which would run the
-  // match twice); it is materialized once instead.
-  const hits = db.$with("hits").as(db.selectDistinct({ id: sql<number>`${id}`.as("id") }).from(table).where(where));
-  const rows = (await db
-    .with(hits)
-    .select({ ...getTableColumns(table), listTotal: cappedCount(sql`hits`, undefined) })
-    .from(table)
-    .where(sql`${id} IN (SELECT id FROM hits)`)
-    .orderBy(...order)
-    .limit(window.limit + 1)
-    .offset(window.offset)) as unknown as (T & { listTotal: number })[];
+  const values = { ...shape.values, limit: window.limit + 1, offset: window.offset };
+  const page = shaped(shape.key, () => {
+    // DISTINCT keeps SQLite from flattening the CTE into each of its two uses (which would run the
+    // match twice); it is materialized once instead.
+    const hits = db.$with("hits").as(db.selectDistinct({ id: sql<number>`${id}`.as("id") }).from(table).where(where));
+    return db
+      .with(hits)
+      .select({ ...getTableColumns(table), listTotal: cappedCount(sql`hits`, undefined) })
+      .from(table)
+      .where(sql`${id} IN (SELECT id FROM hits)`)
+      .orderBy(...order)
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"));
+  });
+  const reader = rowReader<T>(table);
+  const rows = await rawRows<unknown[]>(db, page, values);
   // An empty first page means no match at all: the total is 0 without a second statement (and a
   // second D1 round trip running the match again). Only a page past the end is counted.
   const n = rows.length
-    ? Number(rows[0].listTotal)
+    ? Number(rows[0][reader.width])
     : window.offset === 0
       ? 0
-      : (await db.select({ n: cappedCount(sql`${table}`, where) }).from(sql`(SELECT 1)`))[0].n;
-  const page = rows.slice(0, window.limit).map(({ listTotal: _, ...row }) => row as unknown as T);
-  return { rows: page, total: totalOrNull(n), hasNext: rows.length > window.limit };
+      : Number((await rawRows<[number]>(db, shaped(`${shape.key}|count`, () => sql`SELECT ${cappedCount(sql`${table}`, where)}`), values))[0][0]);
+  return { rows: rows.slice(0, window.limit).map((r) => reader.read(r)), total: totalOrNull(n), hasNext: rows.length > window.limit };
 }
 
 /**

@@ -7,6 +7,7 @@ import { projects } from "./schema/projects";
 import { normaliseTags } from "../domain/runner-settings";
 import { cappedCount, inIdList } from "./listing";
 import { pageCarryingTotal } from "./page";
+import { rawRows, rowReader, shaped, unshaped } from "./shaped-statement";
 import { AccessLevel } from "../domain/access";
 import { groupAccessLevel, projectsWithAccessLevels } from "./projects";
 
@@ -135,14 +136,24 @@ const trimmed = (rows: RunnerRow[], limit: number) => ({ rows: rows.slice(0, lim
 export async function listRunners(db: Db, o: RunnerListOptions): Promise<{ rows: RunnerRow[]; total: number | null; hasNext: boolean }> {
   const dir = o.sort === "asc" ? asc : desc;
   const count = cappedCount(sql`${runners}`, o.where);
-  const rows = await db
-    .select({ ...getTableColumns(runners), listTotal: count })
-    .from(runners)
-    .where(o.where)
-    .orderBy(dir(ORDER[o.orderBy]), dir(runners.id))
-    .limit(o.limit + 1)
-    .offset(o.offset);
-  return pageCarryingTotal(rows, o, async () => (await db.select({ n: count }).from(sql`(SELECT 1)`))[0].n);
+  const query = () =>
+    db
+      .select({ ...getTableColumns(runners), listTotal: count })
+      .from(runners)
+      .where(o.where)
+      .orderBy(dir(ORDER[o.orderBy]), dir(runners.id))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"));
+  // Every runner (GET /runners/all without filters) is one shape a sort, built once
+  // (src/db/shaped-statement.ts); a scope or a filter carries its values in its SQL, built per request.
+  const shape = o.where === undefined ? `runners|all|${o.orderBy}|${o.sort}` : null;
+  const values = { limit: o.limit + 1, offset: o.offset };
+  const runner = rowReader<RunnerRow>(runners);
+  const found = (await rawRows<unknown[]>(db, shape ? shaped(shape, query) : unshaped(query()), values)).map((r) => ({
+    ...runner.read(r),
+    listTotal: r[runner.width] as number,
+  }));
+  return pageCarryingTotal(found, o, async () => (await db.select({ n: count }).from(sql`(SELECT 1)`))[0].n);
 }
 
 /** A page without a count: GraphQL counts only when the query asks for `count` (countRunners). */

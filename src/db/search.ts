@@ -70,19 +70,38 @@ export interface Searchable {
 }
 
 /**
+ * A search's condition with the query in a placeholder (`search`), so that a listing's statement
+ * is built once per shape (src/db/shaped-statement.ts): `key` is which of the three forms it takes
+ * (FTS match of its columns, exact match, nothing), `values` binds the query.
+ */
+export interface SearchFilter {
+  key: string;
+  cond: SQL;
+  values: Record<string, unknown>;
+}
+
+/**
  * The condition that selects the rows a query matches, as an id set the FTS table or the lower()
  * indexes serve, or null for an empty query (no filter, as GitLab's blank search).
  */
-export function searchCondition(t: Searchable, query: string): SQL | null {
+export function searchCondition(t: Searchable, query: string): SearchFilter | null {
   const terms = searchTerms(query);
-  if (terms.matchesNothing) return sql`0`;
+  if (terms.matchesNothing) return { key: "nothing", cond: sql`0`, values: {} };
+  const search = sql.placeholder("search");
   if (terms.words.length) {
-    return sql`${t.id} IN (SELECT rowid FROM ${sql.identifier(t.fts)} WHERE ${sql.identifier(t.fts)} MATCH ${ftsQuery(t.ftsColumns, terms.words)})`;
+    return {
+      key: `${t.fts}:${t.ftsColumns.join(",")}`,
+      cond: sql`${t.id} IN (SELECT rowid FROM ${sql.identifier(t.fts)} WHERE ${sql.identifier(t.fts)} MATCH ${search})`,
+      values: { search: ftsQuery(t.ftsColumns, terms.words) },
+    };
   }
   if (terms.exact === null) return null;
-  const exact = terms.exact;
-  return sql`(${sql.join(
-    t.exactColumns.map((col) => sql`lower(${col}) = ${exact}`),
-    sql` OR `,
-  )})`;
+  return {
+    key: `exact:${t.exactColumns.map((c) => c.name).join(",")}`,
+    cond: sql`(${sql.join(
+      t.exactColumns.map((col) => sql`lower(${col}) = ${search}`),
+      sql` OR `,
+    )})`,
+    values: { search: terms.exact },
+  };
 }

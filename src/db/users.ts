@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { cappedCount, keysetAfter, type Direction } from "./listing";
 import { listPage, searchPage, type ListPage } from "./page";
 import { hashPassword } from "../crypto/password";
@@ -6,7 +6,7 @@ import type { Db } from "./client";
 import { claimNamespacePath, sameWithoutCase } from "./namespace-paths";
 import { users } from "./schema/accounts";
 import { groups } from "./schema/projects";
-import { searchCondition, type Searchable } from "./search";
+import { searchCondition, type SearchFilter, type Searchable } from "./search";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -76,11 +76,15 @@ const USER_SEARCH: Searchable = { fts: "users_fts", ftsColumns: ["username", "na
  * GitLab's User.search: words in the username or the name; a leading "@" is dropped; an
  * administrator's query also matches a whole email (with_primary_or_secondary_email, not partial).
  */
-function userSearch(query: string, emails: boolean): SQL | null {
+function userSearch(query: string, emails: boolean): SearchFilter | null {
   const q = query.trim().replace(/^@/, "");
   const byName = searchCondition(USER_SEARCH, q);
   if (!byName || !emails) return byName;
-  return sql`(${byName} OR lower(${users.email}) = ${q.toLowerCase()})`;
+  return {
+    key: `${byName.key}+email`,
+    cond: sql`(${byName.cond} OR lower(${users.email}) = ${sql.placeholder("searchEmail")})`,
+    values: { ...byName.values, searchEmail: q.toLowerCase() },
+  };
 }
 
 const USER_ORDER = { id: users.id, name: users.name, username: users.username, created_at: users.createdAt } as const;
@@ -108,19 +112,31 @@ export interface UserListQuery {
  * to tell whether a next page exists, and the total up to COUNT_CAP for the pagination headers.
  */
 export async function listUsers(db: Db, q: UserListQuery): Promise<ListPage<UserRow>> {
-  const conds: SQL[] = [];
-  if (q.username) conds.push(sql`lower(${users.username}) = ${q.username.toLowerCase()}`);
   const search = q.search ? userSearch(q.search, q.searchEmails ?? false) : null;
-  if (search) conds.push(search);
-  if (q.state) conds.push(eq(users.state, q.state));
+  // A search's statements hold their values in placeholders (the search's page is built once per
+  // shape, src/db/shaped-statement.ts); the other listings are built per request with their values.
+  const values: Record<string, unknown> = { ...search?.values };
+  let key = `users|${q.orderBy}|${q.sort}|${search?.key}`;
+  const value = <V extends string | number>(name: string, v: V): V | Placeholder => {
+    if (!search) return v;
+    key += `|${name}`;
+    values[name] = v;
+    return sql.placeholder(name);
+  };
+  const conds: SQL[] = [];
+  if (q.username) conds.push(sql`lower(${users.username}) = ${value("username", q.username.toLowerCase())}`);
+  if (search) conds.push(search.cond);
+  if (q.state) conds.push(eq(users.state, value("state", q.state)));
   // A search reads its matches from the FTS index and sorts them (+col: not the order index's
   // walk, which a filter few rows pass would read to its end; docs/scaling.md, "Search").
   const col = search ? sql`+${USER_ORDER[q.orderBy]}` : USER_ORDER[q.orderBy];
   const filter = conds.length ? and(...conds) : undefined;
   const where = q.after ? and(filter, keysetAfter(col, users.id, q.sort, q.after.value, q.after.id)) : filter;
   const dir = q.sort === "asc" ? asc : desc;
-  if (search && !q.after) return searchPage<UserRow>(db, users, users.id, filter!, [dir(col), dir(users.id)], q);
+  if (search && !q.after) return searchPage<UserRow>(db, users, users.id, filter!, [dir(col), dir(users.id)], q, { key, values });
   const page = db.select().from(users).where(where).orderBy(dir(col), dir(users.id)).limit(q.limit + 1).offset(q.offset);
+  // A search's keyset page: its placeholders bound (no total, so no batch).
+  if (search) return listPage<UserRow>(db, page.prepare().all(values), null, q.limit);
   // A keyset page has no total (GitLab sends none) and is one statement.
   return listPage<UserRow>(db, page, q.after ? null : db.select({ n: cappedCount(sql`${users}`, filter) }).from(sql`(SELECT 1)`), q.limit);
 }

@@ -25,14 +25,27 @@ export function parsePage(c: Context): PageRequest {
   return { page: pageNo, perPage, offset: (pageNo - 1) * perPage };
 }
 
-function linkFor(c: Context, page: number, perPage: number): string {
+/** Stands for the page number in linksTo's template: letters and underscores, so URL serialisation keeps it as it is. */
+const PAGE_MARK = "__PAGE__";
+
+/**
+ * The URL of each page of this listing: this request's URL with page and per_page set (where the
+ * request had them, or appended) and no credential passed in the query (never echoed into a
+ * header). Parsed and serialised once per response, then each link is the template with its page
+ * number, where parsing, setting and serialising the URL for every link cost a third of the
+ * listing's own JavaScript (docs/scaling.md, "SQL built once per shape").
+ */
+function linksTo(c: Context, perPage: number): (page: number) => string {
   const url = new URL(c.req.url);
-  url.searchParams.set("page", String(page));
+  url.searchParams.set("page", PAGE_MARK);
   url.searchParams.set("per_page", String(perPage));
-  // Never echo a credential passed in the query into a header.
   url.searchParams.delete("access_token");
   url.searchParams.delete("private_token");
-  return url.toString();
+  const template = url.toString();
+  const at = template.search(/[?&]page=__PAGE__/) + "?page=".length;
+  const before = template.slice(0, at);
+  const after = template.slice(at + PAGE_MARK.length);
+  return (page) => `${before}${page}${after}`;
 }
 
 /**
@@ -53,11 +66,12 @@ export function setPaginationHeaders(c: Context, req: PageRequest, total: number
     c.header("X-Total", String(total));
     c.header("X-Total-Pages", String(totalPages));
   }
+  const linkFor = linksTo(c, req.perPage);
   const links: string[] = [];
-  if (prev) links.push(`<${linkFor(c, prev, req.perPage)}>; rel="prev"`);
-  if (next) links.push(`<${linkFor(c, next, req.perPage)}>; rel="next"`);
-  links.push(`<${linkFor(c, 1, req.perPage)}>; rel="first"`);
-  if (totalPages !== null) links.push(`<${linkFor(c, totalPages, req.perPage)}>; rel="last"`);
+  if (prev) links.push(`<${linkFor(prev)}>; rel="prev"`);
+  if (next) links.push(`<${linkFor(next)}>; rel="next"`);
+  links.push(`<${linkFor(1)}>; rel="first"`);
+  if (totalPages !== null) links.push(`<${linkFor(totalPages)}>; rel="last"`);
   // Appended: a deprecation Link (src/versioning/gate.ts) may already be on the response.
   c.header("Link", links.join(", "), { append: true });
 }
