@@ -33,6 +33,11 @@ out["project_path"] = project.path_with_namespace
 out["projects_owned"] = [p.path_with_namespace for p in gl.projects.list(owned=True, get_all=True)]
 page1 = gl.projects.list(per_page=1, page=1)
 out["projects_page1"] = len(page1)
+# Two projects of this run's own, so that the walk below has pages to turn on any server, alone or
+# shared (projects.create: a JSON body, as python-gitlab sends it).
+stamp = datetime.datetime.now().strftime("%H%M%S%f")
+for i in (1, 2):
+    gl.projects.create({"name": f"python-gitlab-walk-{stamp}-{i}"})
 # The e2e server is shared: other files create projects meanwhile. In id order a new project comes
 # after every page already walked, so the projects listed before and after the walk (the stable
 # ones) must each be walked exactly once, and nothing walked may be outside both lists.
@@ -46,7 +51,8 @@ out["projects_iterated_repeats"] = len(iterated) - len(set(iterated))
 out["projects_iterated_unknown"] = len(set(iterated) - (before | after))
 
 # Runners: paused=True (python-gitlab sends "True"), paused=False, comma-separated tag_list.
-out["runners_paused"] = [r.description for r in gl.runners_all.list(paused=True, get_all=True)]
+# Other files register runners on the shared server meanwhile: each listed runner with its flag.
+out["runners_paused"] = [[r.description, r.paused] for r in gl.runners_all.list(paused=True, get_all=True)]
 out["runners_not_paused"] = len(gl.runners_all.list(paused=False, get_all=True))
 out["runners_tagged"] = sorted(r.description for r in gl.runners_all.list(tag_list=["docker", "linux"], get_all=True))
 out["runners_status"] = sorted({r.status for r in gl.runners_all.list(get_all=True)})
