@@ -102,7 +102,7 @@ if (gitOriginStarted) {
   }
 }
 // Without --verbose, wrangler runs at log level "warn" and drops every request line, after
-// source-mapping it in its Node process: about 5 ms of CPU a request for a line nobody sees. So
+// source-mapping it in its Node process: 2-3 ms of CPU a request for a line nobody sees. So
 // the Worker writes none unless REQUEST_LOG was set (docs/operations.md, Logs).
 if (!verbose && !("REQUEST_LOG" in devVars) && !("REQUEST_LOG" in fromEnv)) values.REQUEST_LOG = "false";
 if (!values.SERVICE_REVISION) {

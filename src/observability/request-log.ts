@@ -59,7 +59,7 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
 
 /**
  * REQUEST_LOG (README, Configuration): on unless set to false, which `npm start` does without
- * --verbose, where wrangler's log level would drop each line after spending about 5 ms of CPU on
+ * --verbose, where wrangler's log level would drop each line after spending 2-3 ms of CPU on
  * it (docs/operations.md, Logs). A configuration the service refuses still logs its requests.
  */
 function writesRequestLines(env: Bindings): boolean {
