@@ -26,7 +26,7 @@ import { BENCH_VARS, USER_PASSWORD, form, json, seedService } from "./lib/seed.m
 import { buildWorker, startBuiltWorker } from "./lib/worker.mjs";
 import { startWorkersOAuthProvider } from "./lib/peer-servers.mjs";
 import { dpopGets, dpopKey } from "./lib/dpop-proofs.mjs";
-import { joinGroups, seedShape } from "./lib/listing-ratios.mjs";
+import { seededRatiosInstance } from "./lib/listing-ratios.mjs";
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 2000);
@@ -118,20 +118,7 @@ async function loopOnce(b, opts) {
  * bundle's D1, an administrator and a member of 50 groups signed in, and the listings of its table.
  */
 async function listingScenarios(worker, base) {
-  const tokenFor = async (username, password) =>
-    (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password, scope: "api" })))).access_token;
-  const admin = { Authorization: `Bearer ${await tokenFor("root", BENCH_VARS.ROOT_PASSWORD)}` };
-  const member50 = await json(
-    await fetch(`${base}/api/v4/users`, {
-      method: "POST",
-      headers: { ...admin, "Content-Type": "application/json" },
-      body: JSON.stringify({ username: "member50", name: "member50", email: "member50@example.com", password: USER_PASSWORD, skip_confirmation: true }),
-    }),
-  );
-  const db = await worker.mf.getD1Database("DB");
-  await seedShape(db);
-  await joinGroups(db, member50.id, 50);
-  const as50 = { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` };
+  const { admin, as50 } = await seededRatiosInstance(base, await worker.mf.getD1Database("DB"));
   return {
     "d1-first": { url: `${base}/-/bench/d1-first` },
     "d1-read": { url: `${base}/-/bench/d1-read` },

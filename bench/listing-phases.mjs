@@ -9,8 +9,8 @@
 //   `wrangler deploy --dry-run --outdir`) seeded alike; its listings are measured in the same rounds.
 import os from "node:os";
 import { startBuiltWorker } from "./lib/worker.mjs";
-import { BENCH_VARS, USER_PASSWORD, form, json } from "./lib/seed.mjs";
-import { joinGroups, measureRatios, ratioTable, seedShape } from "./lib/listing-ratios.mjs";
+import { BENCH_VARS, json } from "./lib/seed.mjs";
+import { measureRatios, ratioTable, seededRatiosInstance } from "./lib/listing-ratios.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,21 +22,10 @@ async function seeded(scriptPath) {
   const worker = await startBuiltWorker({ vars: BENCH_VARS, scriptPath });
   const base = worker.url;
   const db = await worker.mf.getD1Database("DB");
-  const tokenFor = async (username, password) =>
-    (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password, scope: "api" })))).access_token;
-  const admin = { Authorization: `Bearer ${await tokenFor("root", BENCH_VARS.ROOT_PASSWORD)}` };
-  const member50 = await json(
-    await fetch(`${base}/api/v4/users`, {
-      method: "POST",
-      headers: { ...admin, "Content-Type": "application/json" },
-      body: JSON.stringify({ username: "member50", name: "member50", email: "member50@example.com", password: USER_PASSWORD, skip_confirmation: true }),
-    }),
-  );
   const t0 = Date.now();
-  await seedShape(db);
-  await joinGroups(db, member50.id, 50);
+  const { admin, member50, as50: as50Headers } = await seededRatiosInstance(base, db);
   console.log(`seeded in ${Date.now() - t0} ms`);
-  const as50 = { headers: { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` } };
+  const as50 = { headers: as50Headers };
   return { worker, base, db, admin, member50, as50 };
 }
 

@@ -5,6 +5,7 @@
 // background load falls on every figure alike; each listing is reported as its median divided by that one.
 // Used by bench/listings.mjs --ratios.
 import os from "node:os";
+import { BENCH_VARS, USER_PASSWORD, form, json } from "./seed.mjs";
 
 export const SHAPE = { projects: 100_251, groups: 20_000, users: 20_000, auditEvents: 200_000, runners: 20_000 };
 /** The issue's goal: every listing within twice `GET /api/v4/user`. */
@@ -61,6 +62,28 @@ export async function joinGroups(db, userId, count, groups = SHAPE.groups) {
   const step = Math.floor(groups / count);
   await db.prepare(`INSERT OR IGNORE INTO members (source_type, source_id, user_id, access_level, created_at)
     SELECT 'group', id, ?, 30, ? FROM groups WHERE id % ? = 2 AND id <= ? LIMIT ?`).bind(userId, Date.now(), step, step * count, count).run();
+}
+
+/**
+ * The instance of --ratios in the D1 of a Worker served at `base` (`db` its binding): seeded, with
+ * root's and a member of 50 groups' Authorization headers, for the scripts that compare builds on it
+ * (bench/cpu.mjs CPU_LISTINGS=1, bench/listing-phases.mjs).
+ */
+export async function seededRatiosInstance(base, db) {
+  const tokenFor = async (username, password) =>
+    (await json(await fetch(`${base}/oauth/token`, form({ grant_type: "password", username, password, scope: "api" })))).access_token;
+  const admin = { Authorization: `Bearer ${await tokenFor("root", BENCH_VARS.ROOT_PASSWORD)}` };
+  const member50 = await json(
+    await fetch(`${base}/api/v4/users`, {
+      method: "POST",
+      headers: { ...admin, "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "member50", name: "member50", email: "member50@example.com", password: USER_PASSWORD, skip_confirmation: true }),
+    }),
+  );
+  await seedShape(db);
+  await joinGroups(db, member50.id, 50);
+  const as50 = { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` };
+  return { admin, member50, as50 };
 }
 
 /**
