@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 import { startGitOriginProcess } from "./scripts/git-origin.mjs";
 import { buildSync } from "esbuild";
 import { suiteSequencer } from "./test/setup/sequencer.ts";
-import { FIRST_IN_RUNTIME, KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
+import { KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
 import { PREBUNDLED } from "./test/setup/prebundled.ts";
 import "./test/setup/uncompressed-pool-socket.mjs";
 
@@ -11,20 +11,27 @@ import "./test/setup/uncompressed-pool-socket.mjs";
 const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
 
 /**
- * Every workers file shares one runtime per lane (isolate: false), which saves starting a runtime
- * (workerd and the Worker's module graph) for each file. Those files run one after the other in
- * their lane, create their own users, projects and clients under fresh names, and do not depend on
- * an empty database: a file that asserts on a whole table reads its expectation from D1 at the
- * moment it asks (test/scale/totals.test.ts) or lists only its own rows
- * (test/scale/keyset-pagination.test.ts) (docs/testing.md). The two files that need an instance
- * no other file has written to (FIRST_IN_RUNTIME, test/setup/suite-order.ts) run before any other
- * workers file, so each is the first of its runtime or follows the other.
+ * Test files that need an instance no other workers file has written to: the integrity check reads
+ * every row and object of the instance (a clean one must report nothing, and the other files leave
+ * deliberate disagreements behind), and the Ghost User test needs an instance where no deletion
+ * has created the Ghost User yet. They run in a runtime of their own (project `workers-isolated`),
+ * which they share with each other (isolate: false there too: about 15 s of CPU a runtime saved);
+ * each passes after the other, in either order.
+ *
+ * Every other workers file shares one runtime per lane (isolate: false), which saves starting a
+ * runtime (workerd and the Worker's module graph) for each file. Those files run one after the
+ * other in their lane, create their own users, projects and clients under fresh names, and do not
+ * depend on an empty database: a file that asserts on a whole table reads its expectation from D1
+ * at the moment it asks (test/scale/totals.test.ts) or lists only its own rows
+ * (test/scale/keyset-pagination.test.ts) (docs/testing.md).
  */
+const stateSensitiveFiles = ["test/setup-tests/integrity.test.ts", "test/services/user-deletion-last-admin.test.ts"];
+
 /** The one git origin of the run: the pool asks for the options of each project and file. */
 let sharedGitOrigin: ReturnType<typeof startGitOriginProcess> | undefined;
 
 /** A project running in workerd with the real D1, Durable Object and R2 bindings of wrangler.toml. */
-function workersProject(name: string) {
+function workersProject(name: string, files: { isolate: boolean; include?: string[]; exclude?: string[] }) {
   return {
     plugins: [
       cloudflareTest(async () => {
@@ -55,9 +62,9 @@ function workersProject(name: string) {
     ],
     test: {
       name,
-      isolate: false,
-      include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
-      exclude: ["test/e2e/**", "node_modules/**"],
+      isolate: files.isolate,
+      include: files.include ?? ["test/**/*.test.ts", "test/**/*.test.tsx"],
+      exclude: ["test/e2e/**", "node_modules/**", ...(files.exclude ?? [])],
       setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/drop-request-lines.ts"],
       testTimeout: 30_000,
       // The packages as one module each instead of file by file: half of a runtime's start
@@ -79,19 +86,20 @@ function workersProject(name: string) {
 const LANES = 3;
 
 /**
- * Two projects: `workers` runs in workerd with the real D1, Durable Object and R2 bindings of
- * wrangler.toml; `e2e` runs in Node against a server started the way README says. Both are one
- * scheduling group (same `maxWorkers`, default `sequence.groupOrder`), so
+ * Three projects: `workers` and `workers-isolated` run in workerd with the real D1, Durable Object
+ * and R2 bindings of wrangler.toml; `e2e` runs in Node against a server started the way README says.
+ * All three are one scheduling group (same `maxWorkers`, default `sequence.groupOrder`), so
  * end-to-end files run beside the workers files instead of after them.
  */
 export default defineConfig({
   test: {
     maxWorkers: LANES,
     // Which file a freed lane takes next: end-to-end first, long before short (test/setup/sequencer.ts).
-    sequence: { sequencer: suiteSequencer({ knownSlow: KNOWN_SLOW, ownServer: OWN_SERVER, firstInRuntime: FIRST_IN_RUNTIME }) },
+    sequence: { sequencer: suiteSequencer({ knownSlow: KNOWN_SLOW, ownServer: OWN_SERVER }) },
     reporters: ["default", "./test/setup/summary-reporter.ts"],
     projects: [
-      workersProject("workers"),
+      workersProject("workers", { isolate: false, exclude: stateSensitiveFiles }),
+      workersProject("workers-isolated", { isolate: false, include: stateSensitiveFiles }),
       {
         test: {
           name: "e2e",

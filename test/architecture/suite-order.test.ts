@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FIRST_IN_RUNTIME, KNOWN_SLOW, OWN_SERVER } from "../setup/suite-order";
+import { KNOWN_SLOW, OWN_SERVER } from "../setup/suite-order";
 
 /**
  * docs/testing.md: the lanes take long files first and spread the end-to-end files that start a
@@ -13,7 +13,7 @@ const files = new Map(Object.entries(sources).map(([k, v]) => [fromRoot(k), v] a
 
 describe("the suite's order (docs/testing.md, Long files first)", () => {
   it("every file the order lists exists", () => {
-    const missing = [...KNOWN_SLOW, ...OWN_SERVER, ...FIRST_IN_RUNTIME].filter((f) => !files.has(f));
+    const missing = [...KNOWN_SLOW, ...OWN_SERVER].filter((f) => !files.has(f));
     expect(missing).toEqual([]);
   });
 

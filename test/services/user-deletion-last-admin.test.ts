@@ -10,8 +10,7 @@ import { makeUser } from "../helpers/fixtures";
  * GitLab's user deletion refuses to delete the last administrator (docs/operations.md, "Delete a
  * user"). Through the API an administrator never deletes themselves, so another administrator always
  * exists there; the rule is the service's own, for every caller (the admin page, Sudo). This file
- * demotes every other administrator and needs no Ghost User yet, so it runs before every other
- * workers file (FIRST_IN_RUNTIME in test/setup/suite-order.ts).
+ * demotes every other administrator and needs no Ghost User yet, so it runs alone (vitest.config.ts stateSensitiveFiles).
  */
 // First: it needs an instance where no deletion has created the Ghost User yet.
 describe("GitLab user deletion: the Ghost User takes ghost1 when a person holds ghost", () => {

@@ -10,22 +10,24 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * - Among them, files that start a server of their own (a wrangler start is seconds of CPU) are
  *   spread between files that use the shared server, so that the lanes do not all start servers
  *   at once.
- * - Then the workers files: a lane keeps its workerd runtime (and its loaded module graph) while
- *   the next file is of the same project. The files that need an instance no other file has
- *   written to (FIRST_IN_RUNTIME) come first: the lanes that take them start a runtime for them.
+ * - Then the workers files, one block per project: a lane keeps its workerd runtime (and its
+ *   loaded module graph) only while the next file is of the same project. `workers-isolated`
+ *   (two short files in a runtime of their own) before `workers`: its runtime start is a chunk of
+ *   seconds, which belongs in the middle of the run, not in its tail where lanes should be
+ *   finishing short files together.
  * - Within a block, the longest first: the durations of the last run when vitest remembers them
  *   (node_modules/.vite), otherwise the files known to be slow (test/setup/suite-order.ts), then
  *   the largest.
  */
 
-const PROJECT_ORDER = ["e2e", "workers"];
+const PROJECT_ORDER = ["e2e", "workers-isolated", "workers"];
 
 /**
  * The sequencer for the lists of test/setup/suite-order.ts (passed in by vitest.config.ts, which
  * may import with a .ts extension where this type-checked file may not).
  */
-export function suiteSequencer(lists: { knownSlow: readonly string[]; ownServer: ReadonlySet<string>; firstInRuntime: readonly string[] }): typeof BaseSequencer {
-  const { knownSlow, ownServer, firstInRuntime } = lists;
+export function suiteSequencer(lists: { knownSlow: readonly string[]; ownServer: ReadonlySet<string> }): typeof BaseSequencer {
+  const { knownSlow, ownServer } = lists;
   return class SuiteSequencer extends BaseSequencer {
     async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
       const name = (spec: TestSpecification) => fromRoot(this.ctx.config.root, spec.moduleId);
@@ -44,8 +46,7 @@ export function suiteSequencer(lists: { knownSlow: readonly string[]; ownServer:
       const projects = [...new Set(files.map((f) => f.project.name))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
       for (const project of projects) {
         const block = byCost(files.filter((f) => f.project.name === project));
-        if (project === "e2e") ordered.push(...spreadOwnServers(block, (s) => ownServer.has(name(s))));
-        else ordered.push(...block.filter((s) => firstInRuntime.includes(name(s))), ...block.filter((s) => !firstInRuntime.includes(name(s))));
+        ordered.push(...(project === "e2e" ? spreadOwnServers(block, (s) => ownServer.has(name(s))) : block));
       }
       return ordered;
     }

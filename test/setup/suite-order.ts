@@ -41,13 +41,3 @@ export const OWN_SERVER = new Set([
   "test/e2e/docs-recipes.test.ts",
   "test/e2e/git-origin.test.ts",
 ]);
-
-/**
- * Workers files that need an instance no other file has written to: the integrity check reads
- * every row and object of the instance (a clean one must report nothing, and the other files leave
- * deliberate disagreements behind), and the Ghost User test needs an instance where no deletion
- * has created the Ghost User yet. The sequencer puts them before every other workers file, so each
- * runs first in its lane's runtime or right after the other (each passes after the other, in either
- * order). They used to run in a runtime of their own, whose start cost about 15 s of CPU.
- */
-export const FIRST_IN_RUNTIME = ["test/setup-tests/integrity.test.ts", "test/services/user-deletion-last-admin.test.ts"];
