@@ -16,7 +16,9 @@ const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bund
  * deliberate disagreements behind), and the Ghost User test needs an instance where no deletion
  * has created the Ghost User yet. They run in a runtime of their own (project `workers-isolated`),
  * which they share with each other (isolate: false there too: about 15 s of CPU a runtime saved);
- * each passes after the other, in either order.
+ * each passes after the other, in either order. The isolation works both ways: the Ghost User test
+ * leaves a person named ghost and a Ghost User named ghost1, which user-deletion.test.ts must not
+ * find (tried: run first in a workers lane instead, it failed that file).
  *
  * Every other workers file shares one runtime per lane (isolate: false), which saves starting a
  * runtime (workerd and the Worker's module graph) for each file. Those files run one after the
