@@ -24,8 +24,14 @@ active = gl.users.list(active=True, get_all=True)
 out["active_users"] = len(active)
 out["user_get"] = gl.users.get(gl.user.id).username
 # blocked=False is no filter in GitLab (only blocked=true narrows): every user, whatever other tests blocked.
-out["blocked_users_false"] = len(gl.users.list(blocked=False, get_all=True))
-out["all_users"] = len(gl.users.list(get_all=True))
+# Other files create users meanwhile, so the lists are compared by id: every user of the second list
+# that is not newer than the first list's newest must be in the first.
+blocked_false = {u.id for u in gl.users.list(blocked=False, get_all=True)}
+all_users = [u.id for u in gl.users.list(get_all=True)]
+out["blocked_users_false"] = len(blocked_false)
+out["all_users"] = len(all_users)
+newest = max(blocked_false, default=max(all_users))
+out["blocked_false_missing"] = sum(1 for i in all_users if i <= newest and i not in blocked_false)
 
 # Projects: get by full path (URL-encoded by the client), boolean filters, pagination.
 project = gl.projects.get("demo/demo-app")
