@@ -67,7 +67,7 @@ function workersProject(name: string, files: { isolate: boolean; include?: strin
       isolate: files.isolate,
       include: files.include ?? ["test/**/*.test.ts", "test/**/*.test.tsx"],
       exclude: ["test/e2e/**", "node_modules/**", ...(files.exclude ?? [])],
-      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/drop-request-lines.ts"],
+      setupFiles: ["./test/setup/remembered-main-module.ts", "./test/setup/apply-migrations.ts", "./test/setup/drop-request-lines.ts"],
       testTimeout: 30_000,
       // The packages as one module each instead of file by file: half of a runtime's start
       // (test/setup/prebundled.ts). Vitest leaves JSX runtimes out (hono/jsx/jsx-dev-runtime stays
