@@ -16,10 +16,15 @@ async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iteration
   return new Uint8Array(bits);
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * The service always hashes with ITERATIONS. `iterations` is for test fixtures only, which store
+ * one cheap hash for thousands of users (test/helpers/fixtures.ts); verification reads the count
+ * from the stored hash, so it runs the same code either way.
+ */
+export async function hashPassword(password: string, iterations = ITERATIONS): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await derive(password, salt, ITERATIONS);
-  return `pbkdf2-sha256$${ITERATIONS}$${toBase64Url(salt)}$${toBase64Url(hash)}`;
+  const hash = await derive(password, salt, iterations);
+  return `pbkdf2-sha256$${iterations}$${toBase64Url(salt)}$${toBase64Url(hash)}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

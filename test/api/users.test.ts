@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { getDb } from "../../src/db/client";
+import { findUserById } from "../../src/db/users";
 import { call, json, makeUserWithToken, unique } from "../helpers/fixtures";
 
 async function admin() {
@@ -20,6 +23,9 @@ describe("POST /api/v4/users: an administrator creates users", () => {
     expect(body).toMatchObject({ username: input.username, name: input.name, email: input.email, state: "active", is_admin: false });
     expect(typeof body.id).toBe("number");
     expect(JSON.stringify(body)).not.toContain(input.password);
+    // Stored as PBKDF2-SHA256 at the service's 100,000 iterations (src/crypto/password.ts; only
+    // the fixtures' own users are hashed more cheaply).
+    expect((await findUserById(getDb(env.DB), body.id as number))?.passwordHash).toMatch(/^pbkdf2-sha256\$100000\$[\w-]{22}\$[\w-]{43}$/);
   });
 
   it("accepts form-encoded parameters as GitLab's curl examples send them", async () => {
