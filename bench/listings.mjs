@@ -13,11 +13,15 @@
 // With --ratios [--per-listing 30]: the deep and non-administrator listings at GitLab's sizes
 // (bench/lib/listing-ratios.mjs): 100,251 projects, 20k groups, 200k audit events, 20k runners,
 // each listing's median over 30 requests divided by the median of GET /api/v4/user in the same run.
-// Writes bench/results/listings-ratios-latest.json.
-import { mkdirSync, writeFileSync } from "node:fs";
+// Writes bench/results/listings-ratios-latest.json. With --npm-start as well, the instance is seeded
+// the same way on the built Worker, then served by `npm start` on that state (the issue's own
+// measure: what a person running npm start sees, wrangler dev's proxy included) and measured there;
+// writes bench/results/listings-ratios-npm-start-latest.json.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startBuiltWorker, ROOT } from "./lib/worker.mjs";
+import { startNpmStart } from "./lib/npm-start.mjs";
 import { machine } from "./lib/measure.mjs";
 import { BENCH_VARS, USER_PASSWORD, form, json } from "./lib/seed.mjs";
 import { measureMatches } from "./lib/search-sql.mjs";
@@ -32,9 +36,13 @@ const ROUNDS = Number(arg("rounds", 5));
 const PER_ROUND = Number(arg("per-round", 10));
 
 const RATIOS = process.argv.includes("--ratios");
+const NPM_START = RATIOS && process.argv.includes("--npm-start");
 const loadBefore = os.loadavg().map((x) => x.toFixed(2)).join(" ");
-const worker = await startBuiltWorker({ vars: BENCH_VARS });
-const base = worker.url;
+const stateDir = NPM_START ? mkdtempSync(path.join(os.tmpdir(), "edge-auth-bench-npm-start-")) : undefined;
+const worker = await startBuiltWorker({ vars: BENCH_VARS, stateDir });
+/** Where requests go: the built Worker, or after seeding with --npm-start, `npm start` on its state. */
+let base = worker.url;
+let npmStart;
 const db = await worker.mf.getD1Database("DB");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -130,9 +138,16 @@ async function ratios() {
     await mergeSearchIndexes(db);
     console.log(`merged the search indexes' segments in ${Date.now() - t1} ms`);
   }
+  if (NPM_START) {
+    await worker.stop();
+    npmStart = await startNpmStart({ stateDir, vars: BENCH_VARS });
+    base = npmStart.url;
+    console.log(`npm start serves the seeded state at ${base}`);
+  }
   const asViewer = { headers: { Authorization: `Bearer ${await tokenFor("viewer", USER_PASSWORD)}` } };
   const as50 = { headers: { Authorization: `Bearer ${await tokenFor("member50", USER_PASSWORD)}` } };
-  const asAdmin = { headers: admin };
+  // Asked again: with --npm-start the tokens of the seeding Worker (another SECRET_KEY_BASE) are not npm start's.
+  const asAdmin = { headers: { Authorization: `Bearer ${await tokenFor("root", BENCH_VARS.ROOT_PASSWORD)}` } };
   const requests = [
     // Not a listing: the least a request that reads D1 costs (one read by primary key), for scale.
     ["floor: one D1 read (`/-/bench/d1-read`, not a listing)", "/-/bench/d1-read", {}],
@@ -159,7 +174,8 @@ async function ratios() {
   const measured = await measureRatios(base, requests, asViewer, Number(arg("per-listing", 30)));
   console.log(`\n${ratioTable(measured, loadBefore)}`);
   mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(ROOT, "bench", "results", "listings-ratios-latest.json"), JSON.stringify({ machine: machine(), shape: SHAPE, loadBefore, ...measured }, null, 2));
+  const file = NPM_START ? "listings-ratios-npm-start-latest.json" : "listings-ratios-latest.json";
+  writeFileSync(path.join(ROOT, "bench", "results", file), JSON.stringify({ machine: machine(), served: NPM_START ? "npm start" : "built Worker", shape: SHAPE, loadBefore, ...measured }, null, 2));
 }
 
 /** GitLab's keyset cursor of an audit event (order id desc): URL-safe base64 of {"id":"n","_kd":"n"}. */
@@ -194,7 +210,9 @@ if (RATIOS) {
   try {
     await ratios();
   } finally {
-    await worker.stop();
+    if (npmStart) await npmStart.stop();
+    else await worker.stop();
+    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   }
   process.exit(0);
 }

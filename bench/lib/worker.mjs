@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 //   const worker = await startBuiltWorker({ vars: { BENCH_ROUTES: "true" } });
 //   ... worker.url ...; await worker.stop();
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,12 +68,15 @@ async function applyMigrations(mf) {
 
 /**
  * Starts the built Worker on 127.0.0.1 (an ephemeral port unless given). State is in memory and
- * gone after stop(). `vars` override wrangler.toml's [vars].
+ * gone after stop(). `vars` override wrangler.toml's [vars]. With `stateDir`, the state is kept
+ * there after stop() in the layout of `npm start`'s PERSIST_DIR (wrangler's `v3/`), so `npm start`
+ * can serve what was seeded here (bench/listings.mjs --ratios --npm-start).
  */
-export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspectorPort } = {}) {
+export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspectorPort, stateDir } = {}) {
   const cfg = wranglerToml();
   const script = scriptPath ?? buildWorker();
-  const persist = mkdtempSync(path.join(tmpdir(), "edge-auth-bench-state-"));
+  // wrangler dev keeps a PERSIST_DIR's state under v3/.
+  const persist = stateDir ? path.join(stateDir, "v3") : undefined;
   // Miniflare 5 takes a new options shape; convertV4MiniflareOptions accepts the classic one.
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -102,7 +105,8 @@ export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspec
       d1Databases: { DB: "00000000-0000-4000-8000-000000000001" },
       r2Buckets: ["FILES"],
       durableObjects: cfg.durableObjects,
-      defaultPersistRoot: persist,
+      // On disk only with `stateDir`; otherwise in memory.
+      ...(persist ? { resourcePersistencePath: persist } : {}),
       // bench/profile.mjs samples the Worker's CPU through the V8 inspector (loopback only).
       ...(inspectorPort ? { inspectorPort } : {}),
     }),
@@ -114,7 +118,6 @@ export async function startBuiltWorker({ vars = {}, port = 0, scriptPath, inspec
     mf,
     async stop() {
       await mf.dispose();
-      rmSync(persist, { recursive: true, force: true });
     },
   };
 }
