@@ -9,24 +9,17 @@
 //   instance of bench/listings.mjs --ratios (seeded first: 100,251 projects, 20,000 groups);
 //   projects-admin / audit-admin / runners-admin: the same instance, as the administrator.
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { BENCH_VARS, USER_PASSWORD, form, seedService, json } from "./lib/seed.mjs";
 import { refreshChains } from "./lib/scenarios.mjs";
 import { dpopGets, dpopKey } from "./lib/dpop-proofs.mjs";
 import { startBuiltWorker } from "./lib/worker.mjs";
+import { freePort } from "./lib/free-port.mjs";
 import { joinGroups, seedShape } from "./lib/listing-ratios.mjs";
 
 const SCENARIO = process.argv[2] ?? "oauth";
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6);
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 const inspectorPort = await freePort();
 const worker = await startBuiltWorker({ vars: BENCH_VARS, inspectorPort, scriptPath: process.env.PROFILE_SCRIPT });

@@ -3,18 +3,8 @@
 // state directory of the caller's (PERSIST_DIR), on a free loopback port. stop() ends its whole
 // process group.
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.mjs";
 import { ROOT } from "./worker.mjs";
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 export async function startNpmStart({ stateDir, vars = {} }) {
   const port = await freePort();

@@ -3,26 +3,17 @@
 //     bundled and served on workerd through Miniflare as this service is (bench/lib/worker.mjs);
 //   - panva's oidc-provider in Node, in memory (bench/peers/oidc-provider.mjs).
 // Shared by bench/peers.mjs and bench/requests.mjs.
-import { createServer } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import { buildSync } from "esbuild";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { form, json } from "./seed.mjs";
 import { ROOT } from "./worker.mjs";
+import { freePort } from "./free-port.mjs";
 
 export { startOidcProvider } from "../peers/oidc-provider.mjs";
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * workers-oauth-provider on workerd: its audience is the origin, so the port is chosen first.
