@@ -1,23 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers/fixtures";
+import { poolModuleRunner, workerMainPath } from "../helpers/pool-internals";
 
 /**
  * test/setup/remembered-main-module.ts: in the workers pool, a call of the Worker or of one of its
  * Durable Objects does not ask vitest's Node process again for the main module it already
  * evaluated (docs/testing.md, "Why it is fast").
  */
-/** Vite's transport of the module runner: `fetchModule` asks vitest's Node process for a module. */
-type Invoke = (name: string, data: unknown[]) => Promise<unknown>;
-const runner = (globalThis as unknown as {
-  __vitest_mocker__: { moduleRunner: { transport: { invoke: Invoke }; evaluatedModules: { getModuleByUrl(url: string): { id: string } | undefined } } };
-}).__vitest_mocker__.moduleRunner;
-const mainPath: string = JSON.parse(
-  (globalThis as unknown as { __vitest_worker__: { providedContext: { cloudflarePoolOptions: string } } }).__vitest_worker__.providedContext
-    .cloudflarePoolOptions,
-).main;
-
 describe("docs/testing.md Why it is fast: the Worker's main module is imported once per runtime", () => {
   it("requests that reach the Worker and a Durable Object make no fetchModule round trip for the main module", async () => {
+    const runner = poolModuleRunner();
     expect((await call("/-/health")).status).toBe(200);
     const asked: string[] = [];
     const invoke = runner.transport.invoke;
@@ -33,7 +25,8 @@ describe("docs/testing.md Why it is fast: the Worker's main module is imported o
     } finally {
       runner.transport.invoke = invoke;
     }
-    // Without the remembered module, each of the five asked twice or more (`/src/index.ts`).
-    expect(asked.filter((url) => runner.evaluatedModules.getModuleByUrl(url)?.id === mainPath)).toEqual([]);
+    // Without the remembered module there are fifteen: each request asks for the Worker, the
+    // token's object and the failure counter that records the refusal.
+    expect(asked.filter((url) => runner.evaluatedModules.getModuleByUrl(url)?.id === workerMainPath())).toEqual([]);
   });
 });
