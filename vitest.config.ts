@@ -6,6 +6,7 @@ import { suiteSequencer } from "./test/setup/sequencer.ts";
 import { KNOWN_SLOW, OWN_SERVER } from "./test/setup/suite-order.ts";
 import { PREBUNDLED } from "./test/setup/prebundled.ts";
 import "./test/setup/uncompressed-pool-socket.mjs";
+import "./test/setup/scratch-on-tmpfs.mjs";
 
 // An external plugin for the Plugin gateway tests (test/plugin/echo-plugin.ts), bundled into an auxiliary worker.
 const echoPlugin = buildSync({ entryPoints: ["test/plugin/echo-plugin.ts"], bundle: true, format: "esm", platform: "browser", write: false }).outputFiles[0].text;
