@@ -1,7 +1,9 @@
 // `npm start` as README runs it, for the benchmarks that measure what a person running it sees
 // (bench/listings.mjs --ratios --npm-start): wrangler dev behind the client-address front, on a
 // state directory of the caller's (PERSIST_DIR), on a free loopback port. stop() ends its whole
-// process group.
+// process group and returns once every member is gone, so the state directory is free. The tests'
+// startService (test/e2e/server.ts) does the same with retries and captured output; it is
+// TypeScript loaded through vitest, which the plain Node scripts of bench/ cannot import.
 import { spawn } from "node:child_process";
 import { freePort } from "./free-port.mjs";
 import { ROOT } from "./worker.mjs";
@@ -14,7 +16,6 @@ export async function startNpmStart({ stateDir, vars = {} }) {
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 180_000;
   for (;;) {
@@ -27,14 +28,21 @@ export async function startNpmStart({ stateDir, vars = {} }) {
   return {
     url,
     async stop() {
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        return;
+      const group = -child.pid;
+      const signal = (name) => {
+        try {
+          process.kill(group, name);
+          return true;
+        } catch {
+          return false; // the group is gone
+        }
+      };
+      signal("SIGTERM");
+      // wrangler, workerd and the git origin may outlive npm by a moment; one that ignores
+      // SIGTERM for 10 s is killed.
+      for (const deadline = Date.now() + 10_000; signal(0); await new Promise((r) => setTimeout(r, 100))) {
+        if (Date.now() > deadline) signal("SIGKILL");
       }
-      const bound = setTimeout(() => process.kill(-child.pid, "SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(bound);
     },
   };
 }
